@@ -1,0 +1,206 @@
+// ikctl: command-line client for ikd.
+//
+//   ikctl [--server=HOST:PORT] [--json] COMMAND ...
+//     rigs register FILE [--replace]
+//     rigs list
+//     rigs get NAME
+//     rigs delete NAME [--revision=R]
+//     solve --rig=NAME --chain=NAME --target=X,Y,Z [--pole=X,Y,Z]
+//           [--revision=R]
+//     health
+//
+// Exit status: 0 success, 1 the server answered with an error (or is not
+// serving), 2 usage error.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "ik/client.h"
+#include "ik/rig_json.h"
+
+ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address, HOST:PORT");
+ABSL_FLAG(bool, json, false, "print answers as JSON (protobuf JSON mapping)");
+ABSL_FLAG(double, timeout, 5.0, "deadline of each call, seconds");
+ABSL_FLAG(bool, replace, false, "rigs register: replace different content");
+ABSL_FLAG(std::string, revision, "",
+          "rigs delete / solve: the revision the rig must have");
+ABSL_FLAG(std::string, rig, "", "solve: rig name");
+ABSL_FLAG(std::string, chain, "", "solve: chain name");
+ABSL_FLAG(std::string, target, "", "solve: target X,Y,Z in world space, m");
+ABSL_FLAG(std::string, pole, "", "solve: optional pole target X,Y,Z, m");
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kFailed = 1;
+constexpr int kUsage = 2;
+
+int Usage(const std::string& problem) {
+  absl::FPrintF(stderr, "ikctl: %s\n%s\n", problem,
+                absl::ProgramUsageMessage());
+  return kUsage;
+}
+
+int Failed(const absl::Status& status) {
+  absl::FPrintF(stderr, "ikctl: %s: %s\n",
+                absl::StatusCodeToString(status.code()), status.message());
+  return kFailed;
+}
+
+// Prints `message` as JSON when --json, else runs `print_readable`.
+template <typename Message, typename Readable>
+int Print(const Message& message, Readable&& print_readable) {
+  if (absl::GetFlag(FLAGS_json)) {
+    absl::PrintF("%s\n", ik::ToJson(message));
+  } else {
+    print_readable(message);
+  }
+  return kOk;
+}
+
+// Parses "X,Y,Z" into `out`; false on anything else.
+bool ParseVec3(const std::string& text, ik::v1::Vec3* out) {
+  std::vector<std::string> parts = absl::StrSplit(text, ',');
+  double values[3];
+  if (parts.size() != 3) return false;
+  for (int i = 0; i < 3; ++i) {
+    if (!absl::SimpleAtod(parts[i], &values[i])) return false;
+  }
+  out->set_x(values[0]);
+  out->set_y(values[1]);
+  out->set_z(values[2]);
+  return true;
+}
+
+std::string FormatVec3(const ik::v1::Vec3& v) {
+  return absl::StrFormat("(%.6f, %.6f, %.6f)", v.x(), v.y(), v.z());
+}
+
+int RigsCommand(ik::Client& client, const std::vector<std::string>& args) {
+  if (args.empty())
+    return Usage("rigs: expected register, list, get or delete");
+  const std::string& verb = args[0];
+  if (verb == "register" && args.size() == 2) {
+    absl::StatusOr<ik::v1::Rig> rig = ik::ReadRigFile(args[1]);
+    if (!rig.ok()) return Failed(rig.status());
+    auto answer = client.RegisterRig(*rig, absl::GetFlag(FLAGS_replace));
+    if (!answer.ok()) return Failed(answer.status());
+    return Print(*answer, [](const ik::v1::RegisterRigResponse& r) {
+      absl::PrintF("%s %s (%s)\n", r.name(), r.revision(),
+                   r.replaced()  ? "replaced"
+                   : r.created() ? "created"
+                                 : "unchanged");
+    });
+  }
+  if (verb == "list" && args.size() == 1) {
+    auto answer = client.ListRigs();
+    if (!answer.ok()) return Failed(answer.status());
+    return Print(*answer, [](const ik::v1::ListRigsResponse& r) {
+      absl::PrintF("%-24s %-24s %6s  %s\n", "NAME", "REVISION", "JOINTS",
+                   "CHAINS");
+      for (const ik::v1::RigSummary& rig : r.rigs()) {
+        absl::PrintF("%-24s %-24s %6d  %s\n", rig.name(), rig.revision(),
+                     rig.joint_count(), absl::StrJoin(rig.chains(), ","));
+      }
+    });
+  }
+  if (verb == "get" && args.size() == 2) {
+    auto answer = client.GetRig(args[1]);
+    if (!answer.ok()) return Failed(answer.status());
+    return Print(*answer, [](const ik::v1::GetRigResponse& r) {
+      absl::PrintF("# revision %s\n%s\n", r.revision(), ik::ToJson(r.rig()));
+    });
+  }
+  if (verb == "delete" && args.size() == 2) {
+    auto answer = client.DeleteRig(args[1], absl::GetFlag(FLAGS_revision));
+    if (!answer.ok()) return Failed(answer.status());
+    return Print(*answer, [&](const ik::v1::DeleteRigResponse& r) {
+      absl::PrintF("deleted %s %s\n", args[1], r.revision());
+    });
+  }
+  return Usage("rigs: expected register FILE | list | get NAME | delete NAME");
+}
+
+int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("solve: takes flags only");
+  ik::v1::SolveChainRequest request;
+  request.set_rig(absl::GetFlag(FLAGS_rig));
+  request.set_revision(absl::GetFlag(FLAGS_revision));
+  ik::v1::ChainGoal* goal = request.add_goals();
+  goal->set_chain(absl::GetFlag(FLAGS_chain));
+  if (request.rig().empty()) return Usage("solve: --rig is required");
+  if (goal->chain().empty()) return Usage("solve: --chain is required");
+  if (!ParseVec3(absl::GetFlag(FLAGS_target), goal->mutable_target())) {
+    return Usage("solve: --target must be X,Y,Z");
+  }
+  if (!absl::GetFlag(FLAGS_pole).empty() &&
+      !ParseVec3(absl::GetFlag(FLAGS_pole), goal->mutable_pole())) {
+    return Usage("solve: --pole must be X,Y,Z");
+  }
+  auto answer = client.SolveChain(request);
+  if (!answer.ok()) return Failed(answer.status());
+  return Print(*answer, [](const ik::v1::SolveChainResponse& r) {
+    for (const ik::v1::GoalResult& result : r.results()) {
+      absl::PrintF(
+          "%s: %s, residual %.3g m, %d iteration(s), %s solver, tip %s\n",
+          result.chain(), result.reached() ? "reached" : "NOT reached",
+          result.residual(), result.iterations(),
+          ik::v1::Solver_Name(result.solver()), FormatVec3(result.effector()));
+      for (const ik::v1::JointRotation& joint : result.rotations()) {
+        const ik::v1::Quat& q = joint.rotation();
+        absl::PrintF("  %-16s rotation (x %.6f, y %.6f, z %.6f, w %.6f)\n",
+                     joint.name(), q.x(), q.y(), q.z(), q.w());
+      }
+      if (result.limited_joints_size() > 0) {
+        absl::PrintF("  limited: %s\n",
+                     absl::StrJoin(result.limited_joints(), ", "));
+      }
+    }
+  });
+}
+
+int HealthCommand(ik::Client& client, const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("health: takes no arguments");
+  absl::StatusOr<bool> serving = client.CheckHealth();
+  if (!serving.ok()) return Failed(serving.status());
+  absl::PrintF("%s\n", *serving ? "SERVING" : "NOT_SERVING");
+  return *serving ? kOk : kFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "usage: ikctl [--server=HOST:PORT] [--json] [--timeout=S] COMMAND\n"
+      "  rigs register FILE [--replace]\n"
+      "  rigs list\n"
+      "  rigs get NAME\n"
+      "  rigs delete NAME [--revision=R]\n"
+      "  solve --rig=NAME --chain=NAME --target=X,Y,Z [--pole=X,Y,Z] "
+      "[--revision=R]\n"
+      "  health");
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> args(positional.begin() + 1, positional.end());
+  if (args.empty()) return Usage("no command");
+
+  ik::ClientOptions options;
+  options.target = absl::GetFlag(FLAGS_server);
+  options.deadline = absl::Seconds(absl::GetFlag(FLAGS_timeout));
+  ik::Client client(options);
+
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "rigs") return RigsCommand(client, args);
+  if (command == "solve") return SolveCommand(client, args);
+  if (command == "health") return HealthCommand(client, args);
+  return Usage("unknown command '" + command + "'");
+}

@@ -1,0 +1,87 @@
+// ik::Client: the C++ client library for ikd.
+//
+// Every call carries a deadline (ClientOptions::deadline) and returns
+// absl::Status / absl::StatusOr with the server's code and message.
+//
+//   ik::ClientOptions options;
+//   options.target = "127.0.0.1:50051";
+//   ik::Client client(options);
+//   ik::v1::SolveChainRequest request;
+//   request.set_rig("humanoid");
+//   ik::v1::ChainGoal* goal = request.add_goals();
+//   goal->set_chain("left_arm");
+//   goal->mutable_target()->set_x(0.45);  // ...
+//   absl::StatusOr<ik::v1::SolveChainResponse> answer =
+//       client.SolveChain(request);
+//
+// Thread-safe: one Client may be shared by many threads; it holds one
+// channel (HTTP/2 connection pool) for its target.
+#ifndef IK_CLIENT_H_
+#define IK_CLIENT_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "ik/v1/ik.grpc.pb.h"
+#include "ik/v1/ik.pb.h"
+
+namespace ik {
+
+struct ClientOptions {
+  // gRPC target: "host:port", "dns:///name:port", "unix:path", ...
+  std::string target = "127.0.0.1:50051";
+  // Deadline applied to every call.
+  absl::Duration deadline = absl::Seconds(5);
+  // Channel credentials; null means insecure (plaintext).
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // Extra channel arguments (message sizes, keepalive, ...).
+  grpc::ChannelArguments channel_arguments;
+  // Load-balancing policy, e.g. "round_robin" to spread calls over every
+  // address a DNS name resolves to; empty keeps gRPC's default (pick_first).
+  std::string load_balancing_policy;
+};
+
+class Client {
+ public:
+  explicit Client(const ClientOptions& options);
+  // Uses an existing channel (e.g. one shared with other stubs).
+  Client(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline);
+
+  absl::StatusOr<v1::RegisterRigResponse> RegisterRig(const v1::Rig& rig,
+                                                      bool replace = false);
+  absl::StatusOr<v1::GetRigResponse> GetRig(absl::string_view name);
+  absl::StatusOr<v1::ListRigsResponse> ListRigs();
+  // `revision`, when non-empty, must match the registered one.
+  absl::StatusOr<v1::DeleteRigResponse> DeleteRig(
+      absl::string_view name, absl::string_view revision = "");
+  absl::StatusOr<v1::SolveChainResponse> SolveChain(
+      const v1::SolveChainRequest& request);
+
+  // The gRPC health status of `service` ("" for the whole server): OK with
+  // true when SERVING, false otherwise; an error when the server cannot be
+  // reached or does not know the service.
+  absl::StatusOr<bool> CheckHealth(absl::string_view service = "");
+
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+
+ private:
+  // A context whose deadline is now + deadline_.
+  std::unique_ptr<grpc::ClientContext> NewContext() const;
+
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::IkService::Stub> stub_;
+  absl::Duration deadline_;
+};
+
+// grpc::Status -> absl::Status; the codes share their numbering.
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+}  // namespace ik
+
+#endif  // IK_CLIENT_H_

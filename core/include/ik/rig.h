@@ -1,0 +1,165 @@
+// The rig model: a validated joint hierarchy with limits and named chains.
+//
+// A Rig is immutable once created and safe to share between threads. Create
+// one from a RigDefinition with Rig::Create, which checks every field and
+// names the first offending one with a path that mirrors the API's field
+// names (e.g. "joints[3].rest.rotation: not a unit quaternion (norm 0)"):
+//
+//   ik::RigDefinition def;
+//   def.name = "arm";
+//   def.joints = {...};
+//   absl::StatusOr<ik::Rig> rig = ik::Rig::Create(std::move(def));
+//   if (!rig.ok()) return rig.status();
+#ifndef IK_RIG_H_
+#define IK_RIG_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "ik/math.h"
+
+namespace ik {
+
+inline constexpr int kNoParent = -1;
+
+// Size limits the core itself enforces (the server may set lower ones).
+inline constexpr int kMaxJoints = 65536;
+inline constexpr int kMaxChainJoints = 64;
+inline constexpr int kMaxNameLength = 128;
+
+// Bones shorter than this (metres, model space at rest) count as zero-length.
+inline constexpr double kMinBoneLength = 1e-6;
+
+// Default iteration cap and tolerance of a chain (the seed chapter's values).
+inline constexpr int kDefaultMaxIterations = 15;
+inline constexpr double kDefaultTolerance = 1e-5;
+
+// A closed interval of angles, radians.
+struct AngleRange {
+  double min = 0.0;
+  double max = 0.0;
+};
+
+// Swing cone about `axis` (rest local frame of the joint, unit length after
+// Create) plus an optional twist range about the bone.
+struct BallSocketLimit {
+  Vec3 axis{0.0, 1.0, 0.0};
+  double swing_max = 0.0;  // (0, pi]
+  bool has_twist = false;
+  AngleRange twist;  // within [-pi, pi], min <= max
+};
+
+// Rotation only about `axis` (rest local frame, unit length after Create) by
+// an angle in `range`, relative to the rest rotation.
+struct HingeLimit {
+  Vec3 axis{1.0, 0.0, 0.0};
+  AngleRange range;  // within [-pi, pi], min <= max
+};
+
+struct JointLimit {
+  enum class Kind { kNone, kBallSocket, kHinge };
+  Kind kind = Kind::kNone;
+  // When true for a ball-and-socket limit, the axis is taken from the rest
+  // direction to the joint's first child (filled in by Create).
+  bool axis_from_child = false;
+  BallSocketLimit ball_socket;  // valid when kind == kBallSocket
+  HingeLimit hinge;             // valid when kind == kHinge
+};
+
+struct JointDefinition {
+  std::string name;
+  int parent = kNoParent;  // index of an earlier joint, or kNoParent
+  Transform rest;          // local to the parent
+  JointLimit limit;
+};
+
+enum class SolverKind { kAuto, kTwoBone };
+
+struct ChainDefinition {
+  std::string name;
+  std::string root;  // joint name
+  std::string tip;   // joint name, a descendant of root
+  SolverKind solver = SolverKind::kAuto;
+  int max_iterations = kDefaultMaxIterations;  // >= 1
+  double tolerance = kDefaultTolerance;        // metres, >= 0
+};
+
+struct RigDefinition {
+  std::string name;
+  std::vector<JointDefinition> joints;  // parents before children
+  std::vector<ChainDefinition> chains;
+};
+
+// A validated chain: joint indices from root to tip along parent links.
+struct Chain {
+  std::string name;
+  std::vector<int> joints;  // joints.front() is the root, back() the tip
+  SolverKind solver = SolverKind::kAuto;
+  int max_iterations = kDefaultMaxIterations;
+  double tolerance = kDefaultTolerance;
+};
+
+// Immutable, validated rig. Thread-safe for concurrent reads.
+class Rig {
+ public:
+  // Validates `definition` and builds the rig. Checks: a non-empty name of at
+  // most kMaxNameLength characters; 1..kMaxJoints joints; non-empty, unique
+  // joint names; parents that come earlier (so no cycles); finite numbers;
+  // rest rotations within 1e-3 of unit length (normalised); positive scale;
+  // limits with non-zero axes, ordered ranges within [-pi, pi] and cone angles
+  // in (0, pi]; chains with unique names whose tip descends from their root
+  // in 2..kMaxChainJoints joints with no zero-length bone, iteration caps >= 1
+  // and non-negative tolerances; two-bone chains of exactly 3 joints.
+  // Errors are INVALID_ARGUMENT for malformed fields, NOT_FOUND for names
+  // that refer to no joint and RESOURCE_EXHAUSTED for more than kMaxJoints
+  // joints, each prefixed by the field path. Ball-and-socket limits with
+  // axis_from_child get their axis filled in (error if the joint has no
+  // child, or its first child sits on it); all limit axes are normalised.
+  static absl::StatusOr<Rig> Create(RigDefinition definition);
+
+  const std::string& name() const { return name_; }
+  int joint_count() const { return static_cast<int>(joints_.size()); }
+  absl::Span<const JointDefinition> joints() const { return joints_; }
+  const JointDefinition& joint(int index) const { return joints_[index]; }
+  // Parent index per joint (kNoParent for roots), for forward kinematics.
+  absl::Span<const int> parents() const { return parents_; }
+  // Rest local transform per joint.
+  absl::Span<const Transform> rest_pose() const { return rest_pose_; }
+  absl::Span<const Chain> chains() const { return chains_; }
+
+  // Index of the joint called `name`, or kNoParent when there is none.
+  int FindJoint(absl::string_view name) const;
+  // The chain called `name`, or nullptr.
+  const Chain* FindChain(absl::string_view name) const;
+
+ private:
+  Rig() = default;
+
+  std::string name_;
+  std::vector<JointDefinition> joints_;
+  std::vector<int> parents_;
+  std::vector<Transform> rest_pose_;
+  std::vector<Chain> chains_;
+  // (name, index) sorted by name, for FindJoint.
+  std::vector<std::pair<std::string, int>> joint_index_;
+};
+
+// Checks that `rotation` is finite and within 1e-3 of unit length and returns
+// it normalised; otherwise INVALID_ARGUMENT "<path>: not a unit quaternion
+// (norm N)" or "<path>: not finite".
+absl::StatusOr<Quat> NormalizeRotation(const Quat& rotation,
+                                       absl::string_view path);
+
+// Checks a transform (finite translation, unit rotation, finite positive
+// scale) and returns it with its rotation normalised. Errors name
+// "<path>.translation", "<path>.rotation" or "<path>.scale".
+absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
+                                            absl::string_view path);
+
+}  // namespace ik
+
+#endif  // IK_RIG_H_

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""A short ikd client in Python (Debian's python3-grpcio and python3-protobuf).
+
+Registers a small three-joint arm rig, then solves a reachable and an
+unreachable target for it, and one for the bundled humanoid's left arm.
+
+    examples/python/generate_stubs.sh
+    /usr/bin/python3 examples/python/ik_client.py --server 127.0.0.1:50051
+
+Use /usr/bin/python3: the Debian packages install into the system Python.
+"""
+import argparse
+import os
+import sys
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", default="127.0.0.1:50051")
+    parser.add_argument(
+        "--stubs",
+        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen"),
+        help="directory holding the generated ik/v1/ik_pb2*.py modules",
+    )
+    parser.add_argument("--timeout", type=float, default=5.0)
+    return parser.parse_args()
+
+
+def vec3(pb, x, y, z):
+    return pb.Vec3(x=x, y=y, z=z)
+
+
+def arm_rig(pb):
+    """shoulder -> elbow (0.3 m down, bent 5 degrees) -> wrist (0.25 m down)."""
+    rig = pb.Rig(name="python_arm")
+    rig.joints.add(name="shoulder")
+    elbow = rig.joints.add(name="elbow", parent="shoulder")
+    elbow.rest.translation.CopyFrom(vec3(pb, 0, -0.3, 0))
+    elbow.rest.rotation.CopyFrom(pb.Quat(x=-0.0436194, y=0, z=0, w=0.9990482))
+    wrist = rig.joints.add(name="wrist", parent="elbow")
+    wrist.rest.translation.CopyFrom(vec3(pb, 0, -0.25, 0))
+    rig.chains.add(name="arm", root="shoulder", tip="wrist")
+    return rig
+
+
+def solve(stub, pb, timeout, rig, chain, target):
+    request = pb.SolveChainRequest(rig=rig)
+    request.goals.add(chain=chain, target=vec3(pb, *target))
+    answer = stub.SolveChain(request, timeout=timeout)
+    for result in answer.results:
+        print(
+            f"{rig}/{result.chain}: reached={result.reached} "
+            f"residual={result.residual:.3g} m "
+            f"tip=({result.effector.x:.4f}, {result.effector.y:.4f}, "
+            f"{result.effector.z:.4f})"
+        )
+        for joint in result.rotations:
+            q = joint.rotation
+            print(f"  {joint.name}: x={q.x:.6f} y={q.y:.6f} z={q.z:.6f} w={q.w:.6f}")
+    return answer
+
+
+def main():
+    args = parse_args()
+    sys.path.insert(0, args.stubs)
+    import grpc
+    from ik.v1 import ik_pb2 as pb
+    from ik.v1 import ik_pb2_grpc as pb_grpc
+
+    with grpc.insecure_channel(args.server) as channel:
+        stub = pb_grpc.IkServiceStub(channel)
+        registered = stub.RegisterRig(
+            pb.RegisterRigRequest(rig=arm_rig(pb), replace=True),
+            timeout=args.timeout,
+        )
+        print(f"registered {registered.name} {registered.revision}")
+        solve(stub, pb, args.timeout, "python_arm", "arm", (0.1, -0.35, 0.15))
+        solve(stub, pb, args.timeout, "python_arm", "arm", (0.0, -2.0, 0.0))
+        solve(stub, pb, args.timeout, "humanoid", "left_arm", (0.45, 1.2, 0.15))
+        try:
+            stub.SolveChain(
+                pb.SolveChainRequest(
+                    rig="python_arm",
+                    goals=[pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0))],
+                ),
+                timeout=args.timeout,
+            )
+        except grpc.RpcError as error:
+            print(f"error: {error.code().name}: {error.details()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

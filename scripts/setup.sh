@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ikd needs that are missing. Idempotent and quiet
+# when everything is there.
+#   scripts/setup.sh            build + run dependencies
+#   scripts/setup.sh --test     also what the test suite needs (Python, podman)
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev libglm-dev libssl-dev grpc-proto
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
+             uidmap slirp4netns)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

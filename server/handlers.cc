@@ -1,0 +1,124 @@
+#include "server/handlers.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "ik/solve_chain.h"
+#include "server/convert.h"
+
+namespace ik::server {
+namespace {
+
+absl::Status RequireName(absl::string_view name, absl::string_view path) {
+  if (!name.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(path, ": required"));
+}
+
+}  // namespace
+
+absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
+                                     v1::RegisterRigResponse& response) {
+  if (!request.has_rig()) {
+    return absl::InvalidArgumentError("rig: required");
+  }
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      BuildRigEntry(request.rig(), limits_, "rig.");
+  if (!entry.ok()) return entry.status();
+  absl::StatusOr<RigRegistry::RegisterResult> registered =
+      registry_.Register(*std::move(entry), request.replace());
+  if (!registered.ok()) return registered.status();
+  response.set_name(registered->entry->rig.name());
+  response.set_revision(registered->entry->revision);
+  response.set_created(registered->created);
+  response.set_replaced(registered->replaced);
+  return absl::OkStatus();
+}
+
+absl::Status IkHandlers::GetRig(const v1::GetRigRequest& request,
+                                v1::GetRigResponse& response) {
+  if (absl::Status status = RequireName(request.name(), "name"); !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      registry_.Get(request.name());
+  if (!entry.ok()) return entry.status();
+  *response.mutable_rig() = (*entry)->definition;
+  response.set_revision((*entry)->revision);
+  return absl::OkStatus();
+}
+
+absl::Status IkHandlers::ListRigs(const v1::ListRigsRequest& /*request*/,
+                                  v1::ListRigsResponse& response) {
+  for (const std::shared_ptr<const RigEntry>& entry : registry_.List()) {
+    v1::RigSummary* summary = response.add_rigs();
+    summary->set_name(entry->rig.name());
+    summary->set_revision(entry->revision);
+    summary->set_joint_count(entry->rig.joint_count());
+    for (const Chain& chain : entry->rig.chains()) {
+      summary->add_chains(chain.name);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IkHandlers::DeleteRig(const v1::DeleteRigRequest& request,
+                                   v1::DeleteRigResponse& response) {
+  if (absl::Status status = RequireName(request.name(), "name"); !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::string> removed =
+      registry_.Delete(request.name(), request.revision());
+  if (!removed.ok()) return removed.status();
+  response.set_revision(*std::move(removed));
+  return absl::OkStatus();
+}
+
+absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
+                                    v1::SolveChainResponse& response) {
+  if (absl::Status status = RequireName(request.rig(), "rig"); !status.ok()) {
+    return status;
+  }
+  if (request.goals_size() == 0) {
+    return absl::InvalidArgumentError("goals: at least one goal is required");
+  }
+  if (request.goals_size() > limits_.max_goals_per_request) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "goals: ", request.goals_size(), " goals exceed the limit of ",
+        limits_.max_goals_per_request, " per request"));
+  }
+  // The snapshot keeps the rig alive for this call even if it is replaced or
+  // deleted meanwhile; no lock is held while solving.
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      registry_.GetPinned(request.rig(), request.revision());
+  if (!entry.ok()) return entry.status();
+  const Rig& rig = (*entry)->rig;
+
+  absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
+  if (!pose.ok()) return pose.status();
+  std::vector<ChainGoal> goals;
+  goals.reserve(request.goals_size());
+  for (int i = 0; i < request.goals_size(); ++i) {
+    absl::StatusOr<ChainGoal> goal = GoalFromProto(request.goals(i), rig, i);
+    if (!goal.ok()) return goal.status();
+    goals.push_back(*goal);
+  }
+
+  PoseSolver solver(rig);
+  response.set_revision((*entry)->revision);
+  for (size_t i = 0; i < goals.size(); ++i) {
+    absl::StatusOr<ChainSolveResult> result =
+        solver.Solve(goals[i], pose->root, absl::MakeSpan(pose->locals));
+    if (!result.ok()) {
+      return absl::Status(
+          result.status().code(),
+          absl::StrCat("goals[", i, "]: ", result.status().message()));
+    }
+    *response.add_results() =
+        GoalResultToProto(*goals[i].chain, rig, *result, pose->locals);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik::server

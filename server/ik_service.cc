@@ -1,0 +1,53 @@
+#include "server/ik_service.h"
+
+#include <string>
+
+namespace ik::server {
+namespace {
+
+grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
+                                     const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+grpc::ServerUnaryReactor* IkService::RegisterRig(
+    grpc::CallbackServerContext* context, const v1::RegisterRigRequest* request,
+    v1::RegisterRigResponse* response) {
+  return FinishWith(context, handlers_.RegisterRig(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::GetRig(
+    grpc::CallbackServerContext* context, const v1::GetRigRequest* request,
+    v1::GetRigResponse* response) {
+  return FinishWith(context, handlers_.GetRig(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::ListRigs(
+    grpc::CallbackServerContext* context, const v1::ListRigsRequest* request,
+    v1::ListRigsResponse* response) {
+  return FinishWith(context, handlers_.ListRigs(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::DeleteRig(
+    grpc::CallbackServerContext* context, const v1::DeleteRigRequest* request,
+    v1::DeleteRigResponse* response) {
+  return FinishWith(context, handlers_.DeleteRig(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::SolveChain(
+    grpc::CallbackServerContext* context, const v1::SolveChainRequest* request,
+    v1::SolveChainResponse* response) {
+  return FinishWith(context, handlers_.SolveChain(*request, *response));
+}
+
+}  // namespace ik::server

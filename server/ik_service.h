@@ -1,0 +1,48 @@
+// IkService on gRPC's callback API: each method runs its handler inline on
+// the callback thread (solves are short and never block) and finishes the
+// default reactor with the handler's status.
+#ifndef IK_SERVER_IK_SERVICE_H_
+#define IK_SERVER_IK_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "ik/v1/ik.grpc.pb.h"
+#include "server/handlers.h"
+
+namespace ik::server {
+
+// absl::Status -> grpc::Status; the codes share their numbering.
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+class IkService final : public v1::IkService::CallbackService {
+ public:
+  // `registry` must outlive the service.
+  IkService(RigRegistry& registry, const ServiceLimits& limits)
+      : handlers_(registry, limits) {}
+
+  grpc::ServerUnaryReactor* RegisterRig(
+      grpc::CallbackServerContext* context,
+      const v1::RegisterRigRequest* request,
+      v1::RegisterRigResponse* response) override;
+  grpc::ServerUnaryReactor* GetRig(grpc::CallbackServerContext* context,
+                                   const v1::GetRigRequest* request,
+                                   v1::GetRigResponse* response) override;
+  grpc::ServerUnaryReactor* ListRigs(grpc::CallbackServerContext* context,
+                                     const v1::ListRigsRequest* request,
+                                     v1::ListRigsResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteRig(grpc::CallbackServerContext* context,
+                                      const v1::DeleteRigRequest* request,
+                                      v1::DeleteRigResponse* response) override;
+  grpc::ServerUnaryReactor* SolveChain(
+      grpc::CallbackServerContext* context,
+      const v1::SolveChainRequest* request,
+      v1::SolveChainResponse* response) override;
+
+ private:
+  IkHandlers handlers_;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_IK_SERVICE_H_

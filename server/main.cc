@@ -1,0 +1,107 @@
+// ikd: the inverse-kinematics gRPC server.
+//
+//   ikd --listen=127.0.0.1:50051 --rig_dir=examples/rigs
+//
+// Serves ik.v1.IkService, grpc.health.v1.Health and server reflection. Stops
+// gracefully on SIGTERM or SIGINT: health turns NOT_SERVING, new calls are
+// refused, calls in flight get --shutdown_grace_seconds to finish.
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "server/server.h"
+
+#ifndef IK_DEFAULT_RIG_DIR
+#define IK_DEFAULT_RIG_DIR "examples/rigs"
+#endif
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
+          "host:port to serve on (port 0: any free port, printed at start)");
+ABSL_FLAG(std::string, rig_dir, IK_DEFAULT_RIG_DIR,
+          "directory whose *.json rigs (protobuf JSON of ik.v1.Rig) are "
+          "registered at start; empty for none");
+ABSL_FLAG(int, max_rigs, 1024, "rigs the registry holds at most");
+ABSL_FLAG(int, max_joints_per_rig, 512, "joints per rig at most");
+ABSL_FLAG(int, max_chains_per_rig, 64, "chains per rig at most");
+ABSL_FLAG(int, max_goals_per_request, 64, "goals per SolveChain at most");
+ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
+          "largest request accepted, bytes");
+ABSL_FLAG(double, shutdown_grace_seconds, 10.0,
+          "on SIGTERM/SIGINT, how long calls in flight may take to finish");
+
+namespace {
+
+// Positive-int flag check shared by all limits.
+bool Positive(const char* name, int value) {
+  if (value > 0) return true;
+  absl::FPrintF(stderr, "ikd: --%s must be > 0 (got %d)\n", name, value);
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "ikd: inverse kinematics as a gRPC service.\n"
+      "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [limits...]");
+  absl::ParseCommandLine(argc, argv);
+
+  // Block the stop signals in every thread (gRPC's threads inherit the mask)
+  // and take them synchronously below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  ik::server::ServerOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.rig_dir = absl::GetFlag(FLAGS_rig_dir);
+  options.limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
+  options.limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
+  options.limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
+  options.limits.max_goals_per_request =
+      absl::GetFlag(FLAGS_max_goals_per_request);
+  options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  if (!Positive("max_rigs", options.limits.max_rigs) ||
+      !Positive("max_joints_per_rig", options.limits.max_joints_per_rig) ||
+      !Positive("max_chains_per_rig", options.limits.max_chains_per_rig) ||
+      !Positive("max_goals_per_request",
+                options.limits.max_goals_per_request) ||
+      !Positive("max_message_bytes", options.max_receive_message_bytes)) {
+    return 2;
+  }
+  // The built-in default points at the source tree's examples; when that is
+  // not there (an installed binary), start empty instead of failing.
+  if (options.rig_dir == IK_DEFAULT_RIG_DIR &&
+      !std::filesystem::is_directory(options.rig_dir)) {
+    absl::FPrintF(stderr, "ikd: default rig directory %s not found; no rigs\n",
+                  options.rig_dir);
+    options.rig_dir.clear();
+  }
+
+  auto server = ik::server::IkServer::Start(options);
+  if (!server.ok()) {
+    absl::FPrintF(stderr, "ikd: %s\n", server.status().ToString());
+    return 1;
+  }
+  std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  absl::FPrintF(stderr, "ikd: listening on %s:%d (%d rigs from %s)\n", host,
+                (*server)->port(), (*server)->loaded_rigs(),
+                options.rig_dir.empty() ? "nowhere" : options.rig_dir);
+
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  absl::FPrintF(stderr, "ikd: %s received, shutting down\n",
+                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*server)->Shutdown(
+      absl::Seconds(absl::GetFlag(FLAGS_shutdown_grace_seconds)));
+  absl::FPrintF(stderr, "ikd: stopped\n");
+  return 0;
+}

@@ -1,0 +1,58 @@
+#include "server/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "server/rig_loader.h"
+
+namespace ik::server {
+
+IkServer::IkServer(const ServerOptions& options)
+    : options_(options),
+      registry_(options.limits.max_rigs),
+      service_(registry_, options.limits) {}
+
+IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }
+
+absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
+    const ServerOptions& options) {
+  std::unique_ptr<IkServer> server(new IkServer(options));
+  if (!options.rig_dir.empty()) {
+    absl::StatusOr<int> loaded =
+        LoadRigDirectory(options.rig_dir, options.limits, server->registry_);
+    if (!loaded.ok()) return loaded.status();
+    server->loaded_rigs_ = *loaded;
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
+                           &server->port_);
+  builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  builder.RegisterService(&server->service_);
+  server->server_ = builder.BuildAndStart();
+  if (server->server_ == nullptr || server->port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("listen: cannot listen on ", options.listen));
+  }
+  grpc::HealthCheckServiceInterface* health =
+      server->server_->GetHealthCheckService();
+  health->SetServingStatus(true);
+  health->SetServingStatus(v1::IkService::service_full_name(), true);
+  return server;
+}
+
+void IkServer::Shutdown(absl::Duration grace) {
+  if (shut_down_ || server_ == nullptr) return;
+  shut_down_ = true;
+  server_->GetHealthCheckService()->Shutdown();
+  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+  server_->Wait();
+}
+
+}  // namespace ik::server

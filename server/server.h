@@ -1,0 +1,72 @@
+// A running ikd server: registry, IkService, health and reflection, bound to
+// one address. main.cc and the service tests both start it through here.
+//
+//   ik::server::ServerOptions options;
+//   options.listen = "127.0.0.1:0";  // any free port
+//   auto server = ik::server::IkServer::Start(options);
+//   if (!server.ok()) ...;
+//   int port = (*server)->port();
+//   (*server)->Shutdown(absl::Seconds(5));
+#ifndef IK_SERVER_SERVER_H_
+#define IK_SERVER_SERVER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "server/ik_service.h"
+#include "server/rig_registry.h"
+#include "server/service_limits.h"
+
+namespace ik::server {
+
+struct ServerOptions {
+  // host:port to listen on; port 0 picks a free port (see IkServer::port()).
+  std::string listen = "127.0.0.1:50051";
+  // Directory of *.json rigs registered before serving; empty: none.
+  std::string rig_dir;
+  ServiceLimits limits;
+  // Largest request the server accepts, bytes.
+  int max_receive_message_bytes = 4 * 1024 * 1024;
+};
+
+// Owns the gRPC server and everything it serves. Thread-safe.
+class IkServer {
+ public:
+  // Loads the rig directory, then starts serving. A bad rig file fails the
+  // start with the file and field in the message; a port that cannot be
+  // bound gives UNAVAILABLE.
+  static absl::StatusOr<std::unique_ptr<IkServer>> Start(
+      const ServerOptions& options);
+
+  ~IkServer();
+
+  // The port actually bound.
+  int port() const { return port_; }
+  RigRegistry& registry() { return registry_; }
+  // Rigs loaded from the rig directory at start.
+  int loaded_rigs() const { return loaded_rigs_; }
+
+  // Stops accepting calls and marks health NOT_SERVING; calls in flight get
+  // until `grace` to finish, then are cancelled. Returns when all are done.
+  // Idempotent.
+  void Shutdown(absl::Duration grace);
+
+ private:
+  explicit IkServer(const ServerOptions& options);
+
+  ServerOptions options_;
+  RigRegistry registry_;
+  IkService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  int loaded_rigs_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_SERVER_H_

@@ -1,0 +1,21 @@
+// Size limits the service enforces on requests and on the registry. Each has
+// a flag in main.cc; exceeding one gives RESOURCE_EXHAUSTED with the field.
+#ifndef IK_SERVER_SERVICE_LIMITS_H_
+#define IK_SERVER_SERVICE_LIMITS_H_
+
+namespace ik::server {
+
+struct ServiceLimits {
+  // Rigs held by the registry at once.
+  int max_rigs = 1024;
+  // Joints in one rig.
+  int max_joints_per_rig = 512;
+  // Chains in one rig.
+  int max_chains_per_rig = 64;
+  // Goals in one SolveChain request.
+  int max_goals_per_request = 64;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_SERVICE_LIMITS_H_

@@ -1,0 +1,118 @@
+// ik::Client against a real ikd server on loopback.
+#include "ik/client.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/server.h"
+#include "tests/server/test_rigs.h"
+
+namespace ik {
+namespace {
+
+using ::ik::testing::ArmRig;
+using ::ik::testing::Vec;
+using ::testing::HasSubstr;
+
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server::ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    auto server = server::IkServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    ClientOptions client_options;
+    client_options.target = absl::StrCat("127.0.0.1:", server_->port());
+    client_ = std::make_unique<Client>(client_options);
+  }
+
+  std::unique_ptr<server::IkServer> server_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(ClientTest, EveryCallRoundTrips) {
+  auto registered = client_->RegisterRig(ArmRig());
+  ASSERT_TRUE(registered.ok()) << registered.status();
+  EXPECT_TRUE(registered->created);
+
+  auto got = client_->GetRig("arm");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->revision(), registered->revision());
+
+  auto listed = client_->ListRigs();
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->rigs_size(), 1);
+
+  v1::SolveChainRequest request;
+  request.set_rig("arm");
+  request.set_revision(registered->revision());
+  v1::ChainGoal* goal = request.add_goals();
+  goal->set_chain("arm");
+  *goal->mutable_target() = Vec(0.2, -0.3, 0.1);
+  auto solved = client_->SolveChain(request);
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  EXPECT_TRUE(solved->results(0).reached());
+
+  auto removed = client_->DeleteRig("arm", registered->revision());
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(client_->GetRig("arm").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(ClientTest, ServerErrorsKeepCodeAndMessage) {
+  auto replaced = client_->RegisterRig(ArmRig());
+  ASSERT_TRUE(replaced.ok());
+  v1::Rig changed = ArmRig();
+  changed.mutable_joints(2)->mutable_rest()->mutable_translation()->set_y(-1);
+  auto refused = client_->RegisterRig(changed, /*replace=*/false);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(refused.status().message(), HasSubstr("replace"));
+  auto accepted = client_->RegisterRig(changed, /*replace=*/true);
+  ASSERT_TRUE(accepted.ok());
+  EXPECT_TRUE(accepted->replaced);
+}
+
+TEST_F(ClientTest, HealthIsServingUntilShutdown) {
+  auto serving = client_->CheckHealth();
+  ASSERT_TRUE(serving.ok()) << serving.status();
+  EXPECT_TRUE(*serving);
+  auto service = client_->CheckHealth("ik.v1.IkService");
+  ASSERT_TRUE(service.ok()) << service.status();
+  EXPECT_TRUE(*service);
+  EXPECT_EQ(client_->CheckHealth("no.such.Service").status().code(),
+            absl::StatusCode::kNotFound);
+  server_->Shutdown(absl::Seconds(1));
+  EXPECT_FALSE(client_->CheckHealth().ok());
+}
+
+TEST(ClientWithoutServerTest, UnreachableServerFailsWithinTheDeadline) {
+  ClientOptions options;
+  // A port nothing listens on: the call fails fast or at the deadline.
+  options.target = "127.0.0.1:1";
+  options.deadline = absl::Milliseconds(300);
+  Client client(options);
+  absl::StatusOr<v1::ListRigsResponse> listed = client.ListRigs();
+  ASSERT_FALSE(listed.ok());
+  EXPECT_THAT(listed.status().code(),
+              ::testing::AnyOf(absl::StatusCode::kUnavailable,
+                               absl::StatusCode::kDeadlineExceeded));
+}
+
+TEST(ClientOptionsTest, RoundRobinPolicyStillReachesTheServer) {
+  server::ServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  auto server = server::IkServer::Start(server_options);
+  ASSERT_TRUE(server.ok());
+  ClientOptions options;
+  options.target = absl::StrCat("ipv4:127.0.0.1:", (*server)->port());
+  options.load_balancing_policy = "round_robin";
+  options.channel_arguments.SetMaxReceiveMessageSize(1 << 20);
+  Client client(options);
+  EXPECT_TRUE(client.ListRigs().ok());
+}
+
+}  // namespace
+}  // namespace ik

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs examples/python/ik_client.py (Debian's python3-grpcio) against a live
+# ikd serving the example rigs. Usage: python_example_test.sh IKD
+source "$(dirname "$0")/lib.sh"
+IKD=$1
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs"
+
+"$REPO/examples/python/generate_stubs.sh" "$WORK/stubs"
+out=$(/usr/bin/python3 "$REPO/examples/python/ik_client.py" \
+  --server="$SERVER" --stubs="$WORK/stubs") || fail "python client: $out"
+echo "$out"
+grep -q '^registered python_arm sha256:' <<<"$out" || fail "register"
+grep -q '^python_arm/arm: reached=True residual=' <<<"$out" || fail "reach"
+grep -q '^python_arm/arm: reached=False residual=1.45 m' <<<"$out" \
+  || fail "unreachable"
+grep -q '^humanoid/left_arm: reached=True' <<<"$out" || fail "humanoid"
+grep -q "^error: NOT_FOUND: goals\[0\].chain: rig 'python_arm' has no chain 'tentacle'" \
+  <<<"$out" || fail "error path"
+stop_server
+echo "python example: ok"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Starts ikd exactly as README command (a) does (scripts/serve.sh), on a free
+# port instead of 50051 so a developer's running ikd does not interfere, and
+# drives it with ikctl.
+# Usage: serve_test.sh BUILD_DIR
+source "$(dirname "$0")/lib.sh"
+BUILD=$1
+IKCTL=$BUILD/client/ikctl
+
+IKD_SKIP_SETUP=1 IKD_BUILD_DIR=$BUILD IKD_LISTEN=127.0.0.1:0 \
+  start_server "$REPO/scripts/serve.sh"
+
+"$IKCTL" --server="$SERVER" health | grep -qx SERVING || fail "health"
+
+list=$("$IKCTL" --server="$SERVER" rigs list) || fail "rigs list"
+grep -q '^humanoid ' <<<"$list" || fail "humanoid not listed: $list"
+grep -q '^tail ' <<<"$list" || fail "tail not listed: $list"
+
+# A reachable point for the left arm (the humanoid faces +Z, left is +X).
+out=$("$IKCTL" --server="$SERVER" solve --rig humanoid --chain left_arm \
+  --target 0.45,1.2,0.15 --json) || fail "solve failed: $out"
+grep -q '"reached": true' <<<"$out" || fail "not reached: $out"
+
+out=$("$IKCTL" --server="$SERVER" solve --rig humanoid --chain left_arm \
+  --target 5,5,5) || fail "unreachable solve failed: $out"
+grep -q 'NOT reached' <<<"$out" || fail "unreachable target reported: $out"
+
+# Errors come back with their code and field path, exit status 1.
+code=0
+err=$("$IKCTL" --server="$SERVER" solve --rig humanoid --chain tentacle \
+  --target 0,1,0 2>&1) || code=$?
+[[ $code -eq 1 ]] || fail "unknown chain exit code $code"
+grep -q 'NOT_FOUND: goals\[0\].chain' <<<"$err" || fail "error text: $err"
+
+# Register, get and delete a rig through ikctl.
+sed 's/"name": "tail"/"name": "tail_copy"/' "$REPO/examples/rigs/tail.json" \
+  >"$WORK/tail_copy.json"
+"$IKCTL" --server="$SERVER" rigs register "$WORK/tail_copy.json" \
+  | grep -q '^tail_copy sha256:.* (created)$' || fail "register"
+"$IKCTL" --server="$SERVER" rigs get tail_copy --json \
+  | grep -q '"name": "tail_copy"' || fail "get"
+"$IKCTL" --server="$SERVER" rigs delete tail_copy | grep -q '^deleted' \
+  || fail "delete"
+
+code=0
+"$IKCTL" --server="$SERVER" frobnicate 2>/dev/null || code=$?
+[[ $code -eq 2 ]] || fail "usage error exit code $code"
+
+stop_server
+echo "e2e serve + ikctl: ok"

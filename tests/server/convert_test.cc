@@ -1,0 +1,142 @@
+#include "server/convert.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/server/test_rigs.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::ArmRig;
+using ::ik::testing::Rotation;
+using ::ik::testing::Vec;
+using ::testing::HasSubstr;
+
+TEST(ConvertTest, QuaternionKeepsWireComponentOrder) {
+  // Wire order is x, y, z, w; GLM's constructor is (w, x, y, z).
+  const v1::Quat wire = Rotation(0.1, 0.2, 0.3, 0.9);
+  const Quat core = FromProto(wire);
+  EXPECT_EQ(core.x, 0.1);
+  EXPECT_EQ(core.y, 0.2);
+  EXPECT_EQ(core.z, 0.3);
+  EXPECT_EQ(core.w, 0.9);
+  const v1::Quat back = ToProto(core);
+  EXPECT_EQ(back.SerializeAsString(), wire.SerializeAsString());
+}
+
+TEST(ConvertTest, VectorRoundTrips) {
+  const v1::Vec3 wire = Vec(-1.5, 2.25, 1e-9);
+  EXPECT_EQ(ToProto(FromProto(wire)).SerializeAsString(),
+            wire.SerializeAsString());
+}
+
+TEST(ConvertTest, UnsetTransformFieldsKeepDefaults) {
+  Transform defaults;
+  defaults.translation = Vec3(0, -0.3, 0);
+  defaults.scale = Vec3(2, 2, 2);
+  v1::Transform only_rotation;
+  *only_rotation.mutable_rotation() = Rotation(0, 0.6, 0, 0.8);
+  absl::StatusOr<Transform> out =
+      TransformFromProto(only_rotation, defaults, "t");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->translation, defaults.translation);
+  EXPECT_EQ(out->scale, defaults.scale);
+  EXPECT_NEAR(out->rotation.y, 0.6, 1e-12);
+}
+
+TEST(ConvertTest, NearlyUnitRotationIsNormalised) {
+  v1::Transform transform;
+  *transform.mutable_rotation() = Rotation(0, 0, 0, 1.0009);
+  absl::StatusOr<Transform> out =
+      TransformFromProto(transform, Transform(), "t");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_DOUBLE_EQ(out->rotation.w, 1.0);
+}
+
+TEST(ConvertTest, RotationBeyondToleranceIsRejectedWithPath) {
+  v1::Transform transform;
+  *transform.mutable_rotation() = Rotation(0, 0, 0, 1.002);
+  absl::StatusOr<Transform> out =
+      TransformFromProto(transform, Transform(), "pose.root");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("pose.root.rotation: not a unit quaternion"));
+}
+
+TEST(ConvertTest, ParentByNameAndByIndexGiveTheSameRig) {
+  absl::StatusOr<Rig> by_mixed = RigFromProto(ArmRig(), ServiceLimits(), "");
+  ASSERT_TRUE(by_mixed.ok()) << by_mixed.status();
+  v1::Rig by_index_proto = ArmRig();
+  by_index_proto.mutable_joints(1)->set_parent_index(0);
+  absl::StatusOr<Rig> by_index =
+      RigFromProto(by_index_proto, ServiceLimits(), "");
+  ASSERT_TRUE(by_index.ok());
+  EXPECT_THAT(by_mixed->parents(), ::testing::ElementsAre(-1, 0, 1));
+  EXPECT_THAT(by_index->parents(), ::testing::ElementsAre(-1, 0, 1));
+}
+
+TEST(ConvertTest, PrefixStartsEveryRigError) {
+  v1::Rig rig = ArmRig();
+  rig.mutable_joints(1)->set_parent("missing");
+  absl::StatusOr<Rig> out = RigFromProto(rig, ServiceLimits(), "arm.json: ");
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(),
+              ::testing::StartsWith("arm.json: joints[1].parent"));
+}
+
+TEST(ConvertTest, RevisionDependsOnContentOnly) {
+  absl::StatusOr<Rig> rig = RigFromProto(ArmRig(), ServiceLimits(), "");
+  ASSERT_TRUE(rig.ok());
+  const std::string revision = RigRevision(NormalizedRig(ArmRig(), *rig));
+  EXPECT_EQ(revision, RigRevision(NormalizedRig(ArmRig(), *rig)));
+  v1::Rig renamed = ArmRig();
+  renamed.set_name("arm2");
+  EXPECT_NE(revision, RigRevision(renamed));
+}
+
+TEST(ConvertTest, PoseOverridesByNameAndIndex) {
+  absl::StatusOr<Rig> rig = RigFromProto(ArmRig(), ServiceLimits(), "");
+  ASSERT_TRUE(rig.ok());
+  v1::Pose pose;
+  v1::JointPose* by_name = pose.add_joints();
+  by_name->set_name("shoulder");
+  *by_name->mutable_local()->mutable_rotation() = Rotation(0, 0, 0.6, 0.8);
+  v1::JointPose* by_index = pose.add_joints();
+  by_index->set_index(2);
+  *by_index->mutable_local()->mutable_translation() = Vec(0, -0.2, 0);
+  absl::StatusOr<DensePose> dense = PoseFromProto(pose, *rig);
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  ASSERT_EQ(dense->locals.size(), 3u);
+  EXPECT_NEAR(dense->locals[0].rotation.z, 0.6, 1e-12);
+  // Unset translation keeps the rest value; unset rotation too.
+  EXPECT_EQ(dense->locals[0].translation, rig->rest_pose()[0].translation);
+  EXPECT_EQ(dense->locals[2].translation, Vec3(0, -0.2, 0));
+  EXPECT_EQ(dense->locals[1].rotation, rig->rest_pose()[1].rotation);
+}
+
+TEST(ConvertTest, GoalUsesChainAndOverrides) {
+  absl::StatusOr<Rig> rig = RigFromProto(ArmRig(), ServiceLimits(), "");
+  ASSERT_TRUE(rig.ok());
+  v1::ChainGoal goal;
+  goal.set_chain("arm");
+  *goal.mutable_target() = Vec(0.1, 0.2, 0.3);
+  goal.set_tolerance(0.01);
+  goal.set_solver(v1::SOLVER_TWO_BONE);
+  absl::StatusOr<ChainGoal> out = GoalFromProto(goal, *rig, 3);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->chain, rig->FindChain("arm"));
+  EXPECT_EQ(out->target_world, Vec3(0.1, 0.2, 0.3));
+  EXPECT_FALSE(out->pole_world.has_value());
+  EXPECT_EQ(out->tolerance, 0.01);
+  EXPECT_EQ(out->solver, SolverKind::kTwoBone);
+  EXPECT_FALSE(out->max_iterations.has_value());
+
+  goal.set_chain("leg");
+  out = GoalFromProto(goal, *rig, 3);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(out.status().message(), HasSubstr("goals[3].chain"));
+}
+
+}  // namespace
+}  // namespace ik::server

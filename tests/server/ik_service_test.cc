@@ -1,0 +1,582 @@
+// IkService over a real loopback channel: the whole rig lifecycle, solving,
+// determinism and every error path with its code and field path.
+#include "server/ik_service.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ik/v1/ik.grpc.pb.h"
+#include "server/server.h"
+#include "tests/server/test_rigs.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::ArmRig;
+using ::ik::testing::Rotation;
+using ::ik::testing::Vec;
+using ::testing::HasSubstr;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class IkServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { StartServer(ServerOptions()); }
+
+  void StartServer(ServerOptions options) {
+    options.listen = "127.0.0.1:0";
+    auto server = IkServer::Start(options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", server_->port()),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = v1::IkService::NewStub(channel_);
+  }
+
+  std::unique_ptr<grpc::ClientContext> Context() {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() +
+                          std::chrono::seconds(10));
+    return context;
+  }
+
+  grpc::Status Register(const v1::Rig& rig, bool replace,
+                        v1::RegisterRigResponse* response) {
+    v1::RegisterRigRequest request;
+    *request.mutable_rig() = rig;
+    request.set_replace(replace);
+    return stub_->RegisterRig(Context().get(), request, response);
+  }
+
+  grpc::Status Solve(const v1::SolveChainRequest& request,
+                     v1::SolveChainResponse* response) {
+    return stub_->SolveChain(Context().get(), request, response);
+  }
+
+  // A reachable goal for the arm rig: 0.4 m from the shoulder.
+  static v1::SolveChainRequest ArmRequest() {
+    v1::SolveChainRequest request;
+    request.set_rig("arm");
+    v1::ChainGoal* goal = request.add_goals();
+    goal->set_chain("arm");
+    *goal->mutable_target() = Vec(0.1, -0.35, 0.15);
+    return request;
+  }
+
+  void RegisterArm() {
+    v1::RegisterRigResponse response;
+    grpc::Status status = Register(ArmRig(), false, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  std::unique_ptr<IkServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::IkService::Stub> stub_;
+};
+
+TEST_F(IkServiceTest, RegisterGetListSolveDelete) {
+  v1::RegisterRigResponse registered;
+  ASSERT_TRUE(Register(ArmRig(), false, &registered).ok());
+  EXPECT_EQ(registered.name(), "arm");
+  EXPECT_THAT(registered.revision(), ::testing::StartsWith("sha256:"));
+  EXPECT_EQ(registered.revision().size(), 7u + 16u);
+  EXPECT_TRUE(registered.created());
+  EXPECT_FALSE(registered.replaced());
+
+  v1::GetRigRequest get;
+  get.set_name("arm");
+  v1::GetRigResponse got;
+  ASSERT_TRUE(stub_->GetRig(Context().get(), get, &got).ok());
+  EXPECT_EQ(got.revision(), registered.revision());
+  EXPECT_EQ(got.rig().joints_size(), 3);
+  EXPECT_EQ(got.rig().joints(2).parent_index(), 1);
+
+  v1::ListRigsResponse listed;
+  ASSERT_TRUE(
+      stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &listed).ok());
+  ASSERT_EQ(listed.rigs_size(), 1);
+  EXPECT_EQ(listed.rigs(0).name(), "arm");
+  EXPECT_EQ(listed.rigs(0).joint_count(), 3);
+  EXPECT_THAT(listed.rigs(0).chains(), ::testing::ElementsAre("arm"));
+
+  v1::SolveChainResponse solved;
+  grpc::Status status = Solve(ArmRequest(), &solved);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(solved.revision(), registered.revision());
+  ASSERT_EQ(solved.results_size(), 1);
+  const v1::GoalResult& result = solved.results(0);
+  EXPECT_EQ(result.chain(), "arm");
+  EXPECT_TRUE(result.reached());
+  EXPECT_LT(result.residual(), 1e-9);
+  EXPECT_EQ(result.iterations(), 1);
+  EXPECT_EQ(result.solver(), v1::SOLVER_TWO_BONE);
+  EXPECT_NEAR(result.effector().x(), 0.1, 1e-9);
+  EXPECT_NEAR(result.effector().y(), -0.35, 1e-9);
+  EXPECT_NEAR(result.effector().z(), 0.15, 1e-9);
+  ASSERT_EQ(result.rotations_size(), 2);
+  EXPECT_EQ(result.rotations(0).name(), "shoulder");
+  EXPECT_EQ(result.rotations(1).name(), "elbow");
+  EXPECT_EQ(result.rotations(1).index(), 1);
+
+  v1::DeleteRigRequest remove;
+  remove.set_name("arm");
+  v1::DeleteRigResponse removed;
+  ASSERT_TRUE(stub_->DeleteRig(Context().get(), remove, &removed).ok());
+  EXPECT_EQ(removed.revision(), registered.revision());
+  status = stub_->GetRig(Context().get(), get, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("rig 'arm'"));
+}
+
+TEST_F(IkServiceTest, RegisterIsIdempotentForTheSameContent) {
+  v1::RegisterRigResponse first, second;
+  ASSERT_TRUE(Register(ArmRig(), false, &first).ok());
+  ASSERT_TRUE(Register(ArmRig(), false, &second).ok());
+  EXPECT_EQ(first.revision(), second.revision());
+  EXPECT_FALSE(second.created());
+  EXPECT_FALSE(second.replaced());
+}
+
+TEST_F(IkServiceTest, RevisionIgnoresNormalisationWithinTolerance) {
+  v1::Rig nearly_unit = ArmRig();
+  v1::Quat* q =
+      nearly_unit.mutable_joints(1)->mutable_rest()->mutable_rotation();
+  q->set_x(q->x() * 1.0005);
+  q->set_w(q->w() * 1.0005);
+  v1::RegisterRigResponse exact, scaled;
+  ASSERT_TRUE(Register(ArmRig(), false, &exact).ok());
+  ASSERT_TRUE(Register(nearly_unit, false, &scaled).ok());
+  EXPECT_EQ(exact.revision(), scaled.revision());
+  EXPECT_FALSE(scaled.created());
+}
+
+TEST_F(IkServiceTest, DifferentContentNeedsReplace) {
+  v1::RegisterRigResponse first;
+  ASSERT_TRUE(Register(ArmRig(), false, &first).ok());
+  v1::Rig longer = ArmRig();
+  longer.mutable_joints(2)->mutable_rest()->mutable_translation()->set_y(-0.3);
+
+  v1::RegisterRigResponse refused;
+  grpc::Status status = Register(longer, false, &refused);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(status.error_message(), HasSubstr("rig.name"));
+  EXPECT_THAT(status.error_message(), HasSubstr("replace"));
+
+  v1::RegisterRigResponse replaced;
+  ASSERT_TRUE(Register(longer, true, &replaced).ok());
+  EXPECT_TRUE(replaced.replaced());
+  EXPECT_NE(replaced.revision(), first.revision());
+}
+
+TEST_F(IkServiceTest, PinnedRevisionMustMatch) {
+  RegisterArm();
+  v1::SolveChainRequest request = ArmRequest();
+  request.set_revision("sha256:0000000000000000");
+  v1::SolveChainResponse response;
+  grpc::Status status = Solve(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("revision"));
+
+  v1::DeleteRigRequest remove;
+  remove.set_name("arm");
+  remove.set_revision("sha256:0000000000000000");
+  v1::DeleteRigResponse removed;
+  status = stub_->DeleteRig(Context().get(), remove, &removed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(IkServiceTest, UnreachableTargetIsNotAnError) {
+  RegisterArm();
+  v1::SolveChainRequest request = ArmRequest();
+  *request.mutable_goals(0)->mutable_target() = Vec(0, -2.0, 0);
+  v1::SolveChainResponse response;
+  grpc::Status status = Solve(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_FALSE(response.results(0).reached());
+  // Fully extended towards the target: 2.0 - (0.3 + 0.25).
+  EXPECT_NEAR(response.results(0).residual(), 1.45, 1e-9);
+}
+
+TEST_F(IkServiceTest, SameRequestGivesIdenticalBits) {
+  RegisterArm();
+  v1::SolveChainRequest request = ArmRequest();
+  v1::JointPose* override = request.mutable_pose()->add_joints();
+  override->set_name("shoulder");
+  *override->mutable_local()->mutable_rotation() =
+      Rotation(0.1, 0.2, -0.05, 0.97);
+  *request.mutable_pose()->mutable_root()->mutable_translation() = Vec(1, 0, 2);
+  *request.mutable_goals(0)->mutable_target() = Vec(1.2, -0.3, 2.1);
+  *request.mutable_goals(0)->mutable_pole() = Vec(1, 0, 3);
+  v1::SolveChainResponse first, second;
+  ASSERT_TRUE(Solve(request, &first).ok());
+  ASSERT_TRUE(Solve(request, &second).ok());
+  EXPECT_TRUE(first.results(0).reached());
+  EXPECT_EQ(first.SerializeAsString(), second.SerializeAsString());
+}
+
+TEST_F(IkServiceTest, GoalsAreSolvedInOrderOnTheSamePose) {
+  RegisterArm();
+  v1::SolveChainRequest request = ArmRequest();
+  v1::ChainGoal* second = request.add_goals();
+  second->set_chain("arm");
+  *second->mutable_target() = Vec(-0.1, -0.4, 0.1);
+  v1::SolveChainResponse response;
+  ASSERT_TRUE(Solve(request, &response).ok());
+  ASSERT_EQ(response.results_size(), 2);
+  EXPECT_TRUE(response.results(0).reached());
+  EXPECT_TRUE(response.results(1).reached());
+  EXPECT_NEAR(response.results(1).effector().x(), -0.1, 1e-9);
+}
+
+TEST_F(IkServiceTest, NearlyUnitPoseRotationIsNormalised) {
+  RegisterArm();
+  v1::SolveChainRequest request = ArmRequest();
+  v1::JointPose* override = request.mutable_pose()->add_joints();
+  override->set_index(0);
+  *override->mutable_local()->mutable_rotation() = Rotation(0, 0, 0, 1.0009);
+  v1::SolveChainResponse response;
+  grpc::Status status = Solve(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(response.results(0).reached());
+}
+
+TEST_F(IkServiceTest, SnapshotsSurviveConcurrentReplaceAndDelete) {
+  RegisterArm();
+  v1::Rig longer = ArmRig();
+  longer.mutable_joints(2)->mutable_rest()->mutable_translation()->set_y(-0.3);
+  std::vector<std::thread> solvers;
+  std::atomic<int> answered{0};
+  for (int t = 0; t < 2; ++t) {
+    solvers.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) {
+        v1::SolveChainResponse response;
+        grpc::Status status = Solve(ArmRequest(), &response);
+        if (status.ok()) {
+          EXPECT_TRUE(response.results(0).reached());
+          ++answered;
+        } else {
+          EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 50; ++i) {
+    v1::RegisterRigResponse response;
+    ASSERT_TRUE(Register(i % 2 ? ArmRig() : longer, true, &response).ok());
+    if (i % 10 == 0) {
+      v1::DeleteRigRequest remove;
+      remove.set_name("arm");
+      v1::DeleteRigResponse removed;
+      ASSERT_TRUE(stub_->DeleteRig(Context().get(), remove, &removed).ok());
+    }
+  }
+  for (std::thread& solver : solvers) solver.join();
+  EXPECT_GT(answered.load(), 0);
+}
+
+TEST(IkServiceLimitsTest, RegistryLimitGivesResourceExhausted) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.limits.max_rigs = 1;
+  auto server = IkServer::Start(options);
+  ASSERT_TRUE(server.ok());
+  auto stub = v1::IkService::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*server)->port()),
+                          grpc::InsecureChannelCredentials()));
+  v1::RegisterRigRequest request;
+  *request.mutable_rig() = ArmRig();
+  v1::RegisterRigResponse response;
+  grpc::ClientContext first;
+  ASSERT_TRUE(stub->RegisterRig(&first, request, &response).ok());
+  request.mutable_rig()->set_name("arm2");
+  grpc::ClientContext second;
+  grpc::Status status = stub->RegisterRig(&second, request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), HasSubstr("arm2"));
+}
+
+TEST_F(IkServiceTest, OversizedMessageIsRefusedAndServerKeepsServing) {
+  v1::Rig huge = ArmRig();
+  huge.set_name(std::string(5 * 1024 * 1024, 'x'));
+  v1::RegisterRigResponse response;
+  grpc::Status status = Register(huge, false, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  RegisterArm();
+}
+
+// One bad input: how to break a request, the code and the message expected.
+struct ErrorCase {
+  std::string name;
+  std::function<void(v1::RegisterRigRequest&)> break_rig;
+  std::function<void(v1::SolveChainRequest&)> break_solve;
+  grpc::StatusCode code;
+  std::string message;
+};
+
+std::vector<ErrorCase> ErrorCases() {
+  auto rig = [](std::string name, std::function<void(v1::Rig&)> edit,
+                grpc::StatusCode code, std::string message) {
+    return ErrorCase{
+        std::move(name),
+        [edit](v1::RegisterRigRequest& r) { edit(*r.mutable_rig()); }, nullptr,
+        code, std::move(message)};
+  };
+  auto solve = [](std::string name,
+                  std::function<void(v1::SolveChainRequest&)> edit,
+                  grpc::StatusCode code, std::string message) {
+    return ErrorCase{std::move(name), nullptr, std::move(edit), code,
+                     std::move(message)};
+  };
+  using grpc::StatusCode;
+  return {
+      rig(
+          "EmptyRigName", [](v1::Rig& r) { r.set_name(""); },
+          StatusCode::INVALID_ARGUMENT, "rig.name"),
+      rig(
+          "ZeroQuaternion",
+          [](v1::Rig& r) {
+            *r.mutable_joints(1)->mutable_rest()->mutable_rotation() =
+                Rotation(0, 0, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "rig.joints[1].rest.rotation: not a unit quaternion (norm 0)"),
+      rig(
+          "NonUnitQuaternion",
+          [](v1::Rig& r) {
+            *r.mutable_joints(1)->mutable_rest()->mutable_rotation() =
+                Rotation(0, 0, 0, 1.01);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "rig.joints[1].rest.rotation: not a unit quaternion"),
+      rig(
+          "NonFiniteTranslation",
+          [](v1::Rig& r) {
+            r.mutable_joints(2)->mutable_rest()->mutable_translation()->set_x(
+                kNaN);
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[2].rest.translation"),
+      rig(
+          "ZeroScale",
+          [](v1::Rig& r) {
+            *r.mutable_joints(2)->mutable_rest()->mutable_scale() =
+                Vec(1, 0, 1);
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[2].rest.scale"),
+      rig(
+          "EmptyJointName",
+          [](v1::Rig& r) { r.mutable_joints(2)->set_name(""); },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[2].name"),
+      rig(
+          "DuplicateJointName",
+          [](v1::Rig& r) { r.mutable_joints(2)->set_name("elbow"); },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[2].name"),
+      rig(
+          "ForwardParentIndex",
+          [](v1::Rig& r) { r.mutable_joints(1)->set_parent_index(2); },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[1].parent_index"),
+      rig(
+          "SelfParent",
+          [](v1::Rig& r) { r.mutable_joints(1)->set_parent_index(1); },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[1].parent_index"),
+      rig(
+          "UnknownParentName",
+          [](v1::Rig& r) { r.mutable_joints(1)->set_parent("nobody"); },
+          StatusCode::NOT_FOUND, "rig.joints[1].parent"),
+      rig(
+          "UnknownChainTip",
+          [](v1::Rig& r) { r.mutable_chains(0)->set_tip("hand"); },
+          StatusCode::NOT_FOUND, "rig.chains[0].tip"),
+      rig(
+          "UnknownChainRoot",
+          [](v1::Rig& r) { r.mutable_chains(0)->set_root(""); },
+          StatusCode::INVALID_ARGUMENT, "rig.chains[0].root"),
+      rig(
+          "ChainAgainstParentLinks",
+          [](v1::Rig& r) {
+            r.mutable_chains(0)->set_root("wrist");
+            r.mutable_chains(0)->set_tip("shoulder");
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.chains[0]"),
+      rig(
+          "ZeroLengthBoneInChain",
+          [](v1::Rig& r) {
+            *r.mutable_joints(2)->mutable_rest()->mutable_translation() =
+                Vec(0, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.chains[0]"),
+      rig(
+          "DuplicateChainName",
+          [](v1::Rig& r) { *r.add_chains() = r.chains(0); },
+          StatusCode::INVALID_ARGUMENT, "rig.chains[1].name"),
+      rig(
+          "NegativeTolerance",
+          [](v1::Rig& r) { r.mutable_chains(0)->set_tolerance(-1); },
+          StatusCode::INVALID_ARGUMENT, "rig.chains[0].tolerance"),
+      rig(
+          "UnknownSolver",
+          [](v1::Rig& r) {
+            r.mutable_chains(0)->set_solver(static_cast<v1::Solver>(99));
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.chains[0].solver"),
+      rig(
+          "HingeWithoutAxis",
+          [](v1::Rig& r) {
+            r.mutable_joints(1)->mutable_limit()->mutable_hinge();
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[1].limit.hinge.axis"),
+      rig(
+          "TooManyJoints",
+          [](v1::Rig& r) {
+            for (int i = 0; i < 600; ++i) {
+              v1::Joint* joint = r.add_joints();
+              joint->set_name(absl::StrCat("extra", i));
+            }
+          },
+          StatusCode::RESOURCE_EXHAUSTED, "rig.joints"),
+      solve(
+          "EmptyRigNameInSolve",
+          [](v1::SolveChainRequest& r) { r.set_rig(""); },
+          StatusCode::INVALID_ARGUMENT, "rig: required"),
+      solve(
+          "UnknownRig", [](v1::SolveChainRequest& r) { r.set_rig("octopus"); },
+          StatusCode::NOT_FOUND, "rig 'octopus'"),
+      solve(
+          "NoGoals", [](v1::SolveChainRequest& r) { r.clear_goals(); },
+          StatusCode::INVALID_ARGUMENT, "goals"),
+      solve(
+          "TooManyGoals",
+          [](v1::SolveChainRequest& r) {
+            for (int i = 0; i < 64; ++i) *r.add_goals() = r.goals(0);
+          },
+          StatusCode::RESOURCE_EXHAUSTED, "goals"),
+      solve(
+          "UnknownChain",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->set_chain("tentacle");
+          },
+          StatusCode::NOT_FOUND, "goals[0].chain"),
+      solve(
+          "MissingTarget",
+          [](v1::SolveChainRequest& r) { r.mutable_goals(0)->clear_target(); },
+          StatusCode::INVALID_ARGUMENT, "goals[0].target: required"),
+      solve(
+          "NonFiniteTarget",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->mutable_target()->set_y(
+                std::numeric_limits<double>::infinity());
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].target"),
+      solve(
+          "NonFinitePole",
+          [](v1::SolveChainRequest& r) {
+            *r.mutable_goals(0)->mutable_pole() = Vec(kNaN, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].pole"),
+      solve(
+          "NegativeGoalTolerance",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->set_tolerance(-0.1);
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].tolerance"),
+      solve(
+          "UnknownPoseJoint",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_pose()->add_joints()->set_name("tail");
+          },
+          StatusCode::NOT_FOUND, "pose.joints[0].name"),
+      solve(
+          "PoseIndexOutOfRange",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_pose()->add_joints()->set_index(3);
+          },
+          StatusCode::INVALID_ARGUMENT, "pose.joints[0].index"),
+      solve(
+          "PoseJointWithoutReference",
+          [](v1::SolveChainRequest& r) { r.mutable_pose()->add_joints(); },
+          StatusCode::INVALID_ARGUMENT, "pose.joints[0]"),
+      solve(
+          "PoseJointTwice",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_pose()->add_joints()->set_name("elbow");
+            r.mutable_pose()->add_joints()->set_index(1);
+          },
+          StatusCode::INVALID_ARGUMENT, "pose.joints[1]"),
+      solve(
+          "ZeroPoseRotation",
+          [](v1::SolveChainRequest& r) {
+            v1::JointPose* joint = r.mutable_pose()->add_joints();
+            joint->set_name("elbow");
+            *joint->mutable_local()->mutable_rotation() = Rotation(0, 0, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "pose.joints[0].local.rotation: not a unit quaternion (norm 0)"),
+      solve(
+          "NonFiniteRootTranslation",
+          [](v1::SolveChainRequest& r) {
+            *r.mutable_pose()->mutable_root()->mutable_translation() =
+                Vec(0, kNaN, 0);
+          },
+          StatusCode::INVALID_ARGUMENT, "pose.root.translation"),
+      solve(
+          "NonUnitRootRotation",
+          [](v1::SolveChainRequest& r) {
+            *r.mutable_pose()->mutable_root()->mutable_rotation() =
+                Rotation(0, 2, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT, "pose.root.rotation"),
+  };
+}
+
+class IkServiceErrorTest : public IkServiceTest,
+                           public ::testing::WithParamInterface<ErrorCase> {};
+
+TEST_P(IkServiceErrorTest, RejectsWithCodeAndFieldPath) {
+  const ErrorCase& error = GetParam();
+  grpc::Status status;
+  if (error.break_rig) {
+    v1::RegisterRigRequest request;
+    *request.mutable_rig() = ArmRig();
+    error.break_rig(request);
+    v1::RegisterRigResponse response;
+    status = stub_->RegisterRig(Context().get(), request, &response);
+    // Nothing half-registered.
+    v1::ListRigsResponse listed;
+    ASSERT_TRUE(
+        stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &listed).ok());
+    EXPECT_EQ(listed.rigs_size(), 0);
+  } else {
+    RegisterArm();
+    v1::SolveChainRequest request = ArmRequest();
+    error.break_solve(request);
+    v1::SolveChainResponse response;
+    status = Solve(request, &response);
+  }
+  EXPECT_EQ(status.error_code(), error.code) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr(error.message));
+  // The server is still healthy and answers a good request.
+  if (!error.break_rig) {
+    v1::SolveChainResponse response;
+    EXPECT_TRUE(Solve(ArmRequest(), &response).ok());
+  } else {
+    RegisterArm();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllErrors, IkServiceErrorTest,
+                         ::testing::ValuesIn(ErrorCases()),
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace ik::server
