@@ -148,6 +148,7 @@ rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin \
 find "$rootfs/usr/share/doc" -mindepth 2 ! -name copyright ! -type d -delete 2>/dev/null || true
 find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete 2>/dev/null || true
 rm -rf "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* 2>/dev/null || true
+find "$rootfs/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} + 2>/dev/null || true
 : >"$rootfs/etc/hostname"
 # The container runtime provides these.
 rm -f "$rootfs/etc/resolv.conf" "$rootfs/etc/hosts"
@@ -161,7 +162,7 @@ awk -v r="$rootfs" 'index($2, r "/") == 1 { print $2 }' /proc/mounts |
 for t in "${TAGS[@]}"; do podman image rm -f "$t" >/dev/null 2>&1 || true; done
 log "podman import"
 id=$(tar --numeric-owner -C "$rootfs" -c . |
-  podman import --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' \
+  podman import --quiet --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' \
     --message "debootstrap --variant=minbase $SUITE $mirror" - "${TAGS[0]}")
 for t in "${TAGS[@]:1}"; do podman tag "${TAGS[0]}" "$t"; done
 size=$(podman image inspect --format '{{.Size}}' "${TAGS[0]}")

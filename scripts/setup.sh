@@ -13,7 +13,7 @@ packages=(
 )
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
-             uidmap slirp4netns)
+             uidmap slirp4netns runc)
 fi
 
 missing=()

@@ -32,7 +32,7 @@ ABSL_FLAG(int, max_chains_per_rig, 64, "chains per rig at most");
 ABSL_FLAG(int, max_goals_per_request, 64, "goals per SolveChain at most");
 ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
           "largest request accepted, bytes");
-ABSL_FLAG(double, shutdown_grace_seconds, 10.0,
+ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
 namespace {

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Smoke test of the ikd container image, end to end:
+#   1. scripts/make-base-image.sh (debian:bookworm{,-slim} from debootstrap, once)
+#   2. podman build -f docker/Dockerfile -t ikd:smoke .   (never pulls)
+#   3. podman run, publishing 50051 on a free loopback port
+#   4. the host's ikctl: `health` until SERVING, then a `solve` that must reach
+#   5. the image's own HEALTHCHECK (podman healthcheck run)
+#   6. podman stop --time 10: ikd (PID 1) must exit 0 on SIGTERM and log its shutdown
+# The container is always removed. Exit 0 on success, non-zero with a message.
+#
+#   docker/smoke-test.sh [path/to/host/ikctl]      (or IKCTL=path)
+#
+# Runs as root (rootful podman). Needs podman, runc, debootstrap: see
+# scripts/setup.sh --test. Settings (environment):
+#   IKD_SMOKE_IMAGE          image tag to build            (ikd:smoke)
+#   IKD_SMOKE_BUILD_TIMEOUT  seconds for podman build       (2700)
+#   IKD_SMOKE_START_TIMEOUT  seconds until SERVING          (60)
+#   IKD_SMOKE_NETWORK        "host" runs the container with --network=host and
+#                            --listen on the free port, instead of -p publishing
+#   IKD_SMOKE_KEEP_LOGS      1 keeps the log directory even on success
+#   IKD_SKIP_CONTAINER       1 skips the test (exit 77, ctest's SKIP_RETURN_CODE),
+#                            except under CI=true, where it always runs
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+image=${IKD_SMOKE_IMAGE:-ikd:smoke}
+build_timeout=${IKD_SMOKE_BUILD_TIMEOUT:-2100}
+start_timeout=${IKD_SMOKE_START_TIMEOUT:-60}
+network=${IKD_SMOKE_NETWORK:-publish}
+ctr=ikd-smoke-$$
+
+say() { echo "smoke-test: $*"; }
+fail() { echo "smoke-test: FAIL: $*" >&2; exit 1; }
+elapsed() { echo $(( $(date +%s) - $1 )); }
+
+if [[ "${IKD_SKIP_CONTAINER:-0}" == 1 && "${CI:-}" != true ]]; then
+  say "skipped (IKD_SKIP_CONTAINER=1)"
+  exit 77
+fi
+
+# --- Preconditions -------------------------------------------------------------
+ikctl=${1:-${IKCTL:-}}
+if [[ -z "$ikctl" ]]; then
+  for c in "$repo/build/client/ikctl" "$repo/build/ikctl"; do
+    [[ -x "$c" ]] && { ikctl=$c; break; }
+  done
+fi
+[[ -n "$ikctl" ]] || fail "no ikctl: pass the host's ikctl as \$1 or IKCTL"
+[[ -x "$ikctl" ]] || fail "ikctl '$ikctl' is not executable"
+ikctl=$(cd "$(dirname "$ikctl")" && pwd)/$(basename "$ikctl")
+[[ $(id -u) -eq 0 ]] || fail "must run as root (rootful podman)"
+command -v podman >/dev/null || fail "podman not installed (scripts/setup.sh --test)"
+# crun (podman's default) cannot run containers on a cgroup v1/hybrid host
+# such as this sandbox ("cgroups in hybrid mode not supported"); runc can, and
+# works on cgroup v2 too. crun is used only where runc is missing and the host
+# has the unified (v2-only) hierarchy.
+runtime_name=runc
+runtime=$(command -v runc || true)
+if [[ -z "$runtime" ]]; then
+  if [[ -f /sys/fs/cgroup/cgroup.controllers ]] && command -v crun >/dev/null; then
+    runtime_name=crun runtime=$(command -v crun)
+  else
+    fail "runc not installed (apt-get install runc; scripts/setup.sh --test): podman's crun cannot run on this host's cgroup v1/hybrid hierarchy"
+  fi
+fi
+
+workdir=$(mktemp -d "${TMPDIR:-/tmp}/ikd-smoke.XXXXXX")
+ok=0
+cleanup() {
+  local rc=$?
+  if podman container exists "$ctr" 2>/dev/null; then
+    if [[ $ok -ne 1 ]]; then
+      echo "----- container log ($ctr) -----" >&2
+      timeout 20 podman logs "$ctr" 2>&1 | tail -n 40 >&2 || true
+      echo "--------------------------------" >&2
+    fi
+    timeout 60 podman rm -f --time 2 "$ctr" >/dev/null 2>&1 || true
+  fi
+  if [[ $ok -eq 1 && "${IKD_SMOKE_KEEP_LOGS:-0}" != 1 ]]; then
+    rm -rf "$workdir"
+  else
+    echo "smoke-test: logs kept in $workdir" >&2
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- podman settings for this sandbox and a plain Debian 12 root alike ------------
+# - runc (or crun on a cgroup v2-only host), see above.
+# - Explicit ulimits: podman's default RLIMIT_NOFILE (1048576) is above the hard
+#   limit a sandboxed root has here (20000), and setrlimit then fails at start.
+# - cgroupfs + file events: no systemd / journald needed.
+# Storage (overlay on the host filesystem) and networking (netavark bridge, also
+# for RUN apt-get during the build) work with their defaults.
+export CONTAINERS_CONF=$workdir/containers.conf
+cat >"$CONTAINERS_CONF" <<EOF
+[containers]
+default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]
+
+[engine]
+runtime = "$runtime_name"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+
+[engine.runtimes]
+$runtime_name = ["$runtime"]
+EOF
+
+# --- 1. Base images --------------------------------------------------------------
+t=$(date +%s)
+timeout 600 "$repo/scripts/make-base-image.sh" || fail "scripts/make-base-image.sh failed"
+say "base images ready ($(elapsed "$t")s)"
+
+# --- 2. Build --------------------------------------------------------------------
+t=$(date +%s)
+old_id=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
+say "podman build -f docker/Dockerfile -t $image (log: $workdir/build.log)"
+if ! (cd "$repo" && timeout "$build_timeout" podman build --pull=never --format=docker \
+        -f docker/Dockerfile -t "$image" .) >"$workdir/build.log" 2>&1; then
+  tail -n 60 "$workdir/build.log" >&2
+  fail "podman build failed or took over ${build_timeout}s"
+fi
+new_id=$(podman image inspect --format '{{.Id}}' "$image")
+# Drop the image this build replaced (if nothing else uses it).
+if [[ -n "$old_id" && "$old_id" != "$new_id" ]]; then
+  podman image rm "$old_id" >/dev/null 2>&1 || true
+fi
+say "built $image ${new_id:0:12} ($(elapsed "$t")s, $(( $(podman image inspect --format '{{.Size}}' "$image") / 1024 / 1024 )) MiB)"
+
+# --- 3. Run ----------------------------------------------------------------------
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() {
+  local p i
+  for i in $(seq 1 100); do
+    p=$(( 20000 + RANDOM % 30000 ))
+    port_free "$p" && { echo "$p"; return 0; }
+  done
+  return 1
+}
+port=$(pick_port) || fail "no free loopback port found"
+if [[ "$network" == host ]]; then
+  # The image's default --listen comes first; a later flag wins in Abseil.
+  run_args=(--network=host)
+  ikd_args=("--listen=127.0.0.1:$port")
+else
+  run_args=(-p "127.0.0.1:$port:50051")
+  ikd_args=()
+fi
+# Without systemd podman cannot set up the HEALTHCHECK's timer (and logs errors
+# about it); step 5 runs the check by hand instead.
+[[ -d /run/systemd/system ]] || run_args+=(--health-interval=disable)
+say "podman run ${run_args[*]} $image ${ikd_args[*]}"
+timeout 120 podman run -d --pull=never --name "$ctr" "${run_args[@]}" "$image" "${ikd_args[@]}" \
+  >"$workdir/run.out" 2>&1 || { cat "$workdir/run.out" >&2; fail "podman run failed"; }
+
+# --- 4. Health, then a solve -----------------------------------------------------------
+server=127.0.0.1:$port
+t=$(date +%s)
+deadline=$(( t + start_timeout ))
+while :; do
+  out=$(timeout 5 "$ikctl" --server="$server" health 2>&1 || true)
+  if grep -Eq '(^|[^A-Z_])SERVING' <<<"$out"; then break; fi
+  state=$(podman inspect --format '{{.State.Status}}' "$ctr" 2>/dev/null || echo gone)
+  [[ "$state" == running ]] || fail "container is $state before it served (ikctl: $out)"
+  (( $(date +%s) < deadline )) || fail "not SERVING after ${start_timeout}s (ikctl: $out)"
+  sleep 1
+done
+say "health: $out ($(elapsed "$t")s after start)"
+
+solve=(solve --rig humanoid --chain left_arm --target 0.45,1.25,0.2 --json)
+out=$(timeout 20 "$ikctl" --server="$server" "${solve[@]}" 2>&1) ||
+  fail "ikctl ${solve[*]} failed: $out"
+echo "$out" | sed 's/^/  | /'
+grep -Eq '"reached": *true' <<<"$out" || fail "solve did not print \"reached\": true"
+say "solve: reached"
+
+# --- 5. The image's own HEALTHCHECK (ikctl inside the container) -----------------------
+if [[ "$network" == host ]]; then
+  say "image HEALTHCHECK skipped (it checks port 50051; ikd listens on $port here)"
+else
+  hc=$(timeout 30 podman healthcheck run "$ctr" 2>&1) && hc_rc=0 || hc_rc=$?
+  [[ $hc_rc -eq 0 ]] || fail "image HEALTHCHECK failed (rc $hc_rc): $hc"
+  say "image HEALTHCHECK: ${hc:-healthy}"
+fi
+
+# --- 6. Graceful stop ------------------------------------------------------------
+t=$(date +%s)
+# (Without systemd, podman 4.3 logs an error about the HEALTHCHECK timer here:
+# harmless, so stderr goes to a file unless the stop fails.)
+timeout 60 podman stop --time 10 "$ctr" >/dev/null 2>"$workdir/stop.err" ||
+  { cat "$workdir/stop.err" >&2; fail "podman stop failed"; }
+code=$(podman inspect --format '{{.State.ExitCode}}' "$ctr")
+logs=$(timeout 20 podman logs "$ctr" 2>&1 || true)
+[[ "$code" == 0 ]] ||
+  fail "ikd exited $code on SIGTERM (137 = killed after the 10s grace period)"
+grep -Eiq 'shut(ting)? ?down|stopp(ed|ing)|terminat' <<<"$logs" ||
+  fail "ikd did not log its shutdown"
+say "stopped in $(elapsed "$t")s, exit code 0; ikd logged:"
+grep -Ei 'shut(ting)? ?down|stopp(ed|ing)|terminat|signal' <<<"$logs" | tail -n 5 | sed 's/^/  | /'
+
+ok=1
+say "PASS"
