@@ -36,7 +36,7 @@ class ClientTest : public ::testing::Test {
 TEST_F(ClientTest, EveryCallRoundTrips) {
   auto registered = client_->RegisterRig(ArmRig());
   ASSERT_TRUE(registered.ok()) << registered.status();
-  EXPECT_TRUE(registered->created);
+  EXPECT_TRUE(registered->created());
 
   auto got = client_->GetRig("arm");
   ASSERT_TRUE(got.ok()) << got.status();
@@ -69,10 +69,10 @@ TEST_F(ClientTest, ServerErrorsKeepCodeAndMessage) {
   changed.mutable_joints(2)->mutable_rest()->mutable_translation()->set_y(-1);
   auto refused = client_->RegisterRig(changed, /*replace=*/false);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_THAT(refused.status().message(), HasSubstr("replace"));
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("replace"));
   auto accepted = client_->RegisterRig(changed, /*replace=*/true);
   ASSERT_TRUE(accepted.ok());
-  EXPECT_TRUE(accepted->replaced);
+  EXPECT_TRUE(accepted->replaced());
 }
 
 TEST_F(ClientTest, HealthIsServingUntilShutdown) {

@@ -25,6 +25,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_server() {
+  : >"$LOG"
   "$@" 2>"$LOG" &
   SERVER_PID=$!
   for _ in $(seq 1 600); do

@@ -10,7 +10,8 @@ IKCTL=$BUILD/client/ikctl
 IKD_SKIP_SETUP=1 IKD_BUILD_DIR=$BUILD IKD_LISTEN=127.0.0.1:0 \
   start_server "$REPO/scripts/serve.sh"
 
-"$IKCTL" --server="$SERVER" health | grep -qx SERVING || fail "health"
+out=$("$IKCTL" --server="$SERVER" health) || fail "health: $out"
+[[ "$out" == SERVING ]] || fail "health: $out"
 
 list=$("$IKCTL" --server="$SERVER" rigs list) || fail "rigs list"
 grep -q '^humanoid ' <<<"$list" || fail "humanoid not listed: $list"
@@ -35,12 +36,13 @@ grep -q 'NOT_FOUND: goals\[0\].chain' <<<"$err" || fail "error text: $err"
 # Register, get and delete a rig through ikctl.
 sed 's/"name": "tail"/"name": "tail_copy"/' "$REPO/examples/rigs/tail.json" \
   >"$WORK/tail_copy.json"
-"$IKCTL" --server="$SERVER" rigs register "$WORK/tail_copy.json" \
-  | grep -q '^tail_copy sha256:.* (created)$' || fail "register"
-"$IKCTL" --server="$SERVER" rigs get tail_copy --json \
-  | grep -q '"name": "tail_copy"' || fail "get"
-"$IKCTL" --server="$SERVER" rigs delete tail_copy | grep -q '^deleted' \
-  || fail "delete"
+out=$("$IKCTL" --server="$SERVER" rigs register "$WORK/tail_copy.json") \
+  || fail "register: $out"
+grep -q '^tail_copy sha256:.* (created)$' <<<"$out" || fail "register: $out"
+out=$("$IKCTL" --server="$SERVER" rigs get tail_copy --json) || fail "get"
+grep -q '"name": "tail_copy"' <<<"$out" || fail "get: $out"
+out=$("$IKCTL" --server="$SERVER" rigs delete tail_copy) || fail "delete"
+grep -q '^deleted tail_copy sha256:' <<<"$out" || fail "delete: $out"
 
 code=0
 "$IKCTL" --server="$SERVER" frobnicate 2>/dev/null || code=$?

@@ -60,7 +60,7 @@ TEST(ConvertTest, RotationBeyondToleranceIsRejectedWithPath) {
       TransformFromProto(transform, Transform(), "pose.root");
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(out.status().message(),
+  EXPECT_THAT(std::string(out.status().message()),
               HasSubstr("pose.root.rotation: not a unit quaternion"));
 }
 
@@ -81,7 +81,7 @@ TEST(ConvertTest, PrefixStartsEveryRigError) {
   rig.mutable_joints(1)->set_parent("missing");
   absl::StatusOr<Rig> out = RigFromProto(rig, ServiceLimits(), "arm.json: ");
   ASSERT_FALSE(out.ok());
-  EXPECT_THAT(out.status().message(),
+  EXPECT_THAT(std::string(out.status().message()),
               ::testing::StartsWith("arm.json: joints[1].parent"));
 }
 
@@ -135,7 +135,7 @@ TEST(ConvertTest, GoalUsesChainAndOverrides) {
   goal.set_chain("leg");
   out = GoalFromProto(goal, *rig, 3);
   EXPECT_EQ(out.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(out.status().message(), HasSubstr("goals[3].chain"));
+  EXPECT_THAT(std::string(out.status().message()), HasSubstr("goals[3].chain"));
 }
 
 }  // namespace

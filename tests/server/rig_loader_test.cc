@@ -62,8 +62,8 @@ TEST_F(RigLoaderTest, BadFieldNamesFileAndField) {
       LoadRigDirectory(dir_.string(), ServiceLimits(), registry_);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(loaded.status().message(), HasSubstr("b.json: "));
-  EXPECT_THAT(loaded.status().message(),
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("b.json: "));
+  EXPECT_THAT(std::string(loaded.status().message()),
               HasSubstr("joints[1].rest.rotation: not a unit quaternion"));
   // Nothing is registered when any file is bad.
   EXPECT_EQ(registry_.size(), 0);
@@ -74,8 +74,8 @@ TEST_F(RigLoaderTest, UnknownJsonFieldNamesFileAndField) {
   absl::StatusOr<int> loaded =
       LoadRigDirectory(dir_.string(), ServiceLimits(), registry_);
   ASSERT_FALSE(loaded.ok());
-  EXPECT_THAT(loaded.status().message(), HasSubstr("typo.json"));
-  EXPECT_THAT(loaded.status().message(), HasSubstr("jointz"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("typo.json"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("jointz"));
 }
 
 TEST_F(RigLoaderTest, SameRigNameInTwoFilesIsAnError) {
@@ -85,8 +85,8 @@ TEST_F(RigLoaderTest, SameRigNameInTwoFilesIsAnError) {
       LoadRigDirectory(dir_.string(), ServiceLimits(), registry_);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_THAT(loaded.status().message(), HasSubstr("a.json"));
-  EXPECT_THAT(loaded.status().message(), HasSubstr("b.json"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("a.json"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("b.json"));
 }
 
 TEST_F(RigLoaderTest, MissingDirectoryIsNotFound) {

@@ -79,7 +79,7 @@ TEST(RigRegistryTest, DeleteChecksRevision) {
   ASSERT_TRUE(registered.ok());
   auto wrong = registry.Delete("arm", "sha256:ffffffffffffffff");
   EXPECT_EQ(wrong.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(wrong.status().message(), HasSubstr("revision"));
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("revision"));
   auto removed = registry.Delete("arm", registered->entry->revision);
   ASSERT_TRUE(removed.ok());
   EXPECT_EQ(*removed, registered->entry->revision);
