@@ -14,6 +14,7 @@
 #ifndef IK_MATH_H_
 #define IK_MATH_H_
 
+#include <cmath>
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
@@ -45,13 +46,27 @@ struct Transform {
 
 // parent * child: the child's transform expressed in the parent's space.
 // Scale composes component-wise without shear (exact for uniform scale).
-Transform Compose(const Transform& parent, const Transform& child);
+inline Transform Compose(const Transform& parent, const Transform& child) {
+  Transform result;
+  result.translation =
+      parent.translation + parent.rotation * (parent.scale * child.translation);
+  result.rotation = parent.rotation * child.rotation;
+  result.scale = parent.scale * child.scale;
+  return result;
+}
 
 // Applies `transform` to a point.
-Vec3 TransformPoint(const Transform& transform, const Vec3& point);
+inline Vec3 TransformPoint(const Transform& transform, const Vec3& point) {
+  return transform.translation + transform.rotation * (transform.scale * point);
+}
 
 // Applies the inverse of `transform` to a point (exact for any positive scale).
-Vec3 InverseTransformPoint(const Transform& transform, const Vec3& point);
+inline Vec3 InverseTransformPoint(const Transform& transform,
+                                  const Vec3& point) {
+  return (glm::conjugate(transform.rotation) *
+          (point - transform.translation)) /
+         transform.scale;
+}
 
 // The shortest-arc rotation turning direction `from` into direction `to`.
 // Neither needs to be unit length. Returns identity when either is shorter
@@ -71,15 +86,26 @@ double SignedAngleAbout(const Vec3& from, const Vec3& to, const Vec3& axis);
 // Rotation by `angle` radians about unit `axis` (right-hand rule).
 Quat AngleAxis(double angle, const Vec3& axis);
 
-bool IsFinite(double value);
-bool IsFinite(const Vec3& v);
-bool IsFinite(const Quat& q);
+inline bool IsFinite(double value) { return std::isfinite(value); }
+inline bool IsFinite(const Vec3& v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+inline bool IsFinite(const Quat& q) {
+  return std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z) &&
+         std::isfinite(q.w);
+}
 
 // Finite, with every component within [-kMaxCoordinate, kMaxCoordinate].
-bool IsWithinRange(const Vec3& v);
+inline bool IsWithinRange(const Vec3& v) {
+  // Written so that NaN fails every comparison.
+  return std::abs(v.x) <= kMaxCoordinate && std::abs(v.y) <= kMaxCoordinate &&
+         std::abs(v.z) <= kMaxCoordinate;
+}
 
 // The quaternion's norm (sqrt(x²+y²+z²+w²)).
-double Norm(const Quat& q);
+inline double Norm(const Quat& q) {
+  return std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+}
 
 }  // namespace ik
 

@@ -98,6 +98,9 @@ struct RigDefinition {
 struct Chain {
   std::string name;
   std::vector<int> joints;  // joints.front() is the root, back() the tip
+  // The root joint's ancestors, top-most first (each the parent of the
+  // next): what forward kinematics visits on the way down to the chain.
+  std::vector<int> ancestors;
   SolverKind solver = SolverKind::kAuto;
   int max_iterations = kDefaultMaxIterations;
   double tolerance = kDefaultTolerance;
@@ -114,11 +117,12 @@ class Rig {
   // in (0, pi]; chains with unique names whose tip descends from their root
   // in 2..kMaxChainJoints joints with no zero-length bone, iteration caps >= 1
   // and non-negative tolerances; two-bone chains of exactly 3 joints.
-  // Errors are INVALID_ARGUMENT for malformed fields, NOT_FOUND for names
-  // that refer to no joint and RESOURCE_EXHAUSTED for more than kMaxJoints
-  // joints, each prefixed by the field path. Ball-and-socket limits with
-  // axis_from_child get their axis filled in (error if the joint has no
-  // child, or its first child sits on it); all limit axes are normalised.
+  // Errors are INVALID_ARGUMENT for malformed fields (an empty name too),
+  // NOT_FOUND for names that refer to no joint and RESOURCE_EXHAUSTED for more
+  // than kMaxJoints joints, each prefixed by the field path. Ball-and-socket
+  // limits with axis_from_child get their axis filled in (error if the joint
+  // has no child, or its first child sits on it); all limit axes are
+  // normalised.
   static absl::StatusOr<Rig> Create(RigDefinition definition);
 
   const std::string& name() const { return name_; }

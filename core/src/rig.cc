@@ -1,0 +1,385 @@
+#include "ik/rig.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+
+namespace ik {
+namespace {
+
+// Rest rotations may be this far from unit length and still get normalised.
+constexpr double kUnitQuatTolerance = 1e-3;
+// Limit axes shorter than this count as zero.
+constexpr double kMinAxisLength = 1e-12;
+
+std::string FormatVec3(const Vec3& v) {
+  return absl::StrCat("(", v.x, ", ", v.y, ", ", v.z, ")");
+}
+
+absl::Status InvalidArgument(absl::string_view path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
+}
+
+absl::Status ValidateName(absl::string_view name, absl::string_view path) {
+  if (name.empty()) return InvalidArgument(path, "empty");
+  if (name.size() > static_cast<size_t>(kMaxNameLength)) {
+    return InvalidArgument(path, absl::StrFormat("%d characters, at most %d",
+                                                 name.size(), kMaxNameLength));
+  }
+  return absl::OkStatus();
+}
+
+// Checks a limit axis and returns it normalised.
+absl::StatusOr<Vec3> NormalizeAxis(const Vec3& axis, absl::string_view path) {
+  if (!IsFinite(axis)) return InvalidArgument(path, "not finite");
+  const double length = glm::length(axis);
+  if (!(length >= kMinAxisLength)) {
+    return InvalidArgument(path, "zero length");
+  }
+  return axis / length;
+}
+
+absl::Status ValidateAngleRange(const AngleRange& range,
+                                absl::string_view path) {
+  if (!IsFinite(range.min) || !IsFinite(range.max)) {
+    return InvalidArgument(path, "not finite");
+  }
+  if (range.min > range.max) {
+    return InvalidArgument(
+        path,
+        absl::StrCat("min ", range.min, " is greater than max ", range.max));
+  }
+  if (range.min < -kPi || range.max > kPi) {
+    return InvalidArgument(path, absl::StrCat("[", range.min, ", ", range.max,
+                                              "] is not within [-pi, pi]"));
+  }
+  return absl::OkStatus();
+}
+
+// Validates `limit` in place (normalising axes). `axis_from_child` axes are
+// filled in later, once every joint is known.
+absl::Status ValidateLimit(JointLimit& limit, absl::string_view path) {
+  switch (limit.kind) {
+    case JointLimit::Kind::kNone:
+      return absl::OkStatus();
+    case JointLimit::Kind::kBallSocket: {
+      BallSocketLimit& ball = limit.ball_socket;
+      const std::string ball_path = absl::StrCat(path, ".ball_socket");
+      if (!limit.axis_from_child) {
+        absl::StatusOr<Vec3> axis =
+            NormalizeAxis(ball.axis, absl::StrCat(ball_path, ".axis"));
+        if (!axis.ok()) return axis.status();
+        ball.axis = *axis;
+      }
+      if (!IsFinite(ball.swing_max) || !(ball.swing_max > 0.0) ||
+          ball.swing_max > kPi) {
+        return InvalidArgument(
+            absl::StrCat(ball_path, ".swing_max"),
+            absl::StrCat(ball.swing_max, " is not in (0, pi]"));
+      }
+      if (ball.has_twist) {
+        return ValidateAngleRange(ball.twist,
+                                  absl::StrCat(ball_path, ".twist"));
+      }
+      return absl::OkStatus();
+    }
+    case JointLimit::Kind::kHinge: {
+      HingeLimit& hinge = limit.hinge;
+      const std::string hinge_path = absl::StrCat(path, ".hinge");
+      absl::StatusOr<Vec3> axis =
+          NormalizeAxis(hinge.axis, absl::StrCat(hinge_path, ".axis"));
+      if (!axis.ok()) return axis.status();
+      hinge.axis = *axis;
+      return ValidateAngleRange(hinge.range,
+                                absl::StrCat(hinge_path, ".range"));
+    }
+  }
+  return InvalidArgument(
+      path, absl::StrCat("unknown limit kind ", static_cast<int>(limit.kind)));
+}
+
+bool IsKnownSolver(SolverKind solver) {
+  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone;
+}
+
+}  // namespace
+
+absl::StatusOr<Quat> NormalizeRotation(const Quat& rotation,
+                                       absl::string_view path) {
+  const double norm = Norm(rotation);
+  // Written so NaN and infinity fail; the error path then says which.
+  if (std::abs(norm - 1.0) <= kUnitQuatTolerance) return rotation / norm;
+  if (!IsFinite(rotation)) return InvalidArgument(path, "not finite");
+  return InvalidArgument(
+      path, absl::StrCat("not a unit quaternion (norm ", norm, ")"));
+}
+
+absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
+                                            absl::string_view path) {
+  // Paths are only built for errors: this runs for every joint of a pose.
+  if (!IsFinite(transform.translation)) {
+    return InvalidArgument(absl::StrCat(path, ".translation"), "not finite");
+  }
+  const double norm = Norm(transform.rotation);
+  if (!(std::abs(norm - 1.0) <= kUnitQuatTolerance)) {
+    return NormalizeRotation(transform.rotation,
+                             absl::StrCat(path, ".rotation"))
+        .status();
+  }
+  const Vec3& scale = transform.scale;
+  if (!IsFinite(scale) || !(scale.x > 0.0) || !(scale.y > 0.0) ||
+      !(scale.z > 0.0)) {
+    return InvalidArgument(
+        absl::StrCat(path, ".scale"),
+        absl::StrCat("must be finite and positive, got ", FormatVec3(scale)));
+  }
+  Transform result = transform;
+  result.rotation = transform.rotation / norm;
+  return result;
+}
+
+absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
+  if (absl::Status status = ValidateName(definition.name, "name");
+      !status.ok()) {
+    return status;
+  }
+  std::vector<JointDefinition>& joints = definition.joints;
+  if (joints.empty()) {
+    return InvalidArgument("joints", "a rig needs at least one joint");
+  }
+  if (joints.size() > static_cast<size_t>(kMaxJoints)) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "joints: %d joints, at most %d", joints.size(), kMaxJoints));
+  }
+  const int joint_count = static_cast<int>(joints.size());
+
+  // Per joint, in order, so the first offending joint is the one reported.
+  std::map<absl::string_view, int> index_by_name;
+  for (int i = 0; i < joint_count; ++i) {
+    JointDefinition& joint = joints[i];
+    const std::string path = absl::StrCat("joints[", i, "]");
+    if (absl::Status status =
+            ValidateName(joint.name, absl::StrCat(path, ".name"));
+        !status.ok()) {
+      return status;
+    }
+    if (auto [it, inserted] = index_by_name.emplace(joint.name, i); !inserted) {
+      return InvalidArgument(absl::StrCat(path, ".name"),
+                             absl::StrCat("duplicate joint name '", joint.name,
+                                          "' (also joints[", it->second, "])"));
+    }
+    if (joint.parent != kNoParent && (joint.parent < 0 || joint.parent >= i)) {
+      return InvalidArgument(
+          absl::StrCat(path, ".parent"),
+          absl::StrCat("parent index ", joint.parent,
+                       " does not refer to an earlier joint (parents must "
+                       "come before their children)"));
+    }
+    absl::StatusOr<Transform> rest =
+        ValidateTransform(joint.rest, absl::StrCat(path, ".rest"));
+    if (!rest.ok()) return rest.status();
+    joint.rest = *rest;
+    if (absl::Status status =
+            ValidateLimit(joint.limit, absl::StrCat(path, ".limit"));
+        !status.ok()) {
+      return status;
+    }
+  }
+
+  // Ball-and-socket axes taken from the rest direction to the first child,
+  // in the joint's rest local frame (scale applies before rotation).
+  for (int i = 0; i < joint_count; ++i) {
+    JointLimit& limit = joints[i].limit;
+    if (limit.kind != JointLimit::Kind::kBallSocket || !limit.axis_from_child) {
+      continue;
+    }
+    const std::string path =
+        absl::StrCat("joints[", i, "].limit.ball_socket.axis");
+    int child = kNoParent;
+    for (int j = i + 1; j < joint_count; ++j) {
+      if (joints[j].parent == i) {
+        child = j;
+        break;
+      }
+    }
+    if (child == kNoParent) {
+      return InvalidArgument(
+          path, absl::StrCat("unset, and joint '", joints[i].name,
+                             "' has no child to take the axis from"));
+    }
+    const Vec3 direction =
+        joints[i].rest.scale * joints[child].rest.translation;
+    const double length = glm::length(direction);
+    if (!(length >= kMinBoneLength)) {
+      return InvalidArgument(
+          path, absl::StrCat("unset, and the first child '", joints[child].name,
+                             "' sits on joint '", joints[i].name,
+                             "' (zero-length bone)"));
+    }
+    limit.ball_socket.axis = direction / length;
+  }
+
+  // Rest pose in model space, for bone lengths.
+  std::vector<Vec3> rest_positions(joint_count);
+  {
+    std::vector<Transform> rest_models(joint_count);
+    for (int i = 0; i < joint_count; ++i) {
+      const int parent = joints[i].parent;
+      rest_models[i] = parent == kNoParent
+                           ? joints[i].rest
+                           : Compose(rest_models[parent], joints[i].rest);
+      rest_positions[i] = rest_models[i].translation;
+    }
+  }
+
+  Rig rig;
+  rig.name_ = std::move(definition.name);
+  rig.parents_.reserve(joint_count);
+  rig.rest_pose_.reserve(joint_count);
+  for (const JointDefinition& joint : joints) {
+    rig.parents_.push_back(joint.parent);
+    rig.rest_pose_.push_back(joint.rest);
+  }
+  rig.joint_index_.reserve(joint_count);
+  for (const auto& [name, index] : index_by_name) {
+    rig.joint_index_.emplace_back(std::string(name), index);
+  }
+
+  std::vector<ChainDefinition>& chains = definition.chains;
+  rig.chains_.reserve(chains.size());
+  std::map<std::string, size_t> chain_index_by_name;
+  for (size_t c = 0; c < chains.size(); ++c) {
+    ChainDefinition& chain = chains[c];
+    const std::string path = absl::StrCat("chains[", c, "]");
+    if (absl::Status status =
+            ValidateName(chain.name, absl::StrCat(path, ".name"));
+        !status.ok()) {
+      return status;
+    }
+    if (auto [it, inserted] = chain_index_by_name.emplace(chain.name, c);
+        !inserted) {
+      return InvalidArgument(absl::StrCat(path, ".name"),
+                             absl::StrCat("duplicate chain name '", chain.name,
+                                          "' (also chains[", it->second, "])"));
+    }
+    if (chain.root.empty()) {
+      return InvalidArgument(absl::StrCat(path, ".root"), "empty");
+    }
+    if (chain.tip.empty()) {
+      return InvalidArgument(absl::StrCat(path, ".tip"), "empty");
+    }
+    const int root = rig.FindJoint(chain.root);
+    if (root == kNoParent) {
+      return absl::NotFoundError(
+          absl::StrCat(path, ".root: unknown joint '", chain.root, "'"));
+    }
+    const int tip = rig.FindJoint(chain.tip);
+    if (tip == kNoParent) {
+      return absl::NotFoundError(
+          absl::StrCat(path, ".tip: unknown joint '", chain.tip, "'"));
+    }
+    if (tip == root) {
+      return InvalidArgument(
+          absl::StrCat(path, ".tip"),
+          absl::StrCat("'", chain.tip,
+                       "' is also the root; a chain needs at least 2 joints"));
+    }
+    // Walk from the tip up the parent links until the root.
+    std::vector<int> chain_joints;
+    int joint = tip;
+    while (joint != kNoParent && joint != root) {
+      chain_joints.push_back(joint);
+      joint = joints[joint].parent;
+    }
+    if (joint != root) {
+      return InvalidArgument(
+          absl::StrCat(path, ".tip"),
+          absl::StrCat("joint '", chain.tip, "' does not descend from root '",
+                       chain.root, "'"));
+    }
+    chain_joints.push_back(root);
+    std::reverse(chain_joints.begin(), chain_joints.end());
+    const int chain_length = static_cast<int>(chain_joints.size());
+    if (chain_length > kMaxChainJoints) {
+      return InvalidArgument(
+          absl::StrCat(path, ".tip"),
+          absl::StrCat("the chain from '", chain.root, "' to '", chain.tip,
+                       "' has ", chain_length, " joints, at most ",
+                       kMaxChainJoints));
+    }
+    for (int k = 1; k < chain_length; ++k) {
+      const int parent = chain_joints[k - 1];
+      const int child = chain_joints[k];
+      if (!(glm::length(rest_positions[child] - rest_positions[parent]) >=
+            kMinBoneLength)) {
+        return InvalidArgument(
+            path, absl::StrCat("zero-length bone from '", joints[parent].name,
+                               "' to '", joints[child].name, "'"));
+      }
+    }
+    if (!IsKnownSolver(chain.solver)) {
+      return InvalidArgument(
+          absl::StrCat(path, ".solver"),
+          absl::StrCat("unknown solver ", static_cast<int>(chain.solver)));
+    }
+    if (chain.solver == SolverKind::kTwoBone && chain_length != 3) {
+      return InvalidArgument(
+          absl::StrCat(path, ".solver"),
+          absl::StrCat("the two-bone solver needs exactly 3 joints; the chain "
+                       "has ",
+                       chain_length));
+    }
+    if (chain.max_iterations < 1) {
+      return InvalidArgument(
+          absl::StrCat(path, ".max_iterations"),
+          absl::StrCat("must be at least 1, got ", chain.max_iterations));
+    }
+    if (!IsFinite(chain.tolerance) || chain.tolerance < 0.0) {
+      return InvalidArgument(
+          absl::StrCat(path, ".tolerance"),
+          absl::StrCat("must be finite and >= 0, got ", chain.tolerance));
+    }
+    Chain validated;
+    validated.name = std::move(chain.name);
+    for (int ancestor = joints[root].parent; ancestor != kNoParent;
+         ancestor = joints[ancestor].parent) {
+      validated.ancestors.push_back(ancestor);
+    }
+    std::reverse(validated.ancestors.begin(), validated.ancestors.end());
+    validated.joints = std::move(chain_joints);
+    validated.solver = chain.solver;
+    validated.max_iterations = chain.max_iterations;
+    validated.tolerance = chain.tolerance;
+    rig.chains_.push_back(std::move(validated));
+  }
+
+  rig.joints_ = std::move(joints);
+  return rig;
+}
+
+int Rig::FindJoint(absl::string_view name) const {
+  auto it = std::lower_bound(
+      joint_index_.begin(), joint_index_.end(), name,
+      [](const std::pair<std::string, int>& entry, absl::string_view key) {
+        return absl::string_view(entry.first) < key;
+      });
+  if (it == joint_index_.end() || it->first != name) return kNoParent;
+  return it->second;
+}
+
+const Chain* Rig::FindChain(absl::string_view name) const {
+  for (const Chain& chain : chains_) {
+    if (chain.name == name) return &chain;
+  }
+  return nullptr;
+}
+
+}  // namespace ik

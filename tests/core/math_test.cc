@@ -1,0 +1,222 @@
+#include "ik/math.h"
+
+#include <cmath>
+#include <limits>
+
+#include "gtest/gtest.h"
+
+namespace ik {
+namespace {
+
+constexpr double kEpsilon = 1e-12;
+
+void ExpectVecNear(const Vec3& actual, const Vec3& expected,
+                   double tolerance = kEpsilon) {
+  EXPECT_NEAR(actual.x, expected.x, tolerance);
+  EXPECT_NEAR(actual.y, expected.y, tolerance);
+  EXPECT_NEAR(actual.z, expected.z, tolerance);
+}
+
+// Same rotation: q and -q are equal as rotations.
+void ExpectSameRotation(const Quat& actual, const Quat& expected,
+                        double tolerance = kEpsilon) {
+  const double dot = std::abs(actual.w * expected.w + actual.x * expected.x +
+                              actual.y * expected.y + actual.z * expected.z);
+  EXPECT_NEAR(dot, 1.0, tolerance)
+      << "actual (w " << actual.w << ", x " << actual.x << ", y " << actual.y
+      << ", z " << actual.z << ")";
+}
+
+TEST(MakeQuatTest, TakesWireOrderAndStoresGlmOrder) {
+  // Wire order is x, y, z, w; GLM's constructor is (w, x, y, z).
+  const Quat q = MakeQuat(0.1, 0.2, 0.3, 0.9);
+  EXPECT_EQ(q.x, 0.1);
+  EXPECT_EQ(q.y, 0.2);
+  EXPECT_EQ(q.z, 0.3);
+  EXPECT_EQ(q.w, 0.9);
+  const Quat glm_order(0.9, 0.1, 0.2, 0.3);
+  EXPECT_EQ(q, glm_order);
+}
+
+TEST(MakeQuatTest, RoundTripsThroughNamedComponents) {
+  const Quat original = AngleAxis(0.7, glm::normalize(Vec3(1.0, -2.0, 0.5)));
+  // What a converter writes to the wire, then reads back.
+  const double wire[4] = {original.x, original.y, original.z, original.w};
+  const Quat back = MakeQuat(wire[0], wire[1], wire[2], wire[3]);
+  EXPECT_EQ(back, original);
+}
+
+TEST(MakeQuatTest, QuarterTurnAboutYTurnsXToMinusZ) {
+  const double s = std::sqrt(0.5);
+  const Quat quarter_about_y = MakeQuat(0.0, s, 0.0, s);
+  ExpectVecNear(quarter_about_y * Vec3(1.0, 0.0, 0.0), Vec3(0.0, 0.0, -1.0));
+}
+
+TEST(AngleAxisTest, FollowsTheRightHandRule) {
+  const Quat q = AngleAxis(kPi / 2.0, Vec3(0.0, 0.0, 1.0));
+  ExpectVecNear(q * Vec3(1.0, 0.0, 0.0), Vec3(0.0, 1.0, 0.0));
+  EXPECT_NEAR(Norm(q), 1.0, kEpsilon);
+}
+
+TEST(FromToTest, TurnsOneDirectionIntoTheOther) {
+  const Vec3 from(1.0, 2.0, 3.0);
+  const Vec3 to(-2.0, 0.5, 1.0);
+  const Quat q = FromTo(from, to);
+  EXPECT_NEAR(Norm(q), 1.0, kEpsilon);
+  ExpectVecNear(q * glm::normalize(from), glm::normalize(to));
+}
+
+TEST(FromToTest, IsTheShortestArc) {
+  // The axis of the shortest arc is perpendicular to both directions.
+  const Vec3 from(1.0, 0.0, 0.0);
+  const Vec3 to(0.0, 1.0, 0.0);
+  const Quat q = FromTo(from, to);
+  ExpectSameRotation(q, AngleAxis(kPi / 2.0, Vec3(0.0, 0.0, 1.0)));
+}
+
+TEST(FromToTest, SameDirectionIsIdentity) {
+  ExpectSameRotation(FromTo(Vec3(0.0, 2.0, 0.0), Vec3(0.0, 5.0, 0.0)),
+                     IdentityQuat());
+}
+
+TEST(FromToTest, OppositeDirectionsGiveAHalfTurnAboutAPerpendicular) {
+  for (const Vec3& from :
+       {Vec3(1.0, 0.0, 0.0), Vec3(0.0, -3.0, 0.0), Vec3(0.3, -0.2, 0.9)}) {
+    const Quat q = FromTo(from, -from);
+    EXPECT_NEAR(Norm(q), 1.0, kEpsilon);
+    EXPECT_NEAR(q.w, 0.0, kEpsilon);  // a half turn
+    const Vec3 axis(q.x, q.y, q.z);
+    EXPECT_NEAR(glm::dot(axis, from), 0.0, kEpsilon);
+    ExpectVecNear(q * glm::normalize(from), -glm::normalize(from));
+  }
+}
+
+TEST(FromToTest, NearlyOppositeDirectionsStayAccurate) {
+  const Vec3 from(0.0, 0.0, 1.0);
+  const Vec3 to(1e-9, 0.0, -1.0);
+  const Quat q = FromTo(from, to);
+  ExpectVecNear(q * from, glm::normalize(to), 1e-15);
+}
+
+TEST(FromToTest, ZeroVectorsGiveIdentity) {
+  ExpectSameRotation(FromTo(Vec3(0.0), Vec3(1.0, 0.0, 0.0)), IdentityQuat());
+  ExpectSameRotation(FromTo(Vec3(1.0, 0.0, 0.0), Vec3(0.0)), IdentityQuat());
+  ExpectSameRotation(FromTo(Vec3(1e-13, 0.0, 0.0), Vec3(0.0, 1.0, 0.0)),
+                     IdentityQuat());
+}
+
+TEST(FromToTest, IsDeterministic) {
+  const Vec3 from(0.3, -0.7, 0.2);
+  const Vec3 to(-0.3, 0.7, -0.2);
+  const Quat first = FromTo(from, to);
+  const Quat second = FromTo(from, to);
+  EXPECT_EQ(first, second);
+}
+
+TEST(AnyPerpendicularTest, IsUnitAndPerpendicular) {
+  for (const Vec3& v :
+       {Vec3(1.0, 0.0, 0.0), Vec3(0.0, 1.0, 0.0), Vec3(0.0, 0.0, 1.0),
+        Vec3(1.0, 1.0, 1.0), Vec3(-0.2, 5.0, 1e-3)}) {
+    const Vec3 p = AnyPerpendicular(v);
+    EXPECT_NEAR(glm::length(p), 1.0, kEpsilon);
+    EXPECT_NEAR(glm::dot(p, v), 0.0, kEpsilon);
+  }
+}
+
+TEST(SignedAngleAboutTest, MeasuresAboutTheAxis) {
+  const Vec3 z(0.0, 0.0, 1.0);
+  EXPECT_NEAR(SignedAngleAbout(Vec3(1, 0, 0), Vec3(0, 1, 0), z), kPi / 2,
+              kEpsilon);
+  EXPECT_NEAR(SignedAngleAbout(Vec3(1, 0, 0), Vec3(0, -1, 0), z), -kPi / 2,
+              kEpsilon);
+  // Components along the axis do not count.
+  EXPECT_NEAR(SignedAngleAbout(Vec3(1, 0, 5), Vec3(0, 1, -3), z), kPi / 2,
+              kEpsilon);
+  // A half turn is +pi, never -pi.
+  EXPECT_EQ(SignedAngleAbout(Vec3(1, 0, 0), Vec3(-1, 0, 0), z), kPi);
+  EXPECT_EQ(SignedAngleAbout(Vec3(1, -0.0, 0), Vec3(-1, -0.0, 0), z), kPi);
+}
+
+TEST(SignedAngleAboutTest, DegenerateProjectionsGiveZero) {
+  const Vec3 z(0.0, 0.0, 1.0);
+  EXPECT_EQ(SignedAngleAbout(Vec3(0, 0, 2), Vec3(0, 1, 0), z), 0.0);
+  EXPECT_EQ(SignedAngleAbout(Vec3(1, 0, 0), Vec3(0, 0, -1), z), 0.0);
+}
+
+TEST(TransformTest, ComposeAppliesScaleThenRotationThenTranslation) {
+  Transform parent;
+  parent.translation = Vec3(1.0, 2.0, 3.0);
+  parent.rotation = AngleAxis(kPi / 2.0, Vec3(0.0, 0.0, 1.0));
+  parent.scale = Vec3(2.0);
+  Transform child;
+  child.translation = Vec3(1.0, 0.0, 0.0);
+  child.rotation = AngleAxis(kPi / 2.0, Vec3(1.0, 0.0, 0.0));
+  child.scale = Vec3(0.5);
+
+  const Transform composed = Compose(parent, child);
+  // (1,0,0) scaled by 2 -> (2,0,0), turned about Z -> (0,2,0), + (1,2,3).
+  ExpectVecNear(composed.translation, Vec3(1.0, 4.0, 3.0));
+  ExpectSameRotation(composed.rotation, parent.rotation * child.rotation);
+  ExpectVecNear(composed.scale, Vec3(1.0));
+  // Composing and transforming agree with transforming twice.
+  const Vec3 point(0.3, -0.4, 0.5);
+  ExpectVecNear(TransformPoint(composed, point),
+                TransformPoint(parent, TransformPoint(child, point)));
+}
+
+TEST(TransformTest, IdentityIsTheDefault) {
+  const Transform identity;
+  const Vec3 point(1.0, -2.0, 3.0);
+  EXPECT_EQ(TransformPoint(identity, point), point);
+  Transform other;
+  other.translation = Vec3(4.0, 5.0, 6.0);
+  other.rotation = AngleAxis(0.3, Vec3(0.0, 1.0, 0.0));
+  const Transform composed = Compose(identity, other);
+  ExpectVecNear(composed.translation, other.translation);
+  ExpectSameRotation(composed.rotation, other.rotation);
+}
+
+TEST(TransformTest, InverseTransformPointUndoesTransformPoint) {
+  Transform transform;
+  transform.translation = Vec3(-1.0, 0.5, 2.0);
+  transform.rotation = AngleAxis(1.1, glm::normalize(Vec3(1.0, 2.0, -0.5)));
+  transform.scale = Vec3(2.0, 0.5, 3.0);  // non-uniform: still exact
+  const Vec3 point(0.7, -0.2, 0.4);
+  ExpectVecNear(
+      InverseTransformPoint(transform, TransformPoint(transform, point)),
+      point);
+  ExpectVecNear(
+      TransformPoint(transform, InverseTransformPoint(transform, point)),
+      point);
+}
+
+TEST(TransformTest, InverseRotationComposesToIdentity) {
+  const Quat q = AngleAxis(0.9, glm::normalize(Vec3(-1.0, 0.2, 0.4)));
+  ExpectSameRotation(q * glm::inverse(q), IdentityQuat());
+  ExpectSameRotation(glm::conjugate(q) * q, IdentityQuat());
+}
+
+TEST(FiniteTest, DetectsNanAndInfinity) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(IsFinite(1.0));
+  EXPECT_FALSE(IsFinite(nan));
+  EXPECT_FALSE(IsFinite(Vec3(0.0, inf, 0.0)));
+  EXPECT_FALSE(IsFinite(MakeQuat(0.0, 0.0, nan, 1.0)));
+  EXPECT_TRUE(IsFinite(IdentityQuat()));
+}
+
+TEST(FiniteTest, IsWithinRangeRejectsHugeAndNan) {
+  EXPECT_TRUE(IsWithinRange(Vec3(kMaxCoordinate, -kMaxCoordinate, 0.0)));
+  EXPECT_FALSE(IsWithinRange(Vec3(0.0, 2.0 * kMaxCoordinate, 0.0)));
+  EXPECT_FALSE(
+      IsWithinRange(Vec3(std::numeric_limits<double>::quiet_NaN(), 0, 0)));
+}
+
+TEST(NormTest, IsTheEuclideanNorm) {
+  EXPECT_DOUBLE_EQ(Norm(MakeQuat(1.0, 2.0, 2.0, 4.0)), 5.0);
+  EXPECT_EQ(Norm(MakeQuat(0.0, 0.0, 0.0, 0.0)), 0.0);
+}
+
+}  // namespace
+}  // namespace ik

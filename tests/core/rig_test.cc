@@ -1,0 +1,542 @@
+#include "ik/rig.h"
+
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "humanoid_rig.h"
+
+namespace ik {
+namespace {
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// shoulder (root) -> elbow -> wrist -> hand, with an "arm" chain.
+RigDefinition ArmDefinition() {
+  RigDefinition def;
+  def.name = "arm";
+  JointDefinition shoulder;
+  shoulder.name = "shoulder";
+  shoulder.rest.translation = Vec3(0.0, 1.4, 0.0);
+  JointDefinition elbow;
+  elbow.name = "elbow";
+  elbow.parent = 0;
+  elbow.rest.translation = Vec3(0.3, 0.0, 0.0);
+  elbow.limit = testing::Hinge(Vec3(0.0, -1.0, 0.0), 0.0, 2.5);
+  JointDefinition wrist;
+  wrist.name = "wrist";
+  wrist.parent = 1;
+  wrist.rest.translation = Vec3(0.25, 0.0, 0.0);
+  JointDefinition hand;
+  hand.name = "hand";
+  hand.parent = 2;
+  hand.rest.translation = Vec3(0.08, 0.0, 0.0);
+  def.joints = {shoulder, elbow, wrist, hand};
+  ChainDefinition chain;
+  chain.name = "arm";
+  chain.root = "shoulder";
+  chain.tip = "wrist";
+  def.chains = {chain};
+  return def;
+}
+
+// Expects `def` to fail with `code` and a message containing `text`.
+void ExpectError(RigDefinition def, absl::StatusCode code,
+                 const std::string& text) {
+  absl::StatusOr<Rig> rig = Rig::Create(std::move(def));
+  ASSERT_FALSE(rig.ok()) << "expected an error containing '" << text << "'";
+  EXPECT_EQ(rig.status().code(), code) << rig.status();
+  EXPECT_TRUE(absl::StrContains(rig.status().message(), text))
+      << "message: " << rig.status().message() << "\nwanted: " << text;
+}
+
+void ExpectInvalid(RigDefinition def, const std::string& text) {
+  ExpectError(std::move(def), absl::StatusCode::kInvalidArgument, text);
+}
+
+TEST(RigTest, BuildsAValidArm) {
+  absl::StatusOr<Rig> rig = Rig::Create(ArmDefinition());
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_EQ(rig->name(), "arm");
+  EXPECT_EQ(rig->joint_count(), 4);
+  EXPECT_EQ(rig->parents().size(), 4u);
+  EXPECT_EQ(rig->parents()[0], kNoParent);
+  EXPECT_EQ(rig->parents()[3], 2);
+  EXPECT_EQ(rig->FindJoint("wrist"), 2);
+  EXPECT_EQ(rig->FindJoint("nope"), kNoParent);
+  const Chain* chain = rig->FindChain("arm");
+  ASSERT_NE(chain, nullptr);
+  EXPECT_EQ(chain->joints, (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(chain->ancestors.empty());
+  EXPECT_EQ(chain->solver, SolverKind::kAuto);
+  EXPECT_EQ(chain->max_iterations, kDefaultMaxIterations);
+  EXPECT_EQ(chain->tolerance, kDefaultTolerance);
+  EXPECT_EQ(rig->FindChain("leg"), nullptr);
+}
+
+TEST(RigTest, BuildsTheHumanoid) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_EQ(rig->name(), "humanoid");
+  EXPECT_EQ(rig->joint_count(), 21);
+  for (const char* name : {"left_arm", "right_arm", "left_leg", "right_leg"}) {
+    const Chain* chain = rig->FindChain(name);
+    ASSERT_NE(chain, nullptr) << name;
+    EXPECT_EQ(chain->joints.size(), 3u) << name;
+  }
+  const Chain* left_leg = rig->FindChain("left_leg");
+  EXPECT_EQ(rig->joint(left_leg->joints[0]).name, "left_hip");
+  EXPECT_EQ(rig->joint(left_leg->joints[2]).name, "left_ankle");
+  EXPECT_EQ(left_leg->solver, SolverKind::kTwoBone);
+  EXPECT_EQ(left_leg->ancestors, (std::vector<int>{rig->FindJoint("pelvis")}));
+  const Chain* left_arm = rig->FindChain("left_arm");
+  EXPECT_EQ(left_arm->ancestors,
+            (std::vector<int>{rig->FindJoint("pelvis"), rig->FindJoint("spine"),
+                              rig->FindJoint("chest"),
+                              rig->FindJoint("left_clavicle")}));
+  // Every name resolves to its own index.
+  for (int i = 0; i < rig->joint_count(); ++i) {
+    EXPECT_EQ(rig->FindJoint(rig->joint(i).name), i);
+  }
+}
+
+TEST(RigTest, NormalisesNearlyUnitRotations) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].rest.rotation = MakeQuat(0.0, 0.0, 0.0, 1.0005);
+  absl::StatusOr<Rig> rig = Rig::Create(std::move(def));
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_DOUBLE_EQ(Norm(rig->rest_pose()[1].rotation), 1.0);
+  EXPECT_DOUBLE_EQ(Norm(rig->joint(1).rest.rotation), 1.0);
+}
+
+TEST(RigTest, NormalisesLimitAxes) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit = testing::Hinge(Vec3(0.0, -3.0, 0.0), 0.0, 1.0);
+  absl::StatusOr<Rig> rig = Rig::Create(std::move(def));
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_EQ(rig->joint(1).limit.hinge.axis, Vec3(0.0, -1.0, 0.0));
+}
+
+TEST(RigTest, FillsBallSocketAxisFromTheFirstChild) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].limit = testing::BallSocket(1.0, std::nullopt, std::nullopt);
+  def.joints[0].rest.scale = Vec3(2.0, 1.0, 1.0);
+  absl::StatusOr<Rig> rig = Rig::Create(std::move(def));
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  const Vec3 axis = rig->joint(0).limit.ball_socket.axis;
+  EXPECT_NEAR(axis.x, 1.0, 1e-15);
+  EXPECT_NEAR(axis.y, 0.0, 1e-15);
+  EXPECT_NEAR(axis.z, 0.0, 1e-15);
+}
+
+TEST(RigTest, RejectsEmptyRigName) {
+  RigDefinition def = ArmDefinition();
+  def.name = "";
+  ExpectInvalid(std::move(def), "name: empty");
+}
+
+TEST(RigTest, RejectsOverlongRigName) {
+  RigDefinition def = ArmDefinition();
+  def.name = std::string(kMaxNameLength + 1, 'a');
+  ExpectInvalid(std::move(def), "name: 129 characters, at most 128");
+}
+
+TEST(RigTest, AcceptsRigNameOfMaximumLength) {
+  RigDefinition def = ArmDefinition();
+  def.name = std::string(kMaxNameLength, 'a');
+  EXPECT_TRUE(Rig::Create(std::move(def)).ok());
+}
+
+TEST(RigTest, RejectsRigWithoutJoints) {
+  RigDefinition def = ArmDefinition();
+  def.joints.clear();
+  def.chains.clear();
+  ExpectInvalid(std::move(def), "joints: a rig needs at least one joint");
+}
+
+TEST(RigTest, RejectsTooManyJointsAsResourceExhausted) {
+  RigDefinition def;
+  def.name = "big";
+  def.joints.resize(kMaxJoints + 1);
+  ExpectError(std::move(def), absl::StatusCode::kResourceExhausted,
+              "joints: 65537 joints, at most 65536");
+}
+
+TEST(RigTest, RejectsEmptyJointName) {
+  RigDefinition def = ArmDefinition();
+  def.joints[2].name = "";
+  ExpectInvalid(std::move(def), "joints[2].name: empty");
+}
+
+TEST(RigTest, RejectsOverlongJointName) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].name = std::string(200, 'j');
+  ExpectInvalid(std::move(def), "joints[1].name: 200 characters");
+}
+
+TEST(RigTest, RejectsDuplicateJointNames) {
+  RigDefinition def = ArmDefinition();
+  def.joints[3].name = "elbow";
+  ExpectInvalid(
+      std::move(def),
+      "joints[3].name: duplicate joint name 'elbow' (also joints[1])");
+}
+
+TEST(RigTest, RejectsParentThatComesLater) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].parent = 2;  // would make a cycle elbow -> wrist -> elbow
+  ExpectInvalid(std::move(def), "joints[1].parent: parent index 2");
+}
+
+TEST(RigTest, RejectsSelfParent) {
+  RigDefinition def = ArmDefinition();
+  def.joints[2].parent = 2;
+  ExpectInvalid(std::move(def), "joints[2].parent");
+}
+
+TEST(RigTest, RejectsNegativeParentOtherThanNoParent) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].parent = -7;
+  ExpectInvalid(std::move(def), "joints[1].parent: parent index -7");
+}
+
+TEST(RigTest, RejectsNonFiniteTranslation) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].rest.translation.y = kNan;
+  ExpectInvalid(std::move(def), "joints[1].rest.translation: not finite");
+}
+
+TEST(RigTest, RejectsZeroQuaternionWithFieldPath) {
+  RigDefinition def = ArmDefinition();
+  def.joints[3].rest.rotation = MakeQuat(0.0, 0.0, 0.0, 0.0);
+  ExpectInvalid(std::move(def),
+                "joints[3].rest.rotation: not a unit quaternion (norm 0)");
+}
+
+TEST(RigTest, RejectsQuaternionBeyondTheUnitTolerance) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].rest.rotation = MakeQuat(0.0, 0.0, 0.0, 1.002);
+  ExpectInvalid(std::move(def),
+                "joints[1].rest.rotation: not a unit quaternion (norm 1.002)");
+}
+
+TEST(RigTest, RejectsNonFiniteQuaternion) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].rest.rotation = MakeQuat(kInf, 0.0, 0.0, 1.0);
+  ExpectInvalid(std::move(def), "joints[0].rest.rotation: not finite");
+}
+
+TEST(RigTest, RejectsZeroScale) {
+  RigDefinition def = ArmDefinition();
+  def.joints[2].rest.scale = Vec3(1.0, 0.0, 1.0);
+  ExpectInvalid(std::move(def),
+                "joints[2].rest.scale: must be finite and "
+                "positive");
+}
+
+TEST(RigTest, RejectsNegativeScale) {
+  RigDefinition def = ArmDefinition();
+  def.joints[2].rest.scale = Vec3(-1.0);
+  ExpectInvalid(std::move(def), "joints[2].rest.scale");
+}
+
+TEST(RigTest, RejectsInfiniteScale) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].rest.scale = Vec3(kInf, 1.0, 1.0);
+  ExpectInvalid(std::move(def), "joints[0].rest.scale");
+}
+
+TEST(RigTest, RejectsZeroHingeAxis) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit = testing::Hinge(Vec3(0.0), 0.0, 1.0);
+  ExpectInvalid(std::move(def), "joints[1].limit.hinge.axis: zero length");
+}
+
+TEST(RigTest, RejectsNonFiniteHingeAxis) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit = testing::Hinge(Vec3(kNan, 1.0, 0.0), 0.0, 1.0);
+  ExpectInvalid(std::move(def), "joints[1].limit.hinge.axis: not finite");
+}
+
+TEST(RigTest, RejectsHingeRangeWithMinAboveMax) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit = testing::Hinge(Vec3(1.0, 0.0, 0.0), 1.0, 0.5);
+  ExpectInvalid(std::move(def),
+                "joints[1].limit.hinge.range: min 1 is greater than max 0.5");
+}
+
+TEST(RigTest, RejectsHingeRangeBeyondPi) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit = testing::Hinge(Vec3(1.0, 0.0, 0.0), -4.0, 1.0);
+  ExpectInvalid(std::move(def),
+                "joints[1].limit.hinge.range: [-4, 1] is not within [-pi, pi]");
+}
+
+TEST(RigTest, RejectsNonFiniteHingeRange) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit = testing::Hinge(Vec3(1.0, 0.0, 0.0), 0.0, kInf);
+  ExpectInvalid(std::move(def), "joints[1].limit.hinge.range: not finite");
+}
+
+TEST(RigTest, RejectsZeroBallSocketAxis) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].limit = testing::BallSocket(1.0, std::nullopt, Vec3(0.0));
+  ExpectInvalid(std::move(def),
+                "joints[0].limit.ball_socket.axis: zero length");
+}
+
+TEST(RigTest, RejectsZeroConeAngle) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].limit =
+      testing::BallSocket(0.0, std::nullopt, Vec3(1.0, 0.0, 0.0));
+  ExpectInvalid(std::move(def),
+                "joints[0].limit.ball_socket.swing_max: 0 is not in (0, pi]");
+}
+
+TEST(RigTest, RejectsConeAngleBeyondPi) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].limit =
+      testing::BallSocket(3.5, std::nullopt, Vec3(1.0, 0.0, 0.0));
+  ExpectInvalid(std::move(def), "joints[0].limit.ball_socket.swing_max");
+}
+
+TEST(RigTest, AcceptsConeAngleOfPi) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].limit =
+      testing::BallSocket(kPi, std::nullopt, Vec3(1.0, 0.0, 0.0));
+  EXPECT_TRUE(Rig::Create(std::move(def)).ok());
+}
+
+TEST(RigTest, RejectsBadTwistRange) {
+  RigDefinition def = ArmDefinition();
+  def.joints[0].limit =
+      testing::BallSocket(1.0, AngleRange{0.5, -0.5}, Vec3(1.0, 0.0, 0.0));
+  ExpectInvalid(std::move(def), "joints[0].limit.ball_socket.twist: min 0.5");
+}
+
+TEST(RigTest, RejectsAxisFromChildWithoutChild) {
+  RigDefinition def = ArmDefinition();
+  def.joints[3].limit = testing::BallSocket(1.0, std::nullopt, std::nullopt);
+  ExpectInvalid(std::move(def),
+                "joints[3].limit.ball_socket.axis: unset, and joint 'hand' has "
+                "no child");
+}
+
+TEST(RigTest, RejectsAxisFromChildAtZeroDistance) {
+  RigDefinition def = ArmDefinition();
+  def.joints[2].limit = testing::BallSocket(1.0, std::nullopt, std::nullopt);
+  def.joints[3].rest.translation = Vec3(0.0);
+  ExpectInvalid(std::move(def),
+                "joints[2].limit.ball_socket.axis: unset, and the first child "
+                "'hand' sits on joint 'wrist'");
+}
+
+TEST(RigTest, RejectsUnknownLimitKind) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].limit.kind = static_cast<JointLimit::Kind>(7);
+  ExpectInvalid(std::move(def), "joints[1].limit: unknown limit kind 7");
+}
+
+TEST(RigTest, RejectsEmptyChainName) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].name = "";
+  ExpectInvalid(std::move(def), "chains[0].name: empty");
+}
+
+TEST(RigTest, RejectsDuplicateChainNames) {
+  RigDefinition def = ArmDefinition();
+  def.chains.push_back(def.chains[0]);
+  ExpectInvalid(std::move(def),
+                "chains[1].name: duplicate chain name 'arm' (also chains[0])");
+}
+
+TEST(RigTest, RejectsEmptyChainRootAndTip) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].root = "";
+  ExpectInvalid(def, "chains[0].root: empty");
+  def = ArmDefinition();
+  def.chains[0].tip = "";
+  ExpectInvalid(def, "chains[0].tip: empty");
+}
+
+TEST(RigTest, RejectsUnknownChainRootAsNotFound) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].root = "foo";
+  ExpectError(std::move(def), absl::StatusCode::kNotFound,
+              "chains[0].root: unknown joint 'foo'");
+}
+
+TEST(RigTest, RejectsUnknownChainTipAsNotFound) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tip = "foo";
+  ExpectError(std::move(def), absl::StatusCode::kNotFound,
+              "chains[0].tip: unknown joint 'foo'");
+}
+
+TEST(RigTest, RejectsTipThatDoesNotDescendFromRoot) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].root = "wrist";
+  def.chains[0].tip = "elbow";
+  ExpectInvalid(std::move(def),
+                "chains[0].tip: joint 'elbow' does not descend from root "
+                "'wrist'");
+}
+
+TEST(RigTest, RejectsTipOnASiblingBranch) {
+  RigDefinition def = ArmDefinition();
+  JointDefinition other;
+  other.name = "other";
+  other.parent = 0;
+  other.rest.translation = Vec3(0.0, 0.1, 0.0);
+  def.joints.push_back(other);
+  def.chains[0].root = "elbow";
+  def.chains[0].tip = "other";
+  ExpectInvalid(std::move(def),
+                "chains[0].tip: joint 'other' does not descend");
+}
+
+TEST(RigTest, RejectsSingleJointChain) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tip = "shoulder";
+  ExpectInvalid(std::move(def),
+                "chains[0].tip: 'shoulder' is also the root; a chain needs at "
+                "least 2 joints");
+}
+
+TEST(RigTest, RejectsChainLongerThan64Joints) {
+  RigDefinition def;
+  def.name = "snake";
+  for (int i = 0; i < kMaxChainJoints + 1; ++i) {
+    JointDefinition joint;
+    joint.name = "j" + std::to_string(i);
+    joint.parent = i - 1;
+    joint.rest.translation = Vec3(0.0, 0.0, 0.1);
+    def.joints.push_back(joint);
+  }
+  ChainDefinition chain;
+  chain.name = "all";
+  chain.root = "j0";
+  chain.tip = "j64";
+  def.chains = {chain};
+  RigDefinition ok = def;
+  ok.chains[0].tip = "j63";
+  EXPECT_TRUE(Rig::Create(std::move(ok)).ok());
+  ExpectInvalid(std::move(def),
+                "chains[0].tip: the chain from 'j0' to 'j64' "
+                "has 65 joints, at most 64");
+}
+
+TEST(RigTest, RejectsZeroLengthBoneInsideAChain) {
+  RigDefinition def = ArmDefinition();
+  def.joints[2].rest.translation = Vec3(0.0);
+  ExpectInvalid(std::move(def),
+                "chains[0]: zero-length bone from 'elbow' to 'wrist'");
+}
+
+TEST(RigTest, AcceptsZeroLengthBoneOutsideChains) {
+  RigDefinition def = ArmDefinition();
+  def.joints[3].rest.translation = Vec3(0.0);
+  EXPECT_TRUE(Rig::Create(std::move(def)).ok());
+}
+
+TEST(RigTest, RejectsTwoBoneSolverOnTwoJointChain) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tip = "elbow";
+  def.chains[0].solver = SolverKind::kTwoBone;
+  ExpectInvalid(std::move(def),
+                "chains[0].solver: the two-bone solver needs exactly 3 joints; "
+                "the chain has 2");
+}
+
+TEST(RigTest, RejectsTwoBoneSolverOnFourJointChain) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tip = "hand";
+  def.chains[0].solver = SolverKind::kTwoBone;
+  ExpectInvalid(std::move(def),
+                "chains[0].solver: the two-bone solver needs "
+                "exactly 3 joints; the chain has 4");
+}
+
+TEST(RigTest, AcceptsAutoSolverOnFourJointChain) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tip = "hand";
+  EXPECT_TRUE(Rig::Create(std::move(def)).ok());
+}
+
+TEST(RigTest, RejectsUnknownSolver) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].solver = static_cast<SolverKind>(42);
+  ExpectInvalid(std::move(def), "chains[0].solver: unknown solver 42");
+}
+
+TEST(RigTest, RejectsZeroIterationCap) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].max_iterations = 0;
+  ExpectInvalid(std::move(def),
+                "chains[0].max_iterations: must be at least 1, got 0");
+}
+
+TEST(RigTest, RejectsNegativeTolerance) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tolerance = -1e-3;
+  ExpectInvalid(std::move(def),
+                "chains[0].tolerance: must be finite and >= 0, got -0.001");
+}
+
+TEST(RigTest, RejectsNanTolerance) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tolerance = kNan;
+  ExpectInvalid(std::move(def), "chains[0].tolerance");
+}
+
+TEST(RigTest, AcceptsZeroTolerance) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tolerance = 0.0;
+  EXPECT_TRUE(Rig::Create(std::move(def)).ok());
+}
+
+TEST(RigTest, ReportsTheFirstOffendingJoint) {
+  RigDefinition def = ArmDefinition();
+  def.joints[1].rest.translation.x = kNan;
+  def.joints[3].rest.rotation = MakeQuat(0.0, 0.0, 0.0, 0.0);
+  ExpectInvalid(std::move(def), "joints[1].rest.translation");
+}
+
+TEST(NormalizeRotationTest, NormalisesWithinTolerance) {
+  absl::StatusOr<Quat> q =
+      NormalizeRotation(MakeQuat(0.0, 0.0, 0.0, 0.9995), "rotation");
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->w, 1.0);
+}
+
+TEST(NormalizeRotationTest, RejectsWithTheGivenPath) {
+  absl::StatusOr<Quat> q = NormalizeRotation(MakeQuat(0.0, 0.0, 0.0, 0.0),
+                                             "pose.joints[3].local.rotation");
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(q.status().message(),
+            "pose.joints[3].local.rotation: not a unit quaternion (norm 0)");
+}
+
+TEST(ValidateTransformTest, NamesEachField) {
+  Transform bad_translation;
+  bad_translation.translation.z = kInf;
+  EXPECT_EQ(ValidateTransform(bad_translation, "root").status().message(),
+            "root.translation: not finite");
+  Transform bad_scale;
+  bad_scale.scale = Vec3(1.0, 1.0, 0.0);
+  EXPECT_TRUE(absl::StartsWith(
+      ValidateTransform(bad_scale, "root").status().message(), "root.scale:"));
+  Transform good;
+  good.rotation = MakeQuat(0.0, 0.0, 0.0, 1.0001);
+  absl::StatusOr<Transform> checked = ValidateTransform(good, "root");
+  ASSERT_TRUE(checked.ok());
+  EXPECT_EQ(checked->rotation, IdentityQuat());
+}
+
+}  // namespace
+}  // namespace ik
