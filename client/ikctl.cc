@@ -5,7 +5,8 @@
 //     rigs list
 //     rigs get NAME
 //     rigs delete NAME [--revision=R]
-//     solve --rig=NAME --chain=NAME --target=X,Y,Z [--pole=X,Y,Z]
+//     solve --rig=NAME (--chain=NAME | --root=J --tip=J) --target=X,Y,Z
+//           [--pole=X,Y,Z] [--solver=S] [--orientation=X,Y,Z,W]
 //           [--revision=R]
 //     health
 //
@@ -24,6 +25,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "ik/client.h"
 #include "ik/rig_json.h"
 
@@ -37,6 +39,17 @@ ABSL_FLAG(std::string, rig, "", "solve: rig name");
 ABSL_FLAG(std::string, chain, "", "solve: chain name");
 ABSL_FLAG(std::string, target, "", "solve: target X,Y,Z in world space, m");
 ABSL_FLAG(std::string, pole, "", "solve: optional pole target X,Y,Z, m");
+ABSL_FLAG(std::string, root, "",
+          "solve: ad hoc chain root joint (with --tip, instead of --chain)");
+ABSL_FLAG(std::string, tip, "", "solve: ad hoc chain tip joint");
+ABSL_FLAG(std::string, solver, "",
+          "solve: two_bone | fabrik | ccd | auto (default: the chain's)");
+ABSL_FLAG(int, max_iterations, 0, "solve: iteration cap override (> 0)");
+ABSL_FLAG(double, tolerance, 0.0, "solve: tolerance override, m (> 0)");
+ABSL_FLAG(std::string, orientation, "",
+          "solve: optional world rotation of the tip, X,Y,Z,W quaternion");
+ABSL_FLAG(double, orientation_weight, 1.0,
+          "solve: blend weight of --orientation in [0, 1]");
 
 namespace {
 
@@ -67,17 +80,52 @@ int Print(const Message& message, Readable&& print_readable) {
   return kOk;
 }
 
-// Parses "X,Y,Z" into `out`; false on anything else.
-bool ParseVec3(const std::string& text, ik::v1::Vec3* out) {
+// Parses exactly values.size() comma-separated numbers.
+bool ParseNumbers(const std::string& text, absl::Span<double> values) {
   std::vector<std::string> parts = absl::StrSplit(text, ',');
-  double values[3];
-  if (parts.size() != 3) return false;
-  for (int i = 0; i < 3; ++i) {
+  if (parts.size() != values.size()) return false;
+  for (size_t i = 0; i < parts.size(); ++i) {
     if (!absl::SimpleAtod(parts[i], &values[i])) return false;
   }
-  out->set_x(values[0]);
-  out->set_y(values[1]);
-  out->set_z(values[2]);
+  return true;
+}
+
+// Parses "X,Y,Z" into `out`; false on anything else.
+bool ParseVec3(const std::string& text, ik::v1::Vec3* out) {
+  double v[3];
+  if (!ParseNumbers(text, absl::MakeSpan(v))) return false;
+  out->set_x(v[0]);
+  out->set_y(v[1]);
+  out->set_z(v[2]);
+  return true;
+}
+
+// Parses "X,Y,Z,W" into `out`; false on anything else.
+bool ParseQuat(const std::string& text, ik::v1::Quat* out) {
+  double q[4];
+  if (!ParseNumbers(text, absl::MakeSpan(q))) return false;
+  out->set_x(q[0]);
+  out->set_y(q[1]);
+  out->set_z(q[2]);
+  out->set_w(q[3]);
+  return true;
+}
+
+// Maps --solver's value; false for an unknown name.
+bool ParseSolver(const std::string& name, ik::v1::Solver* out) {
+  if (name.empty()) {
+    *out = ik::v1::SOLVER_UNSPECIFIED;
+  } else if (name == "auto") {
+    *out = ik::v1::SOLVER_AUTO;
+  } else if (name == "two_bone") {
+    *out = ik::v1::SOLVER_TWO_BONE;
+  } else if (name == "fabrik") {
+    *out = ik::v1::SOLVER_FABRIK;
+  } else if (name == "ccd") {
+    *out = ik::v1::SOLVER_CCD;
+  } else {
+    return false;
+  }
   return true;
 }
 
@@ -136,9 +184,32 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
   request.set_rig(absl::GetFlag(FLAGS_rig));
   request.set_revision(absl::GetFlag(FLAGS_revision));
   ik::v1::ChainGoal* goal = request.add_goals();
-  goal->set_chain(absl::GetFlag(FLAGS_chain));
   if (request.rig().empty()) return Usage("solve: --rig is required");
-  if (goal->chain().empty()) return Usage("solve: --chain is required");
+  const std::string chain = absl::GetFlag(FLAGS_chain);
+  const std::string root = absl::GetFlag(FLAGS_root);
+  const std::string tip = absl::GetFlag(FLAGS_tip);
+  if (!chain.empty() && root.empty() && tip.empty()) {
+    goal->set_chain(chain);
+  } else if (chain.empty() && !root.empty() && !tip.empty()) {
+    goal->mutable_ad_hoc_chain()->set_root(root);
+    goal->mutable_ad_hoc_chain()->set_tip(tip);
+  } else {
+    return Usage("solve: give --chain, or --root and --tip");
+  }
+  ik::v1::Solver solver;
+  if (!ParseSolver(absl::GetFlag(FLAGS_solver), &solver)) {
+    return Usage("solve: --solver must be two_bone, fabrik, ccd or auto");
+  }
+  goal->set_solver(solver);
+  goal->set_max_iterations(absl::GetFlag(FLAGS_max_iterations));
+  goal->set_tolerance(absl::GetFlag(FLAGS_tolerance));
+  if (!absl::GetFlag(FLAGS_orientation).empty()) {
+    if (!ParseQuat(absl::GetFlag(FLAGS_orientation),
+                   goal->mutable_orientation())) {
+      return Usage("solve: --orientation must be X,Y,Z,W");
+    }
+    goal->set_orientation_weight(absl::GetFlag(FLAGS_orientation_weight));
+  }
   if (!ParseVec3(absl::GetFlag(FLAGS_target), goal->mutable_target())) {
     return Usage("solve: --target must be X,Y,Z");
   }
@@ -185,8 +256,11 @@ int main(int argc, char** argv) {
       "  rigs list\n"
       "  rigs get NAME\n"
       "  rigs delete NAME [--revision=R]\n"
-      "  solve --rig=NAME --chain=NAME --target=X,Y,Z [--pole=X,Y,Z] "
-      "[--revision=R]\n"
+      "  solve --rig=NAME (--chain=NAME | --root=JOINT --tip=JOINT)\n"
+      "        --target=X,Y,Z [--pole=X,Y,Z] "
+      "[--solver=two_bone|fabrik|ccd|auto]\n"
+      "        [--orientation=X,Y,Z,W [--orientation_weight=W]]\n"
+      "        [--max_iterations=N] [--tolerance=M] [--revision=R]\n"
       "  health");
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());

@@ -28,6 +28,10 @@ absl::StatusOr<SolverKind> SolverFromProto(v1::Solver solver,
       return SolverKind::kAuto;
     case v1::SOLVER_TWO_BONE:
       return SolverKind::kTwoBone;
+    case v1::SOLVER_FABRIK:
+      return SolverKind::kFabrik;
+    case v1::SOLVER_CCD:
+      return SolverKind::kCcd;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": unknown solver ", static_cast<int>(solver)));
@@ -40,8 +44,64 @@ v1::Solver SolverToProto(SolverKind solver) {
       return v1::SOLVER_AUTO;
     case SolverKind::kTwoBone:
       return v1::SOLVER_TWO_BONE;
+    case SolverKind::kFabrik:
+      return v1::SOLVER_FABRIK;
+    case SolverKind::kCcd:
+      return v1::SOLVER_CCD;
   }
   return v1::SOLVER_UNSPECIFIED;
+}
+
+v1::StopReason StopReasonToProto(StopReason reason) {
+  switch (reason) {
+    case StopReason::kReached:
+      return v1::STOP_REASON_REACHED;
+    case StopReason::kIterationCap:
+      return v1::STOP_REASON_ITERATION_CAP;
+    case StopReason::kNoImprovement:
+      return v1::STOP_REASON_NO_IMPROVEMENT;
+    case StopReason::kOutOfReach:
+      return v1::STOP_REASON_OUT_OF_REACH;
+  }
+  return v1::STOP_REASON_UNSPECIFIED;
+}
+
+// Resolves the goal's chain reference: a rig chain by name, or an ad hoc
+// chain validated like a rig chain and kept in `ad_hoc_chains`.
+absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
+                                            const Rig& rig,
+                                            absl::string_view path,
+                                            std::deque<Chain>& ad_hoc_chains) {
+  switch (goal.chain_ref_case()) {
+    case v1::ChainGoal::CHAIN_REF_NOT_SET:
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ".chain: required (or ad_hoc_chain with root and tip)"));
+    case v1::ChainGoal::kChain: {
+      if (goal.chain().empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ".chain: required"));
+      }
+      const Chain* chain = rig.FindChain(goal.chain());
+      if (chain == nullptr) {
+        return absl::NotFoundError(absl::StrCat(path, ".chain: rig '",
+                                                rig.name(), "' has no chain '",
+                                                goal.chain(), "'"));
+      }
+      return chain;
+    }
+    case v1::ChainGoal::kAdHocChain: {
+      ChainDefinition definition;
+      definition.root = goal.ad_hoc_chain().root();
+      definition.tip = goal.ad_hoc_chain().tip();
+      definition.name = absl::StrCat(definition.root, "..", definition.tip);
+      absl::StatusOr<Chain> chain = rig.MakeChain(definition);
+      if (!chain.ok()) {
+        return Prefixed(chain.status(), absl::StrCat(path, ".ad_hoc_chain."));
+      }
+      return &ad_hoc_chains.emplace_back(*std::move(chain));
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(path, ": bad chain"));
 }
 
 absl::Status CheckFinite(const Vec3& v, absl::string_view path) {
@@ -289,18 +349,14 @@ absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
 }
 
 absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
-                                        const Rig& rig, int index) {
+                                        const Rig& rig, int index,
+                                        std::deque<Chain>& ad_hoc_chains) {
   const std::string path = absl::StrCat("goals[", index, "]");
   ChainGoal out;
-  if (goal.chain().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ".chain: required"));
-  }
-  out.chain = rig.FindChain(goal.chain());
-  if (out.chain == nullptr) {
-    return absl::NotFoundError(absl::StrCat(path, ".chain: rig '", rig.name(),
-                                            "' has no chain '", goal.chain(),
-                                            "'"));
-  }
+  absl::StatusOr<const Chain*> chain =
+      ChainFromProto(goal, rig, path, ad_hoc_chains);
+  if (!chain.ok()) return chain.status();
+  out.chain = *chain;
   if (!goal.has_target()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ".target: required"));
   }
@@ -330,15 +386,38 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
                         goal.tolerance()));
   }
   if (goal.tolerance() > 0.0) out.tolerance = goal.tolerance();
+  if (goal.has_orientation()) {
+    absl::StatusOr<Quat> orientation = NormalizeRotation(
+        FromProto(goal.orientation()), absl::StrCat(path, ".orientation"));
+    if (!orientation.ok()) return orientation.status();
+    out.orientation_world = *orientation;
+  }
+  if (goal.has_orientation_weight()) {
+    const double weight = goal.orientation_weight();
+    if (!goal.has_orientation()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ".orientation_weight: set without an orientation"));
+    }
+    if (!(weight >= 0.0 && weight <= 1.0)) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s.orientation_weight: %g is outside [0, 1]", path, weight));
+    }
+    out.orientation_weight = weight;
+  }
   return out;
 }
 
-v1::GoalResult GoalResultToProto(const Chain& chain, const Rig& rig,
+v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                                  const ChainSolveResult& result,
                                  const std::vector<Transform>& locals) {
   v1::GoalResult out;
+  const Chain& chain = *goal.chain;
   out.set_chain(chain.name);
-  for (size_t i = 0; i + 1 < chain.joints.size(); ++i) {
+  // A position goal leaves the tip's rotation alone; an orientation turns it.
+  const size_t joints = goal.orientation_world.has_value()
+                            ? chain.joints.size()
+                            : chain.joints.size() - 1;
+  for (size_t i = 0; i < joints; ++i) {
     const int joint = chain.joints[i];
     v1::JointRotation* rotation = out.add_rotations();
     rotation->set_name(rig.joint(joint).name);
@@ -348,6 +427,7 @@ v1::GoalResult GoalResultToProto(const Chain& chain, const Rig& rig,
   out.set_reached(result.report.reached);
   out.set_residual(result.report.residual);
   out.set_iterations(result.report.iterations);
+  out.set_stop_reason(StopReasonToProto(result.stop_reason));
   *out.mutable_effector() = ToProto(result.tip_world);
   out.set_solver(SolverToProto(result.solver));
   for (int joint : result.limited_joints) {

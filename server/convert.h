@@ -8,6 +8,7 @@
 #ifndef IK_SERVER_CONVERT_H_
 #define IK_SERVER_CONVERT_H_
 
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -57,13 +58,16 @@ struct DensePose {
 };
 absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig);
 
-// A goal of a SolveChain request; `index` is its position in `goals`.
+// A goal of a SolveChain request; `index` is its position in `goals`. An ad
+// hoc chain is validated like a rig chain and stored in `ad_hoc_chains`
+// (whose elements never move), which must outlive the returned goal.
 absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
-                                        const Rig& rig, int index);
+                                        const Rig& rig, int index,
+                                        std::deque<Chain>& ad_hoc_chains);
 
-// The answer for one solved goal: local rotations of the chain's joints
-// except the tip, taken from `locals`.
-v1::GoalResult GoalResultToProto(const Chain& chain, const Rig& rig,
+// The answer for one solved goal: local rotations of the chain's joints,
+// taken from `locals` (the tip's too when the goal had an orientation).
+v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                                  const ChainSolveResult& result,
                                  const std::vector<Transform>& locals);
 

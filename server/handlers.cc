@@ -1,5 +1,6 @@
 #include "server/handlers.h"
 
+#include <deque>
 #include <memory>
 #include <utility>
 
@@ -99,8 +100,10 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
   if (!pose.ok()) return pose.status();
   std::vector<ChainGoal> goals;
   goals.reserve(request.goals_size());
+  std::deque<Chain> ad_hoc_chains;
   for (int i = 0; i < request.goals_size(); ++i) {
-    absl::StatusOr<ChainGoal> goal = GoalFromProto(request.goals(i), rig, i);
+    absl::StatusOr<ChainGoal> goal =
+        GoalFromProto(request.goals(i), rig, i, ad_hoc_chains);
     if (!goal.ok()) return goal.status();
     goals.push_back(*goal);
   }
@@ -116,7 +119,7 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
           absl::StrCat("goals[", i, "]: ", result.status().message()));
     }
     *response.add_results() =
-        GoalResultToProto(*goals[i].chain, rig, *result, pose->locals);
+        GoalResultToProto(goals[i], rig, *result, pose->locals);
   }
   return absl::OkStatus();
 }

@@ -107,7 +107,8 @@ absl::Status ValidateLimit(JointLimit& limit, absl::string_view path) {
 }
 
 bool IsKnownSolver(SolverKind solver) {
-  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone;
+  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
+         solver == SolverKind::kFabrik || solver == SolverKind::kCcd;
 }
 
 }  // namespace
@@ -194,50 +195,42 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     }
   }
 
-  // Ball-and-socket axes taken from the rest direction to the first child,
-  // in the joint's rest local frame (scale applies before rotation).
+  // Ball-and-socket axes and bones (twist axes) taken from the rest direction
+  // to the first child, in the joint's rest local frame (scale applies before
+  // rotation).
+  std::vector<int> first_child(joint_count, kNoParent);
+  for (int j = joint_count - 1; j >= 0; --j) {
+    if (joints[j].parent != kNoParent) first_child[joints[j].parent] = j;
+  }
   for (int i = 0; i < joint_count; ++i) {
     JointLimit& limit = joints[i].limit;
-    if (limit.kind != JointLimit::Kind::kBallSocket || !limit.axis_from_child) {
-      continue;
+    if (limit.kind != JointLimit::Kind::kBallSocket) continue;
+    const int child = first_child[i];
+    Vec3 direction(0.0);
+    double length = 0.0;
+    if (child != kNoParent) {
+      direction = joints[i].rest.scale * joints[child].rest.translation;
+      length = glm::length(direction);
     }
-    const std::string path =
-        absl::StrCat("joints[", i, "].limit.ball_socket.axis");
-    int child = kNoParent;
-    for (int j = i + 1; j < joint_count; ++j) {
-      if (joints[j].parent == i) {
-        child = j;
-        break;
+    const bool has_bone = length >= kMinBoneLength;
+    if (limit.axis_from_child) {
+      const std::string path =
+          absl::StrCat("joints[", i, "].limit.ball_socket.axis");
+      if (child == kNoParent) {
+        return InvalidArgument(
+            path, absl::StrCat("unset, and joint '", joints[i].name,
+                               "' has no child to take the axis from"));
       }
+      if (!has_bone) {
+        return InvalidArgument(
+            path, absl::StrCat("unset, and the first child '",
+                               joints[child].name, "' sits on joint '",
+                               joints[i].name, "' (zero-length bone)"));
+      }
+      limit.ball_socket.axis = direction / length;
     }
-    if (child == kNoParent) {
-      return InvalidArgument(
-          path, absl::StrCat("unset, and joint '", joints[i].name,
-                             "' has no child to take the axis from"));
-    }
-    const Vec3 direction =
-        joints[i].rest.scale * joints[child].rest.translation;
-    const double length = glm::length(direction);
-    if (!(length >= kMinBoneLength)) {
-      return InvalidArgument(
-          path, absl::StrCat("unset, and the first child '", joints[child].name,
-                             "' sits on joint '", joints[i].name,
-                             "' (zero-length bone)"));
-    }
-    limit.ball_socket.axis = direction / length;
-  }
-
-  // Rest pose in model space, for bone lengths.
-  std::vector<Vec3> rest_positions(joint_count);
-  {
-    std::vector<Transform> rest_models(joint_count);
-    for (int i = 0; i < joint_count; ++i) {
-      const int parent = joints[i].parent;
-      rest_models[i] = parent == kNoParent
-                           ? joints[i].rest
-                           : Compose(rest_models[parent], joints[i].rest);
-      rest_positions[i] = rest_models[i].translation;
-    }
+    limit.ball_socket.twist_axis =
+        has_bone ? direction / length : limit.ball_socket.axis;
   }
 
   Rig rig;
@@ -252,6 +245,7 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
   for (const auto& [name, index] : index_by_name) {
     rig.joint_index_.emplace_back(std::string(name), index);
   }
+  rig.joints_ = std::move(joints);
 
   std::vector<ChainDefinition>& chains = definition.chains;
   rig.chains_.reserve(chains.size());
@@ -270,99 +264,119 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
                              absl::StrCat("duplicate chain name '", chain.name,
                                           "' (also chains[", it->second, "])"));
     }
-    if (chain.root.empty()) {
-      return InvalidArgument(absl::StrCat(path, ".root"), "empty");
-    }
-    if (chain.tip.empty()) {
-      return InvalidArgument(absl::StrCat(path, ".tip"), "empty");
-    }
-    const int root = rig.FindJoint(chain.root);
-    if (root == kNoParent) {
-      return absl::NotFoundError(
-          absl::StrCat(path, ".root: unknown joint '", chain.root, "'"));
-    }
-    const int tip = rig.FindJoint(chain.tip);
-    if (tip == kNoParent) {
-      return absl::NotFoundError(
-          absl::StrCat(path, ".tip: unknown joint '", chain.tip, "'"));
-    }
-    if (tip == root) {
+    absl::StatusOr<Chain> built =
+        rig.BuildChain(chain, absl::StrCat(path, "."));
+    if (!built.ok()) return built.status();
+    rig.chains_.push_back(*std::move(built));
+  }
+  return rig;
+}
+
+absl::StatusOr<Chain> Rig::MakeChain(const ChainDefinition& definition) const {
+  return BuildChain(definition, "");
+}
+
+absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
+                                      absl::string_view path_prefix) const {
+  const std::string root_path = absl::StrCat(path_prefix, "root");
+  const std::string tip_path = absl::StrCat(path_prefix, "tip");
+  if (definition.root.empty()) return InvalidArgument(root_path, "empty");
+  if (definition.tip.empty()) return InvalidArgument(tip_path, "empty");
+  const int root = FindJoint(definition.root);
+  if (root == kNoParent) {
+    return absl::NotFoundError(
+        absl::StrCat(root_path, ": unknown joint '", definition.root, "'"));
+  }
+  const int tip = FindJoint(definition.tip);
+  if (tip == kNoParent) {
+    return absl::NotFoundError(
+        absl::StrCat(tip_path, ": unknown joint '", definition.tip, "'"));
+  }
+  if (tip == root) {
+    return InvalidArgument(
+        tip_path,
+        absl::StrCat("'", definition.tip,
+                     "' is also the root; a chain needs at least 2 joints"));
+  }
+  // Walk from the tip up the parent links until the root.
+  std::vector<int> chain_joints;
+  int joint = tip;
+  while (joint != kNoParent && joint != root) {
+    chain_joints.push_back(joint);
+    joint = joints_[joint].parent;
+  }
+  if (joint != root) {
+    return InvalidArgument(
+        tip_path,
+        absl::StrCat("joint '", definition.tip,
+                     "' does not descend from root '", definition.root, "'"));
+  }
+  chain_joints.push_back(root);
+  std::reverse(chain_joints.begin(), chain_joints.end());
+  const int chain_length = static_cast<int>(chain_joints.size());
+  if (chain_length > kMaxChainJoints) {
+    return InvalidArgument(
+        tip_path, absl::StrCat("the chain from '", definition.root, "' to '",
+                               definition.tip, "' has ", chain_length,
+                               " joints, at most ", kMaxChainJoints));
+  }
+  Chain chain;
+  for (int ancestor = joints_[root].parent; ancestor != kNoParent;
+       ancestor = joints_[ancestor].parent) {
+    chain.ancestors.push_back(ancestor);
+  }
+  std::reverse(chain.ancestors.begin(), chain.ancestors.end());
+
+  // Rest pose in model space down the path, for bone lengths.
+  Transform rest_model;
+  for (size_t i = 0; i < chain.ancestors.size(); ++i) {
+    const Transform& rest = joints_[chain.ancestors[i]].rest;
+    rest_model = i == 0 ? rest : Compose(rest_model, rest);
+  }
+  Vec3 parent_position(0.0);
+  for (int k = 0; k < chain_length; ++k) {
+    const Transform& rest = joints_[chain_joints[k]].rest;
+    rest_model =
+        k == 0 && chain.ancestors.empty() ? rest : Compose(rest_model, rest);
+    if (k > 0 && !(glm::length(rest_model.translation - parent_position) >=
+                   kMinBoneLength)) {
       return InvalidArgument(
-          absl::StrCat(path, ".tip"),
-          absl::StrCat("'", chain.tip,
-                       "' is also the root; a chain needs at least 2 joints"));
+          absl::StrCat(path_prefix, "tip"),
+          absl::StrCat("zero-length bone from '",
+                       joints_[chain_joints[k - 1]].name, "' to '",
+                       joints_[chain_joints[k]].name, "'"));
     }
-    // Walk from the tip up the parent links until the root.
-    std::vector<int> chain_joints;
-    int joint = tip;
-    while (joint != kNoParent && joint != root) {
-      chain_joints.push_back(joint);
-      joint = joints[joint].parent;
-    }
-    if (joint != root) {
-      return InvalidArgument(
-          absl::StrCat(path, ".tip"),
-          absl::StrCat("joint '", chain.tip, "' does not descend from root '",
-                       chain.root, "'"));
-    }
-    chain_joints.push_back(root);
-    std::reverse(chain_joints.begin(), chain_joints.end());
-    const int chain_length = static_cast<int>(chain_joints.size());
-    if (chain_length > kMaxChainJoints) {
-      return InvalidArgument(
-          absl::StrCat(path, ".tip"),
-          absl::StrCat("the chain from '", chain.root, "' to '", chain.tip,
-                       "' has ", chain_length, " joints, at most ",
-                       kMaxChainJoints));
-    }
-    for (int k = 1; k < chain_length; ++k) {
-      const int parent = chain_joints[k - 1];
-      const int child = chain_joints[k];
-      if (!(glm::length(rest_positions[child] - rest_positions[parent]) >=
-            kMinBoneLength)) {
-        return InvalidArgument(
-            path, absl::StrCat("zero-length bone from '", joints[parent].name,
-                               "' to '", joints[child].name, "'"));
-      }
-    }
-    if (!IsKnownSolver(chain.solver)) {
-      return InvalidArgument(
-          absl::StrCat(path, ".solver"),
-          absl::StrCat("unknown solver ", static_cast<int>(chain.solver)));
-    }
-    if (chain.solver == SolverKind::kTwoBone && chain_length != 3) {
-      return InvalidArgument(
-          absl::StrCat(path, ".solver"),
-          absl::StrCat("the two-bone solver needs exactly 3 joints; the chain "
-                       "has ",
-                       chain_length));
-    }
-    if (chain.max_iterations < 1) {
-      return InvalidArgument(
-          absl::StrCat(path, ".max_iterations"),
-          absl::StrCat("must be at least 1, got ", chain.max_iterations));
-    }
-    if (!IsFinite(chain.tolerance) || chain.tolerance < 0.0) {
-      return InvalidArgument(
-          absl::StrCat(path, ".tolerance"),
-          absl::StrCat("must be finite and >= 0, got ", chain.tolerance));
-    }
-    Chain validated;
-    validated.name = std::move(chain.name);
-    for (int ancestor = joints[root].parent; ancestor != kNoParent;
-         ancestor = joints[ancestor].parent) {
-      validated.ancestors.push_back(ancestor);
-    }
-    std::reverse(validated.ancestors.begin(), validated.ancestors.end());
-    validated.joints = std::move(chain_joints);
-    validated.solver = chain.solver;
-    validated.max_iterations = chain.max_iterations;
-    validated.tolerance = chain.tolerance;
-    rig.chains_.push_back(std::move(validated));
+    parent_position = rest_model.translation;
   }
 
-  rig.joints_ = std::move(joints);
-  return rig;
+  if (!IsKnownSolver(definition.solver)) {
+    return InvalidArgument(
+        absl::StrCat(path_prefix, "solver"),
+        absl::StrCat("unknown solver ", static_cast<int>(definition.solver)));
+  }
+  if (definition.solver == SolverKind::kTwoBone && chain_length != 3) {
+    return InvalidArgument(
+        absl::StrCat(path_prefix, "solver"),
+        absl::StrCat("the two-bone solver needs exactly 3 joints; the chain "
+                     "has ",
+                     chain_length));
+  }
+  if (definition.max_iterations < 1) {
+    return InvalidArgument(
+        absl::StrCat(path_prefix, "max_iterations"),
+        absl::StrCat("must be at least 1, got ", definition.max_iterations));
+  }
+  if (!IsFinite(definition.tolerance) || definition.tolerance < 0.0) {
+    return InvalidArgument(
+        absl::StrCat(path_prefix, "tolerance"),
+        absl::StrCat("must be finite and >= 0, got ", definition.tolerance));
+  }
+  chain.name = definition.name;
+  chain.joints = std::move(chain_joints);
+  chain.solver = definition.solver;
+  chain.max_iterations = definition.max_iterations;
+  chain.tolerance = definition.tolerance;
+  return chain;
 }
 
 int Rig::FindJoint(absl::string_view name) const {

@@ -1,16 +1,24 @@
 #include "ik/solve_chain.h"
 
+#include <algorithm>
 #include <cmath>
-#include <functional>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ik/ccd.h"
+#include "ik/fabrik.h"
 
 namespace ik {
 namespace {
 
+// A hinge joint whose axis its rotation moves by less than this (radians,
+// about) counts as on the hinge: turning about the axis keeps it there.
+constexpr double kOnHingeSlack = 1e-12;
+
 bool IsKnownSolver(SolverKind solver) {
-  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone;
+  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
+         solver == SolverKind::kFabrik || solver == SolverKind::kCcd;
 }
 
 absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
@@ -26,13 +34,47 @@ absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
   return absl::OkStatus();
 }
 
+// A chain of `rig`: 2..kMaxChainJoints joints, each the parent of the next,
+// below its listed ancestors (what Create and MakeChain build). Checked
+// structurally, so ad hoc chains pass as well as the rig's own.
+bool IsChainOf(const Rig& rig, const Chain& chain) {
+  const size_t count = chain.joints.size();
+  if (count < 2 || count > static_cast<size_t>(kMaxChainJoints)) return false;
+  const absl::Span<const int> parents = rig.parents();
+  const int joint_count = rig.joint_count();
+  int expected_parent = kNoParent;
+  for (const int ancestor : chain.ancestors) {
+    if (ancestor < 0 || ancestor >= joint_count ||
+        parents[ancestor] != expected_parent) {
+      return false;
+    }
+    expected_parent = ancestor;
+  }
+  for (const int joint : chain.joints) {
+    if (joint < 0 || joint >= joint_count ||
+        parents[joint] != expected_parent) {
+      return false;
+    }
+    expected_parent = joint;
+  }
+  return true;
+}
+
+// The rig joint's limit as the chain solvers take it.
+JointConstraint ConstraintOf(const JointDefinition& joint) {
+  JointConstraint constraint;
+  if (joint.limit.kind != JointLimit::Kind::kNone) {
+    constraint.limit = &joint.limit;
+  }
+  constraint.rest_rotation = joint.rest.rotation;
+  return constraint;
+}
+
 }  // namespace
 
 SolverKind ResolveSolver(SolverKind requested, const Chain& chain) {
-  if (requested == SolverKind::kAuto && chain.joints.size() == 3) {
-    return SolverKind::kTwoBone;
-  }
-  return requested;
+  if (requested != SolverKind::kAuto) return requested;
+  return chain.joints.size() == 3 ? SolverKind::kTwoBone : SolverKind::kFabrik;
 }
 
 PoseSolver::PoseSolver(const Rig& rig) : rig_(rig) {}
@@ -44,14 +86,11 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   if (goal.chain == nullptr) {
     return absl::InvalidArgumentError("chain: not set");
   }
-  const absl::Span<const Chain> chains = rig_.chains();
-  const std::less<const Chain*> before;
-  if (before(goal.chain, chains.data()) ||
-      !before(goal.chain, chains.data() + chains.size())) {
+  const Chain& chain = *goal.chain;
+  if (!IsChainOf(rig_, chain)) {
     return absl::InvalidArgumentError(
         absl::StrCat("chain: not a chain of rig '", rig_.name(), "'"));
   }
-  const Chain& chain = *goal.chain;
   if (locals.size() != static_cast<size_t>(rig_.joint_count())) {
     return absl::InvalidArgumentError(
         absl::StrCat("locals: ", locals.size(), " transforms for rig '",
@@ -74,6 +113,18 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
     return absl::InvalidArgumentError(absl::StrCat(
         "tolerance: must be finite and >= 0, got ", *goal.tolerance));
   }
+  std::optional<Quat> orientation_world;
+  if (goal.orientation_world.has_value()) {
+    absl::StatusOr<Quat> orientation =
+        NormalizeRotation(*goal.orientation_world, "orientation");
+    if (!orientation.ok()) return orientation.status();
+    orientation_world = *orientation;
+    if (!(goal.orientation_weight >= 0.0 && goal.orientation_weight <= 1.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("orientation_weight: ", goal.orientation_weight,
+                       " is not within [0, 1]"));
+    }
+  }
   const Vec3 target_model = InverseTransformPoint(root, goal.target_world);
   if (absl::Status status =
           CheckTargetPoint(goal.target_world, target_model, "target");
@@ -94,39 +145,163 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   const int chain_length = static_cast<int>(chain.joints.size());
   const SolverKind solver =
       ResolveSolver(goal.solver.value_or(chain.solver), chain);
-  if (solver == SolverKind::kAuto) {
-    return absl::UnimplementedError(absl::StrCat(
-        "chain '", chain.name, "' has ", chain_length,
-        " joints: only 3-joint chains (the two-bone solver) can be solved so "
-        "far"));
-  }
-  if (chain_length != 3) {
+  if (solver == SolverKind::kTwoBone && chain_length != 3) {
     return absl::InvalidArgumentError(absl::StrCat(
         "solver: the two-bone solver needs a chain of exactly 3 joints; chain "
         "'",
         chain.name, "' has ", chain_length));
   }
 
-  // Forward kinematics in model space, down the chain's path only. Each
-  // ancestor is the parent of the next, so the running transform stays in
-  // registers.
-  const int root_joint = chain.joints[0];
-  const int mid_joint = chain.joints[1];
-  const int tip_joint = chain.joints[2];
+  // Forward kinematics in model space down to the chain's root's parent.
+  // Each ancestor is the parent of the next, so the running transform stays
+  // in registers.
   const std::vector<int>& ancestors = chain.ancestors;
   Transform parent_model;  // identity: a rig's roots live in model space
   for (size_t i = 0; i < ancestors.size(); ++i) {
     parent_model = i == 0 ? locals[ancestors[i]]
                           : Compose(parent_model, locals[ancestors[i]]);
   }
-  const Transform root_model = ancestors.empty()
-                                   ? locals[root_joint]
-                                   : Compose(parent_model, locals[root_joint]);
-  const Transform mid_model = Compose(root_model, locals[mid_joint]);
+
+  ChainSolveResult result;
+  result.solver = solver;
+  std::uint64_t mask = 0;
+  const absl::Status status =
+      solver == SolverKind::kTwoBone
+          ? SolveTwoBone(goal, chain, parent_model, target_model, pole_model,
+                         locals, result, mask)
+          : SolveIterative(solver, goal, chain, root, parent_model,
+                           target_model, locals, result, mask);
+  if (!status.ok()) return status;
+
+  // Down the updated chain: the tip's position, and the world rotation of
+  // its parent for an orientation goal.
+  Transform model = ancestors.empty()
+                        ? locals[chain.joints[0]]
+                        : Compose(parent_model, locals[chain.joints[0]]);
+  for (int k = 1; k + 1 < chain_length; ++k) {
+    model = Compose(model, locals[chain.joints[k]]);
+  }
+  const int tip = chain.joints[chain_length - 1];
+  if (orientation_world.has_value() && goal.orientation_weight > 0.0) {
+    // World rotation of the tip = root * parent model * local.
+    const Quat desired_local =
+        glm::conjugate(root.rotation * model.rotation) * *orientation_world;
+    Quat blended = goal.orientation_weight >= 1.0
+                       ? desired_local
+                       : glm::slerp(locals[tip].rotation, desired_local,
+                                    goal.orientation_weight);
+    blended = glm::normalize(blended);
+    const LimitedRotation limited =
+        ApplyJointConstraint(ConstraintOf(rig_.joint(tip)), blended);
+    locals[tip].rotation = limited.rotation;
+    if (limited.clamped) mask |= std::uint64_t{1} << (chain_length - 1);
+  }
+  result.report.tip_model = TransformPoint(model, locals[tip].translation);
+  result.tip_world = TransformPoint(root, result.report.tip_model);
+  result.report.residual = glm::length(result.tip_world - goal.target_world);
+  result.report.reached =
+      result.report.residual <= goal.tolerance.value_or(chain.tolerance);
+  if (solver == SolverKind::kTwoBone) {
+    result.stop_reason =
+        result.report.reached ? StopReason::kReached : StopReason::kOutOfReach;
+  }
+  for (int k = 0; k < chain_length; ++k) {
+    if ((mask >> k) & 1) result.limited_joints.push_back(chain.joints[k]);
+  }
+  return result;
+}
+
+absl::Status PoseSolver::SolveIterative(
+    SolverKind solver, const ChainGoal& goal, const Chain& chain,
+    const Transform& root, const Transform& parent_model,
+    const Vec3& target_model, absl::Span<Transform> locals,
+    ChainSolveResult& result, std::uint64_t& mask) {
+  const int count = static_cast<int>(chain.joints.size());
+  for (int k = 0; k < count; ++k) {
+    const int joint = chain.joints[k];
+    chain_locals_[k] = locals[joint];
+    constraints_[k] = ConstraintOf(rig_.joint(joint));
+  }
+  // Model-space distances grow by at most the root's largest scale factor
+  // on their way to world space.
+  const double world_scale =
+      std::max(root.scale.x, std::max(root.scale.y, root.scale.z));
+  ChainJob job;
+  job.parent_model = parent_model;
+  job.locals = absl::MakeSpan(chain_locals_.data(), count);
+  job.constraints = absl::MakeConstSpan(constraints_.data(), count);
+  job.target_model = target_model;
+  job.max_iterations = goal.max_iterations.value_or(chain.max_iterations);
+  job.tolerance = goal.tolerance.value_or(chain.tolerance) / world_scale;
+  job.workspace = &workspace_;
+  job.report = &result.report;
+  job.stop_reason = &result.stop_reason;
+  job.limited_mask = &mask;
+  const absl::Status status =
+      solver == SolverKind::kCcd ? CcdJob{job}.Run() : FabrikJob{job}.Run();
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("locals: chain '", chain.name,
+                     "' cannot be solved in this pose: ", status.message()));
+  }
+  for (int k = 0; k + 1 < count; ++k) {
+    locals[chain.joints[k]].rotation = chain_locals_[k].rotation;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PoseSolver::SolveTwoBone(const ChainGoal& goal, const Chain& chain,
+                                      const Transform& parent_model,
+                                      const Vec3& target_model,
+                                      const std::optional<Vec3>& pole_model,
+                                      absl::Span<Transform> locals,
+                                      ChainSolveResult& result,
+                                      std::uint64_t& mask) {
+  const int root_joint = chain.joints[0];
+  const int mid_joint = chain.joints[1];
+  const int tip_joint = chain.joints[2];
+  const bool has_ancestors = !chain.ancestors.empty();
+  const JointConstraint root_constraint = ConstraintOf(rig_.joint(root_joint));
+  const JointConstraint mid_constraint = ConstraintOf(rig_.joint(mid_joint));
+
+  // The middle joint starts within its limit, so a hinge's bend stays on
+  // the hinge and its turn range is known. One decomposition serves a
+  // hinge's check and its angle.
+  const JointDefinition& mid_definition = rig_.joint(mid_joint);
+  const bool mid_hinge = mid_definition.limit.kind == JointLimit::Kind::kHinge;
+  Quat mid_rotation = locals[mid_joint].rotation;
+  double hinge_angle = 0.0;
+  bool mid_within = !mid_hinge;
+  if (mid_hinge) {
+    const HingeLimit& hinge = mid_definition.limit.hinge;
+    const Quat relative =
+        glm::conjugate(mid_definition.rest.rotation) * mid_rotation;
+    hinge_angle = DecomposeSwingTwist(relative, hinge.axis).twist_angle;
+    mid_within =
+        ClampAngleToRange(hinge_angle, hinge.range) == hinge_angle &&
+        glm::length(relative * hinge.axis - hinge.axis) <= kOnHingeSlack;
+  }
+  if (!mid_within || !mid_hinge) {
+    const LimitedRotation mid_start =
+        ApplyJointConstraint(mid_constraint, mid_rotation);
+    mid_rotation = mid_start.rotation;
+    if (mid_start.clamped) mask |= 2;
+    if (mid_hinge) {
+      hinge_angle =
+          ClampAngleToRange(hinge_angle, mid_definition.limit.hinge.range);
+    }
+  }
+
+  const Transform root_model = has_ancestors
+                                   ? Compose(parent_model, locals[root_joint])
+                                   : locals[root_joint];
+  Transform mid_local = locals[mid_joint];
+  mid_local.rotation = mid_rotation;
+  const Transform mid_model = Compose(root_model, mid_local);
 
   Quat root_correction = IdentityQuat();
   Quat mid_correction = IdentityQuat();
-  ChainSolveResult result;
+  bool turn_clamped = false;
   TwoBoneJob job;
   job.root_model = root_model;
   job.mid_model = mid_model;
@@ -134,45 +309,48 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
       TransformPoint(mid_model, locals[tip_joint].translation);
   job.target_model = target_model;
   job.pole_model = pole_model;
-  const JointDefinition& mid_definition = rig_.joint(mid_joint);
-  if (mid_definition.limit.kind == JointLimit::Kind::kHinge) {
+  if (mid_hinge) {
     // The hinge axis lives in the middle joint's rest local frame; the
     // parent (the chain's root) carries that frame into model space. Turning
-    // about it keeps a pose that honours the hinge on the hinge.
+    // about it keeps the pose on the hinge, and the turn may take the hinge
+    // angle to either end of its range.
+    const HingeLimit& hinge = mid_definition.limit.hinge;
     job.mid_axis_model =
-        root_model.rotation *
-        (mid_definition.rest.rotation * mid_definition.limit.hinge.axis);
+        root_model.rotation * (mid_definition.rest.rotation * hinge.axis);
+    job.mid_turn_range = AngleRange{hinge.range.min - hinge_angle,
+                                    hinge.range.max - hinge_angle};
   }
   job.tolerance = goal.tolerance.value_or(chain.tolerance);
   job.root_correction = &root_correction;
   job.mid_correction = &mid_correction;
   job.report = &result.report;
+  job.mid_turn_clamped = &turn_clamped;
   if (absl::Status status = job.Run(); !status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("locals: chain '", chain.name,
                      "' cannot be solved in this pose: ", status.message()));
   }
+  if (turn_clamped) mask |= 2;
 
-  // Apply, then measure the tip on the updated pose (only the root's
-  // rotation changed on the path down to the chain).
-  locals[root_joint].rotation =
-      glm::normalize(locals[root_joint].rotation * root_correction);
-  locals[mid_joint].rotation =
-      glm::normalize(locals[mid_joint].rotation * mid_correction);
-  Transform root_after = root_model;
-  root_after.rotation =
-      ancestors.empty() ? locals[root_joint].rotation
-                        : parent_model.rotation * locals[root_joint].rotation;
-  const Transform mid_after = Compose(root_after, locals[mid_joint]);
-
-  result.solver = solver;
-  result.report.tip_model =
-      TransformPoint(mid_after, locals[tip_joint].translation);
-  result.tip_world = TransformPoint(root, result.report.tip_model);
-  result.report.residual = glm::length(result.tip_world - goal.target_world);
-  result.report.reached = result.report.residual <= job.tolerance;
+  // Apply, then hold both joints to their limits. A hinge's turn stays on
+  // it and in range (up to rounding): no second clamp. The root's limit may
+  // move the tip, which the caller measures.
+  const LimitedRotation root_limited = ApplyJointConstraint(
+      root_constraint,
+      glm::normalize(locals[root_joint].rotation * root_correction));
+  locals[root_joint].rotation = root_limited.rotation;
+  if (root_limited.clamped) mask |= 1;
+  const Quat mid_turned = glm::normalize(mid_rotation * mid_correction);
+  if (mid_hinge) {
+    locals[mid_joint].rotation = mid_turned;
+  } else {
+    const LimitedRotation mid_limited =
+        ApplyJointConstraint(mid_constraint, mid_turned);
+    locals[mid_joint].rotation = mid_limited.rotation;
+    if (mid_limited.clamped) mask |= 2;
+  }
   result.report.iterations = 1;
-  return result;
+  return absl::OkStatus();
 }
 
 }  // namespace ik

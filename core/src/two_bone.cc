@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "ik/joint_limits.h"
 
 namespace ik {
 namespace {
@@ -34,6 +35,11 @@ bool IsUnitRotation(const Quat& q) {
 bool IsUsableAxis(const Vec3& axis) {
   return IsFinite(axis) &&
          glm::dot(axis, axis) >= kMinDirectionLength * kMinDirectionLength;
+}
+
+// Finite, min <= max.
+bool IsUsableRange(const AngleRange& range) {
+  return IsFinite(range.min) && IsFinite(range.max) && range.min <= range.max;
 }
 
 // Field names are literals so that no strings are built unless they fail.
@@ -154,6 +160,9 @@ inline bool LooksValid(const TwoBoneJob& job) {
   valid &= IsUnitRotation(job.mid_model.rotation);
   valid &= !job.pole_model.has_value() || IsWithinRange(*job.pole_model);
   valid &= !job.mid_axis_model.has_value() || IsUsableAxis(*job.mid_axis_model);
+  valid &=
+      !job.mid_turn_range.has_value() ||
+      (job.mid_axis_model.has_value() && IsUsableRange(*job.mid_turn_range));
   valid &= job.tolerance >= 0.0;
   valid &= job.tolerance <= std::numeric_limits<double>::max();
   valid &= glm::dot(upper, upper) >= kMinBoneSquared;
@@ -220,6 +229,17 @@ absl::Status TwoBoneJob::Validate() const {
     }
     if (!IsUsableAxis(*mid_axis_model)) {
       return absl::InvalidArgumentError("mid_axis_model: zero length");
+    }
+  }
+  if (mid_turn_range.has_value()) {
+    if (!IsUsableRange(*mid_turn_range)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "mid_turn_range: [", mid_turn_range->min, ", ", mid_turn_range->max,
+          "] is not a finite range with min <= max"));
+    }
+    if (!mid_axis_model.has_value()) {
+      return absl::InvalidArgumentError(
+          "mid_turn_range: set without mid_axis_model");
     }
   }
   if (!IsFinite(tolerance) || tolerance < 0.0) {
@@ -350,8 +370,28 @@ absl::Status TwoBoneJob::Run() const {
     sin1 = -sigma * a * inverse_r_sq;
     projection = c;
   }
-  const double cos_alpha = cos0 + t * cos1;
-  const double sin_alpha = sin0 + t * sin1;
+  double cos_alpha = cos0 + t * cos1;
+  double sin_alpha = sin0 + t * sin1;
+  bool turn_clamped = false;
+  if (mid_turn_range.has_value()) {
+    // Only a limited joint pays for the angle.
+    const double alpha = std::atan2(sin_alpha, cos_alpha);
+    const double clamped = ClampAngleToRange(alpha, *mid_turn_range);
+    if (clamped != alpha) {
+      turn_clamped = std::abs(std::remainder(clamped - alpha, 2.0 * kPi)) >
+                     kLimitClampSlack;
+      cos_alpha = std::cos(clamped);
+      sin_alpha = std::sin(clamped);
+      cos0 = cos_alpha;
+      sin0 = sin_alpha;
+      cos1 = 0.0;
+      sin1 = 0.0;
+      t = 0.0;
+      projection = a * cos_alpha + b * sin_alpha;
+      exact = false;
+    }
+  }
+  if (mid_turn_clamped != nullptr) *mid_turn_clamped = turn_clamped;
   // Root -> tip after the turn: base + cos across + sin side.
   const Vec3 base_ms = upper_ms + along_ms;
   // The middle joint's correction, (w, v * axis) up to normalisation.

@@ -2,7 +2,8 @@
 """A short ikd client in Python (Debian's python3-grpcio and python3-protobuf).
 
 Registers a small three-joint arm rig, then solves a reachable and an
-unreachable target for it, and one for the bundled humanoid's left arm.
+unreachable target for it, one for the bundled humanoid's left arm and one
+for the 13-joint tail with FABRIK.
 
     examples/python/generate_stubs.sh
     /usr/bin/python3 examples/python/ik_client.py --server 127.0.0.1:50051
@@ -26,6 +27,10 @@ def parse_args():
     return parser.parse_args()
 
 
+# A point the bundled tail reaches within its joint limits.
+TAIL_TARGET = (0.25, 0.55, -0.95)
+
+
 def vec3(pb, x, y, z):
     return pb.Vec3(x=x, y=y, z=z)
 
@@ -43,14 +48,16 @@ def arm_rig(pb):
     return rig
 
 
-def solve(stub, pb, timeout, rig, chain, target):
+def solve(stub, pb, timeout, rig, chain, target, solver=0):
     request = pb.SolveChainRequest(rig=rig)
-    request.goals.add(chain=chain, target=vec3(pb, *target))
+    request.goals.add(chain=chain, target=vec3(pb, *target), solver=solver)
     answer = stub.SolveChain(request, timeout=timeout)
     for result in answer.results:
         print(
             f"{rig}/{result.chain}: reached={result.reached} "
             f"residual={result.residual:.3g} m "
+            f"solver={pb.Solver.Name(result.solver)} "
+            f"iterations={result.iterations} "
             f"tip=({result.effector.x:.4f}, {result.effector.y:.4f}, "
             f"{result.effector.z:.4f})"
         )
@@ -77,6 +84,7 @@ def main():
         solve(stub, pb, args.timeout, "python_arm", "arm", (0.1, -0.35, 0.15))
         solve(stub, pb, args.timeout, "python_arm", "arm", (0.0, -2.0, 0.0))
         solve(stub, pb, args.timeout, "humanoid", "left_arm", (0.45, 1.2, 0.15))
+        solve(stub, pb, args.timeout, "tail", "tail", TAIL_TARGET, pb.SOLVER_FABRIK)
         try:
             stub.SolveChain(
                 pb.SolveChainRequest(

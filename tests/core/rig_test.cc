@@ -133,6 +133,91 @@ TEST(RigTest, FillsBallSocketAxisFromTheFirstChild) {
   EXPECT_NEAR(axis.z, 0.0, 1e-15);
 }
 
+TEST(RigTest, FillsTheBoneOfBallSocketLimits) {
+  RigDefinition def = ArmDefinition();
+  // An explicit cone axis: the bone still comes from the first child.
+  def.joints[0].limit =
+      testing::BallSocket(1.0, std::nullopt, Vec3(0.0, -1.0, 0.0));
+  def.joints[0].limit.ball_socket.twist_axis = Vec3(9.0, 9.0, 9.0);
+  // No child: the cone's axis.
+  def.joints[3].limit =
+      testing::BallSocket(0.5, std::nullopt, Vec3(0.0, 0.0, 2.0));
+  absl::StatusOr<Rig> rig = Rig::Create(std::move(def));
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_EQ(rig->joint(0).limit.ball_socket.twist_axis, Vec3(1.0, 0.0, 0.0));
+  EXPECT_EQ(rig->joint(3).limit.ball_socket.twist_axis, Vec3(0.0, 0.0, 1.0));
+}
+
+TEST(RigTest, AcceptsTheIterativeSolvers) {
+  RigDefinition def = ArmDefinition();
+  def.chains[0].tip = "hand";
+  def.chains[0].solver = SolverKind::kFabrik;
+  ChainDefinition ccd = def.chains[0];
+  ccd.name = "arm_ccd";
+  ccd.solver = SolverKind::kCcd;
+  def.chains.push_back(ccd);
+  absl::StatusOr<Rig> rig = Rig::Create(std::move(def));
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  EXPECT_EQ(rig->FindChain("arm")->solver, SolverKind::kFabrik);
+  EXPECT_EQ(rig->FindChain("arm_ccd")->solver, SolverKind::kCcd);
+}
+
+TEST(RigMakeChainTest, BuildsAChainLikeCreate) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  ChainDefinition definition;
+  definition.name = "left_clavicle..left_wrist";
+  definition.root = "left_clavicle";
+  definition.tip = "left_wrist";
+  definition.max_iterations = 40;
+  absl::StatusOr<Chain> chain = rig->MakeChain(definition);
+  ASSERT_TRUE(chain.ok()) << chain.status();
+  const Chain* registered = rig->FindChain("left_arm_clavicle");
+  EXPECT_EQ(chain->name, "left_clavicle..left_wrist");
+  EXPECT_EQ(chain->joints, registered->joints);
+  EXPECT_EQ(chain->ancestors, registered->ancestors);
+  EXPECT_EQ(chain->solver, SolverKind::kAuto);
+  EXPECT_EQ(chain->max_iterations, 40);
+  EXPECT_EQ(chain->tolerance, kDefaultTolerance);
+}
+
+TEST(RigMakeChainTest, NamesTheDefinitionsFieldsWithoutAPrefix) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  auto expect = [&](ChainDefinition definition, absl::StatusCode code,
+                    const std::string& message) {
+    absl::StatusOr<Chain> chain = rig->MakeChain(definition);
+    ASSERT_FALSE(chain.ok()) << message;
+    EXPECT_EQ(chain.status().code(), code) << chain.status();
+    EXPECT_EQ(chain.status().message(), message);
+  };
+  ChainDefinition definition;
+  definition.root = "left_shoulder";
+  definition.tip = "x";
+  expect(definition, absl::StatusCode::kNotFound, "tip: unknown joint 'x'");
+  definition.root = "";
+  expect(definition, absl::StatusCode::kInvalidArgument, "root: empty");
+  definition.root = "left_wrist";
+  definition.tip = "left_shoulder";
+  expect(definition, absl::StatusCode::kInvalidArgument,
+         "tip: joint 'left_shoulder' does not descend from root "
+         "'left_wrist'");
+  definition.root = "left_shoulder";
+  definition.tip = "left_shoulder";
+  expect(definition, absl::StatusCode::kInvalidArgument,
+         "tip: 'left_shoulder' is also the root; a chain needs at least 2 "
+         "joints");
+  definition.tip = "left_elbow";
+  definition.solver = SolverKind::kTwoBone;
+  expect(definition, absl::StatusCode::kInvalidArgument,
+         "solver: the two-bone solver needs exactly 3 joints; the chain has "
+         "2");
+  definition.solver = SolverKind::kAuto;
+  definition.tolerance = -1.0;
+  expect(definition, absl::StatusCode::kInvalidArgument,
+         "tolerance: must be finite and >= 0, got -1");
+}
+
 TEST(RigTest, RejectsEmptyRigName) {
   RigDefinition def = ArmDefinition();
   def.name = "";
@@ -434,7 +519,7 @@ TEST(RigTest, RejectsZeroLengthBoneInsideAChain) {
   RigDefinition def = ArmDefinition();
   def.joints[2].rest.translation = Vec3(0.0);
   ExpectInvalid(std::move(def),
-                "chains[0]: zero-length bone from 'elbow' to 'wrist'");
+                "chains[0].tip: zero-length bone from 'elbow' to 'wrist'");
 }
 
 TEST(RigTest, AcceptsZeroLengthBoneOutsideChains) {

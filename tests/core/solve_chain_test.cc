@@ -261,12 +261,30 @@ TEST_F(PoseSolverTest, RejectsAMissingChain) {
   ExpectInvalid(goal, "chain: not set");
 }
 
-TEST_F(PoseSolverTest, RejectsAChainOfAnotherRig) {
+TEST_F(PoseSolverTest, RejectsAChainThatIsNotOneOfTheRigs) {
+  // Joints that are not each the parent of the next, or not joints at all.
+  Chain chain;
+  chain.name = "stray";
+  chain.joints = {8, 3};
+  ChainGoal goal = Goal("left_arm", Vec3(0.4, 1.2, 0.1));
+  goal.chain = &chain;
+  ExpectInvalid(goal, "chain: not a chain of rig 'humanoid'");
+  chain.joints = {21, 22};
+  ExpectInvalid(goal, "chain: not a chain of rig 'humanoid'");
+  // A rig chain with its ancestors left out.
+  chain = *rig_->FindChain("left_arm");
+  chain.ancestors.clear();
+  ExpectInvalid(goal, "chain: not a chain of rig 'humanoid'");
+}
+
+TEST_F(PoseSolverTest, AcceptsTheSameChainOfAnIdenticalRig) {
+  // Chains are checked by structure: one of an identical rig fits.
   absl::StatusOr<Rig> other = testing::HumanoidRig();
   ASSERT_TRUE(other.ok());
-  ChainGoal goal = Goal("left_arm", Vec3(0.4, 1.2, 0.1));
+  ChainGoal goal = Goal("left_arm", Vec3(0.45, 1.2, 0.15));
   goal.chain = other->FindChain("left_arm");
-  ExpectInvalid(goal, "chain: not a chain of rig 'humanoid'");
+  PoseSolver solver(*rig_);
+  EXPECT_TRUE(solver.Solve(goal, Transform(), absl::MakeSpan(locals_)).ok());
 }
 
 TEST_F(PoseSolverTest, RejectsAPoseOfTheWrongSize) {
@@ -346,7 +364,7 @@ Rig SpineRig() {
   return *std::move(rig);
 }
 
-TEST(PoseSolverChainLengthTest, AutoOnALongerChainIsUnimplemented) {
+TEST(PoseSolverChainLengthTest, AutoSolvesALongerChainWithFabrik) {
   const Rig rig = SpineRig();
   std::vector<Transform> locals(rig.rest_pose().begin(), rig.rest_pose().end());
   ChainGoal goal;
@@ -355,11 +373,13 @@ TEST(PoseSolverChainLengthTest, AutoOnALongerChainIsUnimplemented) {
   PoseSolver solver(rig);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(locals));
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_TRUE(
-      absl::StrContains(result.status().message(), "chain 'all' has 4 joints"))
-      << result.status();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->solver, SolverKind::kFabrik);
+  EXPECT_TRUE(result->report.reached);
+  EXPECT_EQ(result->stop_reason, StopReason::kReached);
+  EXPECT_LT(
+      glm::length(ModelPose(rig, locals)[3].translation - goal.target_world),
+      kDefaultTolerance);
 }
 
 TEST(PoseSolverChainLengthTest, TwoBoneOverrideNeedsThreeJoints) {
@@ -399,14 +419,18 @@ TEST(PoseSolverChainLengthTest, StraightThreeJointChainSolvesOnAnyParent) {
       1e-12);
 }
 
-TEST(ResolveSolverTest, AutoPicksTwoBoneForThreeJoints) {
+TEST(ResolveSolverTest, AutoPicksTwoBoneForThreeJointsAndFabrikOtherwise) {
   Chain chain;
   chain.joints = {0, 1, 2};
   EXPECT_EQ(ResolveSolver(SolverKind::kAuto, chain), SolverKind::kTwoBone);
   EXPECT_EQ(ResolveSolver(SolverKind::kTwoBone, chain), SolverKind::kTwoBone);
+  EXPECT_EQ(ResolveSolver(SolverKind::kCcd, chain), SolverKind::kCcd);
   chain.joints = {0, 1, 2, 3};
-  EXPECT_EQ(ResolveSolver(SolverKind::kAuto, chain), SolverKind::kAuto);
+  EXPECT_EQ(ResolveSolver(SolverKind::kAuto, chain), SolverKind::kFabrik);
   EXPECT_EQ(ResolveSolver(SolverKind::kTwoBone, chain), SolverKind::kTwoBone);
+  chain.joints = {0, 1};
+  EXPECT_EQ(ResolveSolver(SolverKind::kAuto, chain), SolverKind::kFabrik);
+  EXPECT_EQ(ResolveSolver(SolverKind::kCcd, chain), SolverKind::kCcd);
 }
 
 }  // namespace

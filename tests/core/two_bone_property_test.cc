@@ -2,7 +2,10 @@
 // and targets on the humanoid's limbs (through PoseSolver) and on random
 // limbs (through TwoBoneJob). Every hit is checked with forward kinematics
 // written here with 4x4 matrices, independently of the core's Compose /
-// LocalToModelJob.
+// LocalToModelJob. The humanoid's limb limits are opened up here (no cone
+// on the limb roots, the hinges a full turn) so that the whole shell the
+// bones reach is reachable: this tests the analytic solve itself; the
+// limits are chain_property_test.cc's.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -102,10 +105,24 @@ Transform RandomRoot(Sampler& sampler) {
   return root;
 }
 
+// The humanoid without ball-and-socket limits and with its hinges turning a
+// full turn (still hinges: the bend axis stays the hinge's).
+RigDefinition OpenLimbsHumanoid() {
+  RigDefinition definition = testing::HumanoidRigDefinition();
+  for (JointDefinition& joint : definition.joints) {
+    if (joint.limit.kind == JointLimit::Kind::kHinge) {
+      joint.limit.hinge.range = {-kPi, kPi};
+    } else {
+      joint.limit = JointLimit();
+    }
+  }
+  return definition;
+}
+
 class HumanoidPropertyTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    absl::StatusOr<Rig> rig = testing::HumanoidRig();
+    absl::StatusOr<Rig> rig = Rig::Create(OpenLimbsHumanoid());
     ASSERT_TRUE(rig.ok()) << rig.status();
     rig_.emplace(*std::move(rig));
     chain_ = rig_->FindChain(GetParam());

@@ -297,6 +297,46 @@ TEST_F(TwoBoneJobTest, GivenBendAxisTurnsTheMiddleJointAboutIt) {
               kExact);
 }
 
+TEST_F(TwoBoneJobTest, ClampsTheTurnIntoTheGivenRange) {
+  // Folding the elbow to reach a target 0.1 m from the root needs a turn
+  // of about 2.2 rad; the range allows 1.
+  job_.mid_axis_model = Vec3(0.0, -1.0, 0.0);
+  job_.mid_turn_range = AngleRange{-0.5, 1.0};
+  job_.target_model = job_.root_model.translation + Vec3(0.06, 0.0, 0.08);
+  bool clamped = false;
+  job_.mid_turn_clamped = &clamped;
+  ASSERT_TRUE(job_.Run().ok());
+  EXPECT_TRUE(clamped);
+  EXPECT_FALSE(report_.reached);
+  // The mid turned by exactly 1 rad about the axis...
+  EXPECT_NEAR(
+      2.0 * std::atan2(glm::length(Vec3(mid_correction_.x, mid_correction_.y,
+                                        mid_correction_.z)),
+                       mid_correction_.w),
+      1.0, kExact);
+  // ...and the limb points at the target as far as that bend goes.
+  const Limb limb = Solved();
+  const Vec3 to_target = job_.target_model - limb.root;
+  EXPECT_NEAR(
+      glm::length(glm::cross(limb.tip - limb.root, glm::normalize(to_target))),
+      0.0, kExact);
+  EXPECT_GT(glm::dot(limb.tip - limb.root, to_target), 0.0);
+  EXPECT_NEAR(report_.residual, glm::length(limb.tip - job_.target_model),
+              kExact);
+}
+
+TEST_F(TwoBoneJobTest, ATurnWithinTheRangeIsExact) {
+  job_.mid_axis_model = Vec3(0.0, -1.0, 0.0);
+  job_.mid_turn_range = AngleRange{-0.5, 2.0};
+  job_.target_model = Vec3(0.25, 1.4, 0.3);
+  bool clamped = true;
+  job_.mid_turn_clamped = &clamped;
+  ASSERT_TRUE(job_.Run().ok());
+  EXPECT_FALSE(clamped);
+  EXPECT_TRUE(report_.reached);
+  EXPECT_LT(glm::length(Solved().tip - job_.target_model), kExact);
+}
+
 TEST_F(TwoBoneJobTest, NonPerpendicularBendAxisReachesWhatItCan) {
   // A tilted hinge shrinks the reachable distances; the solve clamps.
   job_.mid_axis_model = glm::normalize(Vec3(0.3, 1.0, 0.2));
@@ -479,6 +519,16 @@ TEST_F(TwoBoneJobTest, ValidatesInputs) {
   job = job_;
   job.mid_axis_model = Vec3(kNan, 0.0, 1.0);
   ExpectInvalid(job, "mid_axis_model: not finite");
+  job = job_;
+  job.mid_axis_model = Vec3(0.0, 1.0, 0.0);
+  job.mid_turn_range = AngleRange{1.0, 0.0};
+  ExpectInvalid(job,
+                "mid_turn_range: [1, 0] is not a finite range with min <= max");
+  job.mid_turn_range = AngleRange{kNan, 0.0};
+  ExpectInvalid(job, "mid_turn_range: [nan, 0] is not a finite range");
+  job = job_;
+  job.mid_turn_range = AngleRange{0.0, 1.0};
+  ExpectInvalid(job, "mid_turn_range: set without mid_axis_model");
   job = job_;
   job.tolerance = -1.0;
   ExpectInvalid(job, "tolerance:");

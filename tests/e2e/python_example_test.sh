@@ -14,6 +14,7 @@ grep -q '^python_arm/arm: reached=True residual=' <<<"$out" || fail "reach"
 grep -q '^python_arm/arm: reached=False residual=1.45 m' <<<"$out" \
   || fail "unreachable"
 grep -q '^humanoid/left_arm: reached=True' <<<"$out" || fail "humanoid"
+grep -q '^tail/tail: reached=True .* solver=SOLVER_FABRIK' <<<"$out" || fail "tail"
 grep -q "^error: NOT_FOUND: goals\[0\].chain: rig 'python_arm' has no chain 'tentacle'" \
   <<<"$out" || fail "error path"
 stop_server

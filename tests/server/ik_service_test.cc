@@ -294,6 +294,125 @@ TEST_F(IkServiceTest, SnapshotsSurviveConcurrentReplaceAndDelete) {
   EXPECT_GT(answered.load(), 0);
 }
 
+// Composes wire quaternions (Hamilton product a*b).
+v1::Quat Multiply(const v1::Quat& a, const v1::Quat& b) {
+  return Rotation(
+      a.w() * b.x() + a.x() * b.w() + a.y() * b.z() - a.z() * b.y(),
+      a.w() * b.y() - a.x() * b.z() + a.y() * b.w() + a.z() * b.x(),
+      a.w() * b.z() + a.x() * b.y() - a.y() * b.x() + a.z() * b.w(),
+      a.w() * b.w() - a.x() * b.x() - a.y() * b.y() - a.z() * b.z());
+}
+
+TEST_F(IkServiceTest, EverySolverReachesAReachableTarget) {
+  RegisterArm();
+  for (v1::Solver solver :
+       {v1::SOLVER_UNSPECIFIED, v1::SOLVER_AUTO, v1::SOLVER_TWO_BONE,
+        v1::SOLVER_FABRIK, v1::SOLVER_CCD}) {
+    v1::SolveChainRequest request = ArmRequest();
+    request.mutable_goals(0)->set_solver(solver);
+    request.mutable_goals(0)->set_tolerance(1e-4);
+    request.mutable_goals(0)->set_max_iterations(200);
+    v1::SolveChainResponse response;
+    grpc::Status status = Solve(request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    const v1::GoalResult& result = response.results(0);
+    const v1::Solver expected =
+        solver == v1::SOLVER_UNSPECIFIED || solver == v1::SOLVER_AUTO
+            ? v1::SOLVER_TWO_BONE
+            : solver;
+    EXPECT_EQ(result.solver(), expected) << v1::Solver_Name(solver);
+    EXPECT_TRUE(result.reached()) << v1::Solver_Name(solver);
+    EXPECT_LE(result.residual(), 1e-4);
+    EXPECT_EQ(result.stop_reason(), v1::STOP_REASON_REACHED);
+    EXPECT_GE(result.iterations(), 1);
+    EXPECT_LE(result.iterations(), 200);
+  }
+}
+
+TEST_F(IkServiceTest, AdHocChainIsSolved) {
+  RegisterArm();
+  v1::SolveChainRequest request = ArmRequest();
+  v1::ChainGoal* goal = request.mutable_goals(0);
+  goal->mutable_ad_hoc_chain()->set_root("shoulder");
+  goal->mutable_ad_hoc_chain()->set_tip("wrist");
+  goal->set_solver(v1::SOLVER_CCD);
+  goal->set_max_iterations(100);
+  goal->set_tolerance(1e-4);
+  v1::SolveChainResponse response;
+  grpc::Status status = Solve(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.results(0).chain(), "shoulder..wrist");
+  EXPECT_TRUE(response.results(0).reached());
+  EXPECT_EQ(response.results(0).solver(), v1::SOLVER_CCD);
+}
+
+TEST_F(IkServiceTest, OrientationGoalTurnsTheTip) {
+  RegisterArm();
+  // A quarter turn about +Y for the wrist, in world space.
+  const v1::Quat wanted =
+      Rotation(0, 0.70710678118654752, 0, 0.70710678118654752);
+  v1::SolveChainRequest request = ArmRequest();
+  *request.mutable_goals(0)->mutable_orientation() = wanted;
+  v1::SolveChainResponse response;
+  grpc::Status status = Solve(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::GoalResult& result = response.results(0);
+  EXPECT_TRUE(result.reached());
+  ASSERT_EQ(result.rotations_size(), 3);
+  EXPECT_EQ(result.rotations(2).name(), "wrist");
+  // The shoulder is a root and the root transform is identity, so the
+  // wrist's world rotation is the product of the three local rotations.
+  const v1::Quat world = Multiply(
+      Multiply(result.rotations(0).rotation(), result.rotations(1).rotation()),
+      result.rotations(2).rotation());
+  const double dot = world.x() * wanted.x() + world.y() * wanted.y() +
+                     world.z() * wanted.z() + world.w() * wanted.w();
+  EXPECT_NEAR(std::abs(dot), 1.0, 1e-9);
+
+  // Weight 0 leaves the wrist's local rotation as it was (rest: identity).
+  request.mutable_goals(0)->set_orientation_weight(0.0);
+  ASSERT_TRUE(Solve(request, &response).ok());
+  const v1::Quat& unturned = response.results(0).rotations(2).rotation();
+  EXPECT_NEAR(std::abs(unturned.w()), 1.0, 1e-12);
+}
+
+TEST_F(IkServiceTest, UnreachableIterativeSolveSaysWhyItStopped) {
+  RegisterArm();
+  for (v1::Solver solver : {v1::SOLVER_FABRIK, v1::SOLVER_CCD}) {
+    v1::SolveChainRequest request = ArmRequest();
+    *request.mutable_goals(0)->mutable_target() = Vec(0, -2.0, 0);
+    request.mutable_goals(0)->set_solver(solver);
+    v1::SolveChainResponse response;
+    ASSERT_TRUE(Solve(request, &response).ok());
+    const v1::GoalResult& result = response.results(0);
+    EXPECT_FALSE(result.reached());
+    EXPECT_NEAR(result.residual(), 1.45, 1e-6) << v1::Solver_Name(solver);
+    EXPECT_THAT(result.stop_reason(),
+                ::testing::AnyOf(v1::STOP_REASON_NO_IMPROVEMENT,
+                                 v1::STOP_REASON_ITERATION_CAP));
+  }
+}
+
+TEST_F(IkServiceTest, LimitedJointsAreReported) {
+  v1::Rig rig = ArmRig();
+  // The elbow may only bend 0..30 degrees about X: a target needing more
+  // bend is clamped and reported.
+  v1::HingeLimit* hinge =
+      rig.mutable_joints(1)->mutable_limit()->mutable_hinge();
+  *hinge->mutable_axis() = Vec(-1, 0, 0);
+  hinge->mutable_range()->set_min(-0.1);
+  hinge->mutable_range()->set_max(0.5236);
+  v1::RegisterRigResponse registered;
+  ASSERT_TRUE(Register(rig, false, &registered).ok());
+  v1::SolveChainRequest request = ArmRequest();
+  *request.mutable_goals(0)->mutable_target() = Vec(0, -0.2, 0.1);
+  v1::SolveChainResponse response;
+  ASSERT_TRUE(Solve(request, &response).ok());
+  EXPECT_FALSE(response.results(0).reached());
+  EXPECT_THAT(response.results(0).limited_joints(),
+              ::testing::Contains("elbow"));
+}
+
 TEST(IkServiceLimitsTest, RegistryLimitGivesResourceExhausted) {
   ServerOptions options;
   options.listen = "127.0.0.1:0";
@@ -448,6 +567,56 @@ std::vector<ErrorCase> ErrorCases() {
           },
           StatusCode::INVALID_ARGUMENT, "rig.joints[1].limit.hinge.axis"),
       rig(
+          "HingeMinAboveMax",
+          [](v1::Rig& r) {
+            v1::HingeLimit* hinge =
+                r.mutable_joints(1)->mutable_limit()->mutable_hinge();
+            *hinge->mutable_axis() = Vec(1, 0, 0);
+            hinge->mutable_range()->set_min(1);
+            hinge->mutable_range()->set_max(0);
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[1].limit.hinge.range"),
+      rig(
+          "HingeZeroAxis",
+          [](v1::Rig& r) {
+            *r.mutable_joints(1)
+                 ->mutable_limit()
+                 ->mutable_hinge()
+                 ->mutable_axis() = Vec(0, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT, "rig.joints[1].limit.hinge.axis"),
+      rig(
+          "ConeAngleAbovePi",
+          [](v1::Rig& r) {
+            r.mutable_joints(0)
+                ->mutable_limit()
+                ->mutable_ball_socket()
+                ->set_swing_max(4.0);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "rig.joints[0].limit.ball_socket.swing_max"),
+      rig(
+          "ConeAngleZero",
+          [](v1::Rig& r) {
+            r.mutable_joints(0)
+                ->mutable_limit()
+                ->mutable_ball_socket()
+                ->set_swing_max(0.0);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "rig.joints[0].limit.ball_socket.swing_max"),
+      rig(
+          "TwistMinAboveMax",
+          [](v1::Rig& r) {
+            v1::BallSocketLimit* ball =
+                r.mutable_joints(0)->mutable_limit()->mutable_ball_socket();
+            ball->set_swing_max(1.0);
+            ball->mutable_twist()->set_min(0.5);
+            ball->mutable_twist()->set_max(-0.5);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "rig.joints[0].limit.ball_socket.twist"),
+      rig(
           "TooManyJoints",
           [](v1::Rig& r) {
             for (int i = 0; i < 600; ++i) {
@@ -533,6 +702,65 @@ std::vector<ErrorCase> ErrorCases() {
           },
           StatusCode::INVALID_ARGUMENT,
           "pose.joints[0].local.rotation: not a unit quaternion (norm 0)"),
+      solve(
+          "NoChainReference",
+          [](v1::SolveChainRequest& r) { r.mutable_goals(0)->clear_chain(); },
+          StatusCode::INVALID_ARGUMENT, "goals[0].chain: required"),
+      solve(
+          "UnknownGoalSolver",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->set_solver(static_cast<v1::Solver>(99));
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].solver"),
+      solve(
+          "TwoBoneOnAShortChain",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_root("shoulder");
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_tip("elbow");
+            r.mutable_goals(0)->set_solver(v1::SOLVER_TWO_BONE);
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0]"),
+      solve(
+          "AdHocChainUnknownTip",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_root("shoulder");
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_tip("hand");
+          },
+          StatusCode::NOT_FOUND, "goals[0].ad_hoc_chain.tip"),
+      solve(
+          "AdHocChainEmptyRoot",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_tip("wrist");
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].ad_hoc_chain.root"),
+      solve(
+          "AdHocChainAgainstParentLinks",
+          [](v1::SolveChainRequest& r) {
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_root("wrist");
+            r.mutable_goals(0)->mutable_ad_hoc_chain()->set_tip("shoulder");
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].ad_hoc_chain"),
+      solve(
+          "ZeroOrientation",
+          [](v1::SolveChainRequest& r) {
+            *r.mutable_goals(0)->mutable_orientation() = Rotation(0, 0, 0, 0);
+          },
+          StatusCode::INVALID_ARGUMENT,
+          "goals[0].orientation: not a unit quaternion (norm 0)"),
+      solve(
+          "OrientationWeightOutOfRange",
+          [](v1::SolveChainRequest& r) {
+            *r.mutable_goals(0)->mutable_orientation() = Rotation(0, 0, 0, 1);
+            r.mutable_goals(0)->set_orientation_weight(-0.5);
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].orientation_weight"),
+      solve(
+          "OrientationWeightNaN",
+          [](v1::SolveChainRequest& r) {
+            *r.mutable_goals(0)->mutable_orientation() = Rotation(0, 0, 0, 1);
+            r.mutable_goals(0)->set_orientation_weight(kNaN);
+          },
+          StatusCode::INVALID_ARGUMENT, "goals[0].orientation_weight"),
       solve(
           "NonFiniteRootTranslation",
           [](v1::SolveChainRequest& r) {

@@ -45,16 +45,22 @@ struct AngleRange {
 };
 
 // Swing cone about `axis` (rest local frame of the joint, unit length after
-// Create) plus an optional twist range about the bone.
+// Create) plus an optional twist range about the bone. Exact definitions and
+// the clamp: ik/joint_limits.h.
 struct BallSocketLimit {
   Vec3 axis{0.0, 1.0, 0.0};
   double swing_max = 0.0;  // (0, pi]
   bool has_twist = false;
   AngleRange twist;  // within [-pi, pi], min <= max
+  // The bone, which the cone constrains and the twist turns about: the unit
+  // rest direction from the joint to its first child, in the joint's rest
+  // local frame; `axis` for a joint without a child (or whose first child
+  // sits on it). Filled in by Create (any input value is ignored).
+  Vec3 twist_axis{0.0, 1.0, 0.0};
 };
 
 // Rotation only about `axis` (rest local frame, unit length after Create) by
-// an angle in `range`, relative to the rest rotation.
+// an angle in `range`, relative to the rest rotation (ik/joint_limits.h).
 struct HingeLimit {
   Vec3 axis{1.0, 0.0, 0.0};
   AngleRange range;  // within [-pi, pi], min <= max
@@ -77,7 +83,8 @@ struct JointDefinition {
   JointLimit limit;
 };
 
-enum class SolverKind { kAuto, kTwoBone };
+// kAuto: two-bone for 3-joint chains, FABRIK otherwise.
+enum class SolverKind { kAuto, kTwoBone, kFabrik, kCcd };
 
 struct ChainDefinition {
   std::string name;
@@ -140,8 +147,21 @@ class Rig {
   // The chain called `name`, or nullptr.
   const Chain* FindChain(absl::string_view name) const;
 
+  // Builds and validates an ad hoc chain of this rig with the same checks as
+  // a chain given to Create (errors name the fields of `definition`, e.g.
+  // "tip: unknown joint 'x'"), for requests that name a root and a tip
+  // instead of a registered chain. The name is taken as given: its checks
+  // (non-empty, length, unique) are about a rig's own chains.
+  absl::StatusOr<Chain> MakeChain(const ChainDefinition& definition) const;
+
  private:
   Rig() = default;
+
+  // The chain validation shared by Create and MakeChain: the definition's
+  // root, tip, solver, iteration cap and tolerance (not its name), with
+  // error paths prefixed by `path_prefix` ("chains[2]." or "").
+  absl::StatusOr<Chain> BuildChain(const ChainDefinition& definition,
+                                   absl::string_view path_prefix) const;
 
   std::string name_;
   std::vector<JointDefinition> joints_;

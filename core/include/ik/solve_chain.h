@@ -10,37 +10,58 @@
 #ifndef IK_SOLVE_CHAIN_H_
 #define IK_SOLVE_CHAIN_H_
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ik/chain_job.h"
+#include "ik/joint_limits.h"
 #include "ik/math.h"
 #include "ik/rig.h"
+#include "ik/solve_report.h"
 #include "ik/two_bone.h"
 
 namespace ik {
 
 struct ChainGoal {
-  const Chain* chain = nullptr;  // a chain of the solver's rig
+  // A chain of the solver's rig: Rig::FindChain or Rig::MakeChain.
+  const Chain* chain = nullptr;
   Vec3 target_world{0.0};
   std::optional<Vec3> pole_world;
   std::optional<SolverKind> solver;   // overrides the chain's
   std::optional<int> max_iterations;  // overrides the chain's, >= 1
   std::optional<double> tolerance;    // overrides the chain's, >= 0
+  // Optional world-space rotation for the tip joint, blended into the tip's
+  // local rotation after the position solve with `orientation_weight` in
+  // [0, 1] (slerp from the solved rotation), then clamped by the tip's limit.
+  std::optional<Quat> orientation_world;
+  double orientation_weight = 1.0;  // [0, 1]
 };
 
 struct ChainSolveResult {
   SolveReport report;
   SolverKind solver = SolverKind::kTwoBone;  // the solver that ran
   Vec3 tip_world{0.0};
-  // Joints whose limits clamped the solve (indices, ascending).
+  StopReason stop_reason = StopReason::kReached;
+  // Joints held at their limit in the answer (rig joint indices,
+  // ascending): those whose limit clamp moved them (by more than
+  // kLimitClampSlack) in the pass that produced the returned pose. For the
+  // iterative solvers that is the limit pass of the last accepted iteration
+  // (a joint clamped earlier but free at the end is not listed; see
+  // ik/chain_job.h); for the two-bone solver, its one pass: the middle
+  // joint's hinge range bounding the bend (or its limit reshaping the
+  // incoming pose) and the root's limit after the aim; with an orientation
+  // goal, also the tip when its limit clamped the blended rotation.
   std::vector<int> limited_joints;
 };
 
 // Solves chain goals on poses of one rig. Cheap to construct (per request is
-// fine); Solve() allocates nothing. One instance must not be used by two
-// threads at once (the iterative solvers to come keep a workspace here); the
+// fine; it holds an ~18 KiB workspace, so prefer the heap or a reused
+// instance over a small stack). Solve() allocates nothing but the result's
+// limited_joints. One instance must not be used by two threads at once; the
 // rig must outlive it.
 class PoseSolver {
  public:
@@ -49,24 +70,50 @@ class PoseSolver {
   // Moves goal.chain's tip towards goal.target_world by updating the local
   // rotations of the chain's joints in `locals` (one per joint of the rig;
   // rotations unit length, as Rig::Create / the server leave them). `root`
-  // maps model space to world space. Only the chain's root and middle joints
-  // change (post-multiplied corrections); the result's residual, reached flag
-  // and tip_world are measured in world space on the updated pose.
+  // maps model space to world space. goal.chain is one of the rig's chains
+  // or one made by rig.MakeChain. Only the chain's joints before the tip
+  // change (and the tip's rotation with an orientation goal); every joint
+  // the solve turns ends within its limit (ik/joint_limits.h). The
+  // iterative solvers stop in model space with the tolerance divided by
+  // the root's largest scale factor; the result's residual, reached flag
+  // and tip_world are then measured in world space on the updated pose;
+  // their stop_reason is the solver's own verdict, which agrees with
+  // `reached` except within rounding of the tolerance. The two-bone solver
+  // keeps its middle joint's hinge within range as it bends and clamps its
+  // root to its limit after aiming, which may pull the tip off the target
+  // (reached = false, kOutOfReach). The pole is used by the two-bone solver
+  // only.
   // INVALID_ARGUMENT for a goal that does not fit the rig or the solver
   // (e.g. two-bone on a chain that is not 3 joints long), with the goal's
-  // field name first ("target: not finite"); UNIMPLEMENTED when AUTO has no
-  // solver for the chain yet (chains other than 3 joints long).
+  // field name first ("target: not finite").
   absl::StatusOr<ChainSolveResult> Solve(const ChainGoal& goal,
                                          const Transform& root,
                                          absl::Span<Transform> locals);
 
  private:
+  // Each fills `result` (report.tip_model aside) and the mask of limited
+  // chain joints, having updated `locals`.
+  absl::Status SolveTwoBone(const ChainGoal& goal, const Chain& chain,
+                            const Transform& parent_model,
+                            const Vec3& target_model,
+                            const std::optional<Vec3>& pole_model,
+                            absl::Span<Transform> locals,
+                            ChainSolveResult& result, std::uint64_t& mask);
+  absl::Status SolveIterative(SolverKind solver, const ChainGoal& goal,
+                              const Chain& chain, const Transform& root,
+                              const Transform& parent_model,
+                              const Vec3& target_model,
+                              absl::Span<Transform> locals,
+                              ChainSolveResult& result, std::uint64_t& mask);
+
   const Rig& rig_;
+  ChainWorkspace workspace_;
+  std::array<Transform, kMaxChainJoints> chain_locals_;
+  std::array<JointConstraint, kMaxChainJoints> constraints_;
 };
 
-// The solver AUTO resolves to for `chain`: two-bone for 3 joints; for other
-// lengths AUTO itself (no solver available yet). Other kinds are returned
-// unchanged.
+// The solver AUTO resolves to for `chain`: two-bone for 3 joints, FABRIK
+// otherwise. Other kinds are returned unchanged.
 SolverKind ResolveSolver(SolverKind requested, const Chain& chain);
 
 }  // namespace ik

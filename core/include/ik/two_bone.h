@@ -32,21 +32,10 @@
 
 #include "absl/status/status.h"
 #include "ik/math.h"
+#include "ik/rig.h"
+#include "ik/solve_report.h"
 
 namespace ik {
-
-// What a chain solve reports. TwoBoneJob fills it from the solution's
-// geometry (a reachable target gives tip_model == target and residual 0);
-// PoseSolver re-measures it on the updated pose.
-struct SolveReport {
-  bool reached = false;   // residual <= tolerance
-  double residual = 0.0;  // |tip - target| after the solve, metres
-  int iterations = 0;     // 1 for the analytic solver
-  Vec3 tip_model{0.0};    // where the tip ended, model space
-};
-
-// Bones shorter than this, metres (model space), make the solve ill-posed.
-inline constexpr double kMinSolveBoneLength = 1e-9;
 
 // Inputs and outputs of one two-bone solve. Owns nothing, allocates nothing.
 // Thread-compatible: distinct jobs may run concurrently.
@@ -72,6 +61,13 @@ struct TwoBoneJob {
   // for a straight limb, a direction derived from the pole, else any
   // perpendicular to the upper bone.
   std::optional<Vec3> mid_axis_model;
+  // Optional range of step (1)'s turn of the middle joint about
+  // mid_axis_model, radians (finite, min <= max; needs mid_axis_model): e.g.
+  // a hinge limit's range minus the joint's current hinge angle. A turn
+  // outside it (modulo a full turn) goes to the nearer end
+  // (ClampAngleToRange in ik/joint_limits.h); the limb then points at the
+  // target as the clamped bend allows and the report says how far it is.
+  std::optional<AngleRange> mid_turn_range;
   // Distance, metres, at which the target counts as reached. >= 0.
   double tolerance = 1e-5;
 
@@ -79,11 +75,15 @@ struct TwoBoneJob {
   Quat* root_correction = nullptr;
   Quat* mid_correction = nullptr;
   SolveReport* report = nullptr;
+  // Optional: whether mid_turn_range clamped the turn (by more than
+  // kLimitClampSlack).
+  bool* mid_turn_clamped = nullptr;
 
   // INVALID_ARGUMENT naming the field when an output is null, an input is
   // not finite or beyond kMaxCoordinate, a rotation is not unit length, the
-  // mid axis has zero length, the tolerance is negative, or a bone is shorter
-  // than kMinSolveBoneLength.
+  // mid axis has zero length, the turn range is not finite, reversed or set
+  // without a mid axis, the tolerance is negative, or a bone is shorter than
+  // kMinSolveBoneLength.
   absl::Status Validate() const;
   // Validates, then solves. Never produces NaN for finite input. An
   // unreachable target is not an error: the limb reaches straight towards

@@ -1,0 +1,110 @@
+// Internals shared by the iterative chain jobs (fabrik.cc, ccd.cc): forward
+// kinematics on the workspace, limit passes, aiming a joint, the stopping
+// rule and the final report. Not part of the public API.
+#ifndef IK_SRC_CHAIN_INTERNAL_H_
+#define IK_SRC_CHAIN_INTERNAL_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "ik/chain_job.h"
+#include "ik/joint_limits.h"
+#include "ik/math.h"
+
+namespace ik::internal {
+
+// Vectors shorter than this, metres, count as zero directions.
+inline constexpr double kMinDirectionLength = 1e-12;
+
+// Normalises the turned joints' rotations in place (those not already unit
+// to rounding), fills the workspace's parent rotation (normalised), bones
+// and lengths, and returns the root joint's model position (which no
+// rotation of the chain moves).
+Vec3 PrepareChain(const ChainJob& job);
+
+// Model positions and rotations of joints [from, n) from the local
+// rotations; joints before `from` must be up to date in the workspace.
+void ChainForwardKinematics(const ChainJob& job, const Vec3& root_position,
+                            int from = 0);
+
+// True when a joint the solve turns (any but the tip) has a limit.
+bool HasLimits(const ChainJob& job);
+
+// Applies the limit of every turned joint to its local rotation; returns the
+// mask of those it clamped.
+std::uint64_t ApplyAllLimits(const ChainJob& job);
+
+// FromTo (ik/math.h) with the same results up to rounding, in fewer square
+// roots and divisions: the shortest arc turning `from` into `to`.
+Quat ShortestArc(const Vec3& from, const Vec3& to);
+
+// The local correction (post-multiplied into the joint's local rotation)
+// turning direction `from_local` towards `to_local`, both in the joint's
+// rotated frame. A hinge joint turns only about its axis (the best such
+// turn: between the directions' projections across the axis), so a pose on
+// the hinge stays on it; any other joint takes the shortest arc. Identity
+// for zero-length directions.
+Quat AimCorrection(const JointConstraint* constraint, const Vec3& from_local,
+                   const Vec3& to_local);
+
+// Swivels: the rotations R(axis, psi) * relative of a joint's relative
+// rotation about a fixed unit axis of its rest frame (e.g. the line from the
+// joint to the target, about which turning the whole limb keeps the tip on
+// that line). Returns the psi in (-pi, pi] of smallest magnitude for which
+// the swivelled rotation is within the ball-and-socket limit (up to
+// kLimitClampSlack), or nullopt when none is. Solved in closed form: the
+// twist's and the cone's boundaries are each crossed where a sinusoid of psi
+// vanishes, and the nearest feasible swivel is one of those crossings.
+std::optional<double> NearestFeasibleSwivel(const BallSocketLimit& limit,
+                                            const Quat& relative,
+                                            const Vec3& axis);
+
+// The constraint of chain joint i, or nullptr.
+inline const JointConstraint* ConstraintOf(const ChainJob& job, int i) {
+  if (job.constraints.empty()) return nullptr;
+  const JointConstraint& constraint = job.constraints[i];
+  if (constraint.limit == nullptr ||
+      constraint.limit->kind == JointLimit::Kind::kNone) {
+    return nullptr;
+  }
+  return &constraint;
+}
+
+// Saves / restores the turned joints' local rotations.
+void SaveRotations(const ChainJob& job);
+void RestoreRotations(const ChainJob& job);
+
+// The stopping rule (ik/chain_job.h) after an iteration that ended at
+// squared residual `residual_squared`, given the best one so far, all
+// squared (no square root per iteration).
+enum class Verdict {
+  kContinue,       // improved: keep going
+  kReached,        // within tolerance: keep the pose and stop
+  kKeepAndStop,    // improved too little: keep the pose and stop
+  kRevertAndStop,  // no closer: restore the previous pose and stop
+};
+inline Verdict Judge(double residual_squared, double best_squared,
+                     double tolerance_squared) {
+  constexpr double kFactor =
+      (1.0 - kMinRelativeImprovement) * (1.0 - kMinRelativeImprovement);
+  if (residual_squared <= tolerance_squared) return Verdict::kReached;
+  if (residual_squared < best_squared * kFactor) return Verdict::kContinue;
+  return residual_squared < best_squared ? Verdict::kKeepAndStop
+                                         : Verdict::kRevertAndStop;
+}
+
+inline double SquaredDistance(const Vec3& a, const Vec3& b) {
+  const Vec3 d = a - b;
+  return glm::dot(d, d);
+}
+
+// Normalises the turned joints' rotations (the iterations compose unit
+// rotations without renormalising: the drift stays near rounding), measures
+// the final pose (forward kinematics) and fills the outputs.
+void FinishChainJob(const ChainJob& job, const Vec3& root_position,
+                    int iterations, StopReason stop_reason,
+                    std::uint64_t limited_mask);
+
+}  // namespace ik::internal
+
+#endif  // IK_SRC_CHAIN_INTERNAL_H_

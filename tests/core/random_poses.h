@@ -1,0 +1,106 @@
+// Seeded random poses for the chain solvers' property tests and benchmarks:
+// rotations drawn uniformly within a joint's limit, and the reachable
+// targets that forward kinematics of such poses gives.
+//
+// A ball-and-socket joint draws its bone's direction uniformly (by solid
+// angle) within its cone and its twist uniformly within its range (any
+// angle without one); a hinge draws its angle uniformly within its range; a
+// joint without a limit draws a uniformly random axis and angle.
+#ifndef IK_TESTS_CORE_RANDOM_POSES_H_
+#define IK_TESTS_CORE_RANDOM_POSES_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ik/forward_kinematics.h"
+#include "ik/math.h"
+#include "ik/rig.h"
+
+namespace ik::testing {
+
+// A local rotation for `joint` within its limit.
+inline Quat RandomRotationWithinLimit(const JointDefinition& joint,
+                                      std::mt19937_64& engine) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const JointLimit& limit = joint.limit;
+  Quat relative = IdentityQuat();
+  switch (limit.kind) {
+    case JointLimit::Kind::kHinge: {
+      const AngleRange& range = limit.hinge.range;
+      relative = AngleAxis(range.min + unit(engine) * (range.max - range.min),
+                           limit.hinge.axis);
+      break;
+    }
+    case JointLimit::Kind::kBallSocket: {
+      const BallSocketLimit& ball = limit.ball_socket;
+      const double cosine =
+          1.0 - unit(engine) * (1.0 - std::cos(ball.swing_max));
+      const double sine = std::sqrt(std::max(0.0, 1.0 - cosine * cosine));
+      const double azimuth = 2.0 * kPi * unit(engine);
+      const Vec3 across = AnyPerpendicular(ball.axis);
+      const Vec3 side = glm::cross(ball.axis, across);
+      const Vec3 direction =
+          cosine * ball.axis +
+          sine * (std::cos(azimuth) * across + std::sin(azimuth) * side);
+      const double twist =
+          ball.has_twist ? ball.twist.min +
+                               unit(engine) * (ball.twist.max - ball.twist.min)
+                         : kPi * (2.0 * unit(engine) - 1.0);
+      relative = FromTo(ball.twist_axis, direction) *
+                 AngleAxis(twist, ball.twist_axis);
+      break;
+    }
+    case JointLimit::Kind::kNone: {
+      const Vec3 axis(unit(engine) - 0.5, unit(engine) - 0.5,
+                      unit(engine) - 0.5);
+      relative = AngleAxis(kPi * (2.0 * unit(engine) - 1.0),
+                           glm::normalize(axis + Vec3(1e-9, 0.0, 0.0)));
+      break;
+    }
+  }
+  return glm::normalize(joint.rest.rotation * relative);
+}
+
+// `rest` with every joint of `chain` but the tip turned within its limit
+// (limits taken from `limits_rig`, which may differ from the rig solved).
+inline std::vector<Transform> RandomChainPose(const Rig& limits_rig,
+                                              const Chain& chain,
+                                              absl::Span<const Transform> rest,
+                                              std::mt19937_64& engine) {
+  std::vector<Transform> pose(rest.begin(), rest.end());
+  for (size_t k = 0; k + 1 < chain.joints.size(); ++k) {
+    const int joint = chain.joints[k];
+    pose[joint].rotation =
+        RandomRotationWithinLimit(limits_rig.joint(joint), engine);
+  }
+  return pose;
+}
+
+// Model-space transforms of a pose.
+inline std::vector<Transform> ModelTransforms(
+    const Rig& rig, absl::Span<const Transform> pose) {
+  std::vector<Transform> models(pose.size());
+  LocalToModelJob fk;
+  fk.parents = rig.parents();
+  fk.locals = pose;
+  fk.models = absl::MakeSpan(models);
+  if (!fk.Run().ok()) std::abort();  // rigs from Rig::Create never fail
+  return models;
+}
+
+// Where the chain's tip is in a random pose within the limits: a target the
+// chain reaches within its limits.
+inline Vec3 ReachableTarget(const Rig& rig, const Chain& chain,
+                            std::mt19937_64& engine) {
+  const std::vector<Transform> pose =
+      RandomChainPose(rig, chain, rig.rest_pose(), engine);
+  return ModelTransforms(rig, pose)[chain.joints.back()].translation;
+}
+
+}  // namespace ik::testing
+
+#endif  // IK_TESTS_CORE_RANDOM_POSES_H_
