@@ -1,0 +1,121 @@
+// Benchmarks of the dynamic-bone step (StepDynamicsJob::Run): a 16-joint
+// strand (the root and 15 simulated joints, 5 cm bones) in gusty wind, its
+// root circling (8 cm at 1 Hz) so the strand keeps moving. Arguments:
+//  - substeps: substeps per call (delta_time = substeps / 120 s);
+//  - colliders: 0 = none, 1 = 2 spheres and 2 capsules around the strand
+//    (about 12% of the joints touch one at any time; contacts are the
+//    expensive case), 2 = the same colliders placed 5 m away (every test is
+//    culled: what colliders on the far side of the body cost);
+//  - smoothing: 0 = rotation_blend 1 (the default), 1 = rotation_blend 0.5.
+// Items are joint-substeps (16 joints x substeps), so 1 / items_per_second
+// is the time per joint per substep, the per-call work (validation, the
+// rotations, collider preparation) included and spread over the substeps.
+//
+//   build/bench/dynamics_bench --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true   (one command line)
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "dynamics_fixtures.h"
+#include "ik/colliders.h"
+#include "ik/dynamic_chain.h"
+#include "ik/dynamics.h"
+
+namespace ik {
+namespace {
+
+constexpr int kJoints = 16;
+
+DynamicChain Strand(bool smoothing) {
+  DynamicChain chain = testing::StraightChain(kJoints, 0.05, 0.01);
+  chain.drag = 0.05;
+  chain.stiffness = 0.01;
+  chain.rotation_blend = smoothing ? 0.5 : 1.0;
+  chain.wind.strength = 3.0;
+  chain.wind.direction = Vec3(1.0, 0.0, 0.3);
+  chain.wind.turbulence = 0.5;
+  chain.wind.seed = 17;
+  chain.max_substeps = 64;
+  return chain;
+}
+
+std::vector<Collider> Colliders(int kind, const Vec3& root_in) {
+  if (kind == 0) return {};
+  const Vec3 root = kind == 1 ? root_in : root_in + Vec3(5.0, 0.0, 0.0);
+  return {
+      SphereCollider(root + Vec3(0.06, -0.25, 0.04), 0.08),
+      SphereCollider(root + Vec3(-0.05, -0.45, -0.03), 0.06),
+      CapsuleCollider(root + Vec3(-0.3, -0.6, 0.05),
+                      root + Vec3(0.3, -0.6, 0.05), 0.04),
+      CapsuleCollider(root + Vec3(0.08, -0.2, -0.1),
+                      root + Vec3(0.08, -0.7, -0.1), 0.05),
+  };
+}
+
+void BM_StepDynamics(benchmark::State& state) {
+  const int substeps = static_cast<int>(state.range(0));
+  const DynamicChain chain = Strand(state.range(2) != 0);
+  const Vec3 root(0.0, 1.6, 0.0);
+  std::vector<Transform> animated =
+      testing::StraightPose(chain, root, Vec3(0.0, -1.0, 0.0));
+  const std::vector<Transform> rest = animated;
+  std::vector<Collider> colliders =
+      Colliders(static_cast<int>(state.range(1)), root);
+  std::vector<Quat> corrections(kJoints);
+  DynamicState dynamic_state;
+  DynamicsReport report;
+  StepDynamicsJob job;
+  job.chain = &chain;
+  job.animated_world = animated;
+  job.colliders_world = colliders;
+  job.delta_time = substeps * chain.substep;
+  job.state = &dynamic_state;
+  job.corrections_local = absl::MakeSpan(corrections);
+  job.report = &report;
+  // Precomputed root path (a circle of 8 cm at about 1 Hz in steps of the
+  // call length), so the timed loop does no trigonometry of its own.
+  constexpr int kPathLength = 1024;
+  std::vector<Vec3> offsets(kPathLength);
+  for (int i = 0; i < kPathLength; ++i) {
+    const double angle = 2.0 * kPi * i * job.delta_time;
+    offsets[i] = 0.08 * Vec3(std::cos(angle), 0.0, std::sin(angle));
+  }
+  int next = 0;
+  for (auto _ : state) {
+    const Vec3& offset = offsets[next];
+    next = (next + 1) & (kPathLength - 1);
+    for (int j = 0; j < kJoints; ++j) {
+      animated[j].translation = rest[j].translation + offset;
+    }
+    const absl::Status status = job.Run();
+    if (!status.ok() || report.substeps != substeps) std::abort();
+    benchmark::DoNotOptimize(corrections.data());
+    benchmark::ClobberMemory();
+  }
+  // How many joints ended touching a collider: the loop exercised contacts.
+  int in_contact = 0;
+  for (int j = 1; j < kJoints; ++j) {
+    const Vec3 p = dynamic_state.positions[j];
+    for (const Collider& c : colliders) {
+      const double reach = c.radius + chain.joints[j].radius;
+      if (glm::length(p - ClosestPointOnSegment(p, c.start, c.end)) <
+          reach + 1e-6) {
+        ++in_contact;
+        break;
+      }
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * kJoints * substeps);
+  state.counters["in_contact"] = in_contact;
+  state.counters["substeps/call"] = substeps;
+}
+BENCHMARK(BM_StepDynamics)
+    ->ArgNames({"substeps", "colliders", "smoothing"})
+    ->ArgsProduct({{1, 4, 16}, {0, 1, 2}, {0}})
+    ->Args({1, 1, 1})
+    ->Args({16, 1, 1});
+
+}  // namespace
+}  // namespace ik

@@ -1,0 +1,265 @@
+#include "ik/dynamics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "ik/dynamic_rotations.h"
+#include "ik/wind_noise.h"
+
+namespace ik {
+namespace {
+
+// Squared lengths below this, m², count as zero (no usable direction).
+constexpr double kMinDirectionSquared = 1e-24;
+// A step within this fraction of a substep of a whole number of substeps
+// counts as that whole number: 1/30 s is four 1/120 s substeps even though
+// neither is exact in binary.
+constexpr double kSubstepRounding = 1e-9;
+
+// How many substeps a step runs and what time it leaves over.
+struct SubstepPlan {
+  int substeps = 0;
+  bool clamped = false;
+  double remainder = 0.0;
+};
+
+SubstepPlan PlanSubsteps(double remainder, double delta_time, double substep,
+                         int max_substeps) {
+  const double total = remainder + delta_time;
+  double count = std::floor(total / substep);
+  double rest = total - count * substep;
+  if (rest >= substep * (1.0 - kSubstepRounding)) {
+    count += 1.0;
+    rest = 0.0;
+  }
+  SubstepPlan plan;
+  if (count > static_cast<double>(max_substeps)) {
+    plan.substeps = max_substeps;
+    plan.clamped = true;  // the excess time is dropped
+    return plan;
+  }
+  plan.substeps = static_cast<int>(count);
+  plan.remainder = std::max(rest, 0.0);
+  return plan;
+}
+
+// Starts the chain at rest in the animated pose.
+void StartAtRest(absl::Span<const Transform> animated, DynamicState* state) {
+  const size_t count = animated.size();
+  state->positions.resize(count);
+  state->previous_positions.resize(count);
+  state->rotations.assign(count, IdentityQuat());
+  for (size_t i = 0; i < count; ++i) {
+    state->positions[i] = animated[i].translation;
+    state->previous_positions[i] = animated[i].translation;
+  }
+  state->time_remainder = 0.0;
+}
+
+// A collider prepared once per step for the per-joint overlap test: the
+// point of its segment closest to p is start + axis * clamp((p - start).axis
+// / |axis|^2, 0, 1), with 1 / |axis|^2 stored (0 for a sphere, whose axis is
+// zero), so the test takes no division.
+//
+// `clearance` culls most tests: in the colliders' frame the root stays at
+// its animated position a_0 for the whole step, and joint i stays within
+// its path length P_i (the sum of the bone lengths up from it) of the root,
+// so it can only touch the collider when P_i + radius_i exceeds
+// clearance = distance(a_0, segment) - collider radius.
+struct OverlapTest {
+  Vec3 start{0.0};
+  Vec3 axis{0.0};
+  double inverse_axis_sq = 0.0;
+  double radius = 0.0;
+  double clearance = 0.0;
+};
+
+// Relative slack on the clearance, for rounding.
+constexpr double kClearanceSlack = 1e-9;
+
+OverlapTest PrepareOverlapTest(const Collider& collider, const Vec3& root) {
+  OverlapTest test;
+  test.start = collider.start;
+  test.axis = collider.end - collider.start;
+  const double axis_sq = glm::dot(test.axis, test.axis);
+  test.inverse_axis_sq = axis_sq > 0.0 ? 1.0 / axis_sq : 0.0;
+  test.radius = collider.radius;
+  const double distance = glm::length(
+      root - ClosestPointOnSegment(root, collider.start, collider.end));
+  test.clearance =
+      (distance - collider.radius) - kClearanceSlack * (1.0 + distance);
+  return test;
+}
+
+// Whether a joint of `joint_radius` at `point` overlaps the collider (up to
+// rounding; PushOutOfCollider decides exactly).
+inline bool Overlaps(const OverlapTest& test, const Vec3& point,
+                     double joint_radius) {
+  const Vec3 w = point - test.start;
+  const double t = std::min(
+      1.0, std::max(0.0, glm::dot(w, test.axis) * test.inverse_axis_sq));
+  const Vec3 gap = w - test.axis * t;
+  const double reach = test.radius + joint_radius;
+  return glm::dot(gap, gap) < reach * reach;
+}
+
+// `shifted`, a joint's position in the colliders' frame, pushed out of
+// each collider in turn (PushOutOfCollider); `parent` in the same frame.
+// Out of line: contacts are the uncommon case.
+Vec3 PushOut(absl::Span<const Collider> colliders, const DynamicJoint& joint,
+             const Vec3& parent, Vec3 shifted) {
+  for (const Collider& collider : colliders) {
+    PushOutOfCollider(collider, joint.radius, parent, joint.length, &shifted);
+  }
+  return shifted;
+}
+
+// One substep of every joint, parent before child (see the header). `root`
+// is the root's position at the end of this substep, `wind` the wind's
+// acceleration at that time.
+//
+// The joints form a dependency chain (each needs its parent's corrected
+// position), so the latency of that chain sets the speed: the forces use
+// the state at the start of the substep (explicit Verlet: the bone from the
+// parent's old position, which previous[] holds once the parent has moved)
+// and can be computed ahead; only the length correction (one square root
+// and one division) and the collider tests wait for the parent.
+void Substep(const DynamicChain& chain, absl::Span<const Transform> animated,
+             absl::Span<const Collider> colliders,
+             absl::Span<const OverlapTest> overlap_tests, const double* reach,
+             const Vec3& root, const Vec3& wind, DynamicState* state) {
+  Vec3* const positions = state->positions.data();
+  Vec3* const previous = state->previous_positions.data();
+  const double dt_sq = chain.substep * chain.substep;
+  // Stiffness targets and colliders move with the root within a step.
+  const Vec3 shift = root - animated[0].translation;
+  previous[0] = positions[0];
+  positions[0] = root;
+  const size_t count = chain.joints.size();
+  for (size_t i = 1; i < count; ++i) {
+    const DynamicJoint& joint = chain.joints[i];
+    const DynamicJointOverrides& overrides = joint.overrides;
+    const Vec3 current = positions[i];
+
+    // Verlet with gravity normal to the bone (u = parent -> joint).
+    const Vec3& gravity =
+        overrides.gravity.has_value() ? *overrides.gravity : chain.gravity;
+    const Vec3 bone = current - previous[joint.parent];
+    const double bone_sq = glm::dot(bone, bone);
+    const Vec3 normal_gravity =
+        bone_sq >= kMinDirectionSquared
+            ? gravity - (glm::dot(gravity, bone) / bone_sq) * bone
+            : gravity;
+    const double keep = 1.0 - overrides.drag.value_or(chain.drag);
+    const double wind_scale = overrides.wind_scale.value_or(1.0);
+    Vec3 next = current + (current - previous[i]) * keep +
+                (normal_gravity + wind * wind_scale) * dt_sq;
+
+    // Pull towards the animated position.
+    const double stiffness = overrides.stiffness.value_or(chain.stiffness);
+    if (stiffness != 0.0) {
+      next += ((animated[i].translation + shift) - next) * stiffness;
+    }
+
+    // Length correction from the parent. A joint on its parent takes the
+    // animated bone's direction (else straight down).
+    const Vec3 parent = positions[joint.parent];
+    Vec3 offset = next - parent;
+    double offset_sq = glm::dot(offset, offset);
+    if (!(offset_sq >= kMinDirectionSquared)) {
+      offset = animated[i].translation - animated[joint.parent].translation;
+      offset_sq = glm::dot(offset, offset);
+      if (!(offset_sq >= kMinDirectionSquared)) {
+        offset = Vec3(0.0, -1.0, 0.0);
+        offset_sq = 1.0;
+      }
+    }
+    next = parent + offset * (joint.length / std::sqrt(offset_sq));
+
+    // Collisions, in the colliders' frame (they are given at the end of the
+    // step; `shift` takes them back to this substep). The overlap tests come
+    // first and the push-out, out of line, only on contact: in the common
+    // case `next` does not wait for the tests.
+    const Vec3 shifted = next - shift;
+    bool touching = false;
+    const double joint_reach = reach[i];
+    for (const OverlapTest& test : overlap_tests) {
+      if (joint_reach > test.clearance) {
+        touching |= Overlaps(test, shifted, joint.radius);
+      }
+    }
+    if (touching) {
+      next = PushOut(colliders, joint, parent - shift, shifted) + shift;
+    }
+
+    previous[i] = current;
+    positions[i] = next;
+  }
+}
+
+}  // namespace
+
+absl::Status StepDynamicsJob::Run() const {
+  if (absl::Status status = Validate(); !status.ok()) return status;
+  const DynamicChain& chain = *this->chain;
+  DynamicsReport result;
+  const Vec3 root_animated = animated_world[0].translation;
+  if (reset) {
+    result.reset = DynamicsReset::kRequested;
+  } else if (state->positions.empty()) {
+    result.reset = DynamicsReset::kEmptyState;
+  } else if (!(glm::length(root_animated - state->positions[0]) <=
+               chain.teleport_distance)) {
+    result.reset = DynamicsReset::kTeleport;
+  }
+  if (result.reset != DynamicsReset::kNone) {
+    StartAtRest(animated_world, state);
+  }
+
+  const SubstepPlan plan = PlanSubsteps(state->time_remainder, delta_time,
+                                        chain.substep, chain.max_substeps);
+  result.substeps = plan.substeps;
+  result.clamped = plan.clamped;
+  // The root slides from where the last substep left it to its animated
+  // position over the time the substeps cover.
+  const Vec3 root_start = state->positions[0];
+  const Vec3 root_travel = root_animated - root_start;
+  const double covered = plan.clamped ? plan.substeps * chain.substep
+                                      : state->time_remainder + delta_time;
+  // Collision culling (see OverlapTest), on the stack: at most
+  // kMaxDynamicColliders colliders and kMaxDynamicJoints joints.
+  OverlapTest overlap_tests[kMaxDynamicColliders];
+  double reach[kMaxDynamicJoints];
+  for (size_t i = 0; i < colliders_world.size(); ++i) {
+    overlap_tests[i] = PrepareOverlapTest(colliders_world[i], root_animated);
+  }
+  if (!colliders_world.empty()) {
+    double path_length[kMaxDynamicJoints];
+    path_length[0] = 0.0;
+    reach[0] = 0.0;
+    for (size_t i = 1; i < chain.joints.size(); ++i) {
+      const DynamicJoint& joint = chain.joints[i];
+      path_length[i] = path_length[joint.parent] + joint.length;
+      reach[i] = path_length[i] + joint.radius;
+    }
+  }
+  for (int k = 0; k < plan.substeps; ++k) {
+    const double fraction = std::min(1.0, (k + 1) * chain.substep / covered);
+    state->noise_time += chain.substep;
+    if (state->noise_time > kMaxWindTime) state->noise_time -= kMaxWindTime;
+    Substep(chain, animated_world, colliders_world,
+            absl::MakeConstSpan(overlap_tests, colliders_world.size()), reach,
+            root_start + root_travel * fraction,
+            WindAcceleration(chain.wind, state->noise_time), state);
+  }
+  state->time_remainder = plan.remainder;
+  UpdateDynamicRotations(chain, animated_world, state->positions, plan.substeps,
+                         absl::MakeSpan(state->rotations), rotations_world,
+                         corrections_local);
+  *report = result;
+  return absl::OkStatus();
+}
+
+}  // namespace ik

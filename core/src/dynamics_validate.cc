@@ -1,0 +1,196 @@
+// StepDynamicsJob::Validate (declared in ik/dynamics.h): every input of a
+// step, each error naming its field.
+#include <cmath>
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "ik/colliders.h"
+#include "ik/dynamic_chain.h"
+#include "ik/dynamics.h"
+#include "ik/wind_noise.h"
+
+namespace ik {
+namespace {
+
+// Rotations may be this far from unit squared norm.
+constexpr double kUnitNormSquaredTolerance = 2e-3;
+
+bool IsUnitRotation(const Quat& q) {
+  const double norm_squared = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+  return std::abs(norm_squared - 1.0) <= kUnitNormSquaredTolerance;
+}
+
+// IsWithinRange without a branch per component (& rather than &&), for
+// the quick whole-array checks below; false for NaN too.
+inline bool WithinRangeBits(const Vec3& v) {
+  return (std::abs(v.x) <= kMaxCoordinate) & (std::abs(v.y) <= kMaxCoordinate) &
+         (std::abs(v.z) <= kMaxCoordinate);
+}
+
+absl::Status CheckPoint(const Vec3& point, absl::string_view path) {
+  if (IsWithinRange(point)) return absl::OkStatus();  // false for NaN too
+  if (!IsFinite(point)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not finite"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": beyond ", kMaxCoordinate, " m from the origin"));
+}
+
+absl::Status CheckRotation(const Quat& q, absl::string_view path) {
+  if (!IsFinite(q)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": not finite"));
+  }
+  if (!IsUnitRotation(q)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a unit quaternion (norm ", Norm(q), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckSize(size_t size, size_t joints, absl::string_view path) {
+  if (size == joints) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": ", size, " entries for ", joints, " joints"));
+}
+
+absl::Status ValidateState(const DynamicState& state,
+                           const DynamicChain& chain) {
+  const size_t count = chain.joints.size();
+  const bool empty = state.positions.empty() &&
+                     state.previous_positions.empty() &&
+                     state.rotations.empty();
+  if (!empty) {
+    if (absl::Status status =
+            CheckSize(state.positions.size(), count, "state.positions");
+        !status.ok()) {
+      return status;
+    }
+    if (absl::Status status = CheckSize(state.previous_positions.size(), count,
+                                        "state.previous_positions");
+        !status.ok()) {
+      return status;
+    }
+    if (absl::Status status =
+            CheckSize(state.rotations.size(), count, "state.rotations");
+        !status.ok()) {
+      return status;
+    }
+    // A quick pass over everything; the field-by-field pass below only
+    // runs to name what failed.
+    bool valid = true;
+    for (size_t i = 0; i < count; ++i) {
+      valid &= WithinRangeBits(state.positions[i]) &
+               WithinRangeBits(state.previous_positions[i]) &
+               IsUnitRotation(state.rotations[i]);
+    }
+    for (size_t i = 0; !valid && i < count; ++i) {
+      if (!IsWithinRange(state.positions[i])) {
+        return CheckPoint(state.positions[i],
+                          absl::StrCat("state.positions[", i, "]"));
+      }
+      if (!IsWithinRange(state.previous_positions[i])) {
+        return CheckPoint(state.previous_positions[i],
+                          absl::StrCat("state.previous_positions[", i, "]"));
+      }
+      if (!IsUnitRotation(state.rotations[i])) {  // false for NaN too
+        return CheckRotation(state.rotations[i],
+                             absl::StrCat("state.rotations[", i, "]"));
+      }
+    }
+  }
+  if (!(state.time_remainder >= 0.0 && state.time_remainder <= chain.substep)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("state.time_remainder: must be within [0, ", chain.substep,
+                     "] s (chain.substep), got ", state.time_remainder));
+  }
+  if (!(state.noise_time >= 0.0 && state.noise_time <= kMaxWindTime)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("state.noise_time: must be within [0, ", kMaxWindTime,
+                     "] s, got ", state.noise_time));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status StepDynamicsJob::Validate() const {
+  if (chain == nullptr) {
+    return absl::InvalidArgumentError("chain: null input");
+  }
+  if (absl::Status status = chain->Validate(); !status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat("chain.", status.message()));
+  }
+  const size_t count = chain->joints.size();
+  if (animated_world.size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("animated_world: ", animated_world.size(),
+                     " transforms for ", count, " joints"));
+  }
+  bool animated_valid = true;  // a quick pass, as in ValidateState
+  for (size_t i = 0; i < count; ++i) {
+    animated_valid &= WithinRangeBits(animated_world[i].translation) &
+                      IsUnitRotation(animated_world[i].rotation);
+  }
+  for (size_t i = 0; !animated_valid && i < count; ++i) {
+    const Transform& animated = animated_world[i];
+    if (!IsWithinRange(animated.translation)) {
+      return CheckPoint(animated.translation,
+                        absl::StrCat("animated_world[", i, "].translation"));
+    }
+    if (!IsUnitRotation(animated.rotation)) {
+      return CheckRotation(animated.rotation,
+                           absl::StrCat("animated_world[", i, "].rotation"));
+    }
+  }
+  if (colliders_world.size() > static_cast<size_t>(kMaxDynamicColliders)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("colliders_world: ", colliders_world.size(),
+                     " colliders, at most ", kMaxDynamicColliders, " allowed"));
+  }
+  for (size_t i = 0; i < colliders_world.size(); ++i) {
+    const Collider& collider = colliders_world[i];
+    if (!IsWithinRange(collider.start) || !IsWithinRange(collider.end) ||
+        !(collider.radius >= 0.0 && collider.radius <= kMaxColliderRadius)) {
+      return ValidateCollider(collider,
+                              absl::StrCat("colliders_world[", i, "]"));
+    }
+  }
+  if (!(delta_time >= 0.0 && IsFinite(delta_time))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "delta_time: must be finite and >= 0 s, got ", delta_time));
+  }
+  if (state == nullptr) {
+    return absl::InvalidArgumentError("state: null input/output");
+  }
+  // A reset replaces the state: only its clocks must be usable.
+  if (reset) {
+    DynamicState clocks;
+    clocks.time_remainder = state->time_remainder;
+    clocks.noise_time = state->noise_time;
+    if (absl::Status status = ValidateState(clocks, *chain); !status.ok()) {
+      return status;
+    }
+  } else if (absl::Status status = ValidateState(*state, *chain);
+             !status.ok()) {
+    return status;
+  }
+  if (!rotations_world.empty() && rotations_world.size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rotations_world: ", rotations_world.size(),
+                     " entries for ", count, " joints (or none)"));
+  }
+  if (!corrections_local.empty() && corrections_local.size() != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("corrections_local: ", corrections_local.size(),
+                     " entries for ", count, " joints (or none)"));
+  }
+  if (report == nullptr) {
+    return absl::InvalidArgumentError("report: null output");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik
