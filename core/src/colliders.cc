@@ -6,21 +6,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
 
 // Distances below this, metres, count as zero (no usable direction).
 constexpr double kMinDistance = 1e-12;
-
-absl::Status CheckPoint(const Vec3& point, absl::string_view path) {
-  if (IsWithinRange(point)) return absl::OkStatus();  // false for NaN too
-  if (!IsFinite(point)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not finite"));
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": beyond ", kMaxCoordinate, " m from the origin"));
-}
 
 // A capsule push stops once the joint is within this fraction of the reach
 // from the surface: the exact answer for the current closest point, up to

@@ -9,6 +9,7 @@
 #include "ik/colliders.h"
 #include "ik/dynamic_chain.h"
 #include "ik/dynamics.h"
+#include "ik/validate.h"
 #include "ik/wind_noise.h"
 
 namespace ik {
@@ -27,15 +28,6 @@ bool IsUnitRotation(const Quat& q) {
 inline bool WithinRangeBits(const Vec3& v) {
   return (std::abs(v.x) <= kMaxCoordinate) & (std::abs(v.y) <= kMaxCoordinate) &
          (std::abs(v.z) <= kMaxCoordinate);
-}
-
-absl::Status CheckPoint(const Vec3& point, absl::string_view path) {
-  if (IsWithinRange(point)) return absl::OkStatus();  // false for NaN too
-  if (!IsFinite(point)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not finite"));
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": beyond ", kMaxCoordinate, " m from the origin"));
 }
 
 absl::Status CheckRotation(const Quat& q, absl::string_view path) {

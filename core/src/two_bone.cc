@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "ik/joint_limits.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
@@ -40,16 +41,6 @@ bool IsUsableAxis(const Vec3& axis) {
 // Finite, min <= max.
 bool IsUsableRange(const AngleRange& range) {
   return IsFinite(range.min) && IsFinite(range.max) && range.min <= range.max;
-}
-
-// Field names are literals so that no strings are built unless they fail.
-absl::Status CheckPoint(const Vec3& point, const char* field) {
-  if (IsWithinRange(point)) return absl::OkStatus();  // false for NaN too
-  if (!IsFinite(point)) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": not finite"));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      field, ": beyond ", kMaxCoordinate, " m from the model origin"));
 }
 
 absl::Status CheckRotation(const Quat& q, const char* field) {
