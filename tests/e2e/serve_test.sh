@@ -26,6 +26,31 @@ out=$("$IKCTL" --server="$SERVER" solve --rig humanoid --chain left_arm \
   --target 5,5,5) || fail "unreachable solve failed: $out"
 grep -q 'NOT reached' <<<"$out" || fail "unreachable target reported: $out"
 
+# Every solver on the 13-joint tail (issue 3's "done when").
+for solver in fabrik ccd auto; do
+  out=$("$IKCTL" --server="$SERVER" solve --rig tail --chain tail \
+    --target 0.25,0.55,-0.95 --solver $solver --json) || fail "tail $solver"
+  grep -q '"reached": true' <<<"$out" || fail "tail $solver: $out"
+  grep -q '"stop_reason": "STOP_REASON_REACHED"' <<<"$out" || fail "$out"
+  grep -q '"limited_joints": \[' <<<"$out" || fail "no limited_joints: $out"
+done
+out=$("$IKCTL" --server="$SERVER" solve --rig tail --chain tail \
+  --target 0.25,0.55,-0.95 --solver ccd) || fail "tail readable"
+grep -q '^tail: reached, .* SOLVER_CCD, STOP_REASON_REACHED' <<<"$out" \
+  || fail "tail readable: $out"
+
+# An ad hoc chain with an orientation goal for its tip.
+out=$("$IKCTL" --server="$SERVER" solve --rig humanoid --root left_clavicle \
+  --tip left_wrist --target 0.45,1.2,0.15 --orientation 0,0,0,1 \
+  --orientation_weight 0.5 --json) || fail "ad hoc: $out"
+grep -q '"chain": "left_clavicle..left_wrist"' <<<"$out" || fail "$out"
+grep -q '"name": "left_wrist"' <<<"$out" || fail "tip not turned: $out"
+
+code=0
+"$IKCTL" --server="$SERVER" solve --rig tail --chain tail --target 0,1,0 \
+  --solver spline 2>/dev/null || code=$?
+[[ $code -eq 2 ]] || fail "unknown solver name exit code $code"
+
 # Errors come back with their code and field path, exit status 1.
 code=0
 err=$("$IKCTL" --server="$SERVER" solve --rig humanoid --chain tentacle \
