@@ -114,7 +114,131 @@ Quat CcdTurn(const JointConstraint* constraint, const Quat& local,
   return constraint->rest_rotation * (AngleAxis(*swivel, line_rest) * relative);
 }
 
+// The two-bone step of joint 1 when neither it nor the root has a limit:
+// the correction (post-multiplied into its local rotation) that bends it in
+// the plane of its parent, itself and the tip, so that the tip lies at the
+// target's `parent_distance` from the parent (as near as the bones get when
+// that is out of their range); the root's aim, next, then lands the tip on
+// the target. A chain lying straight bends towards the target (any
+// perpendicular when that too is on the line). Arguments as CcdTurn's.
+Quat TwoBoneStep(const Vec3& to_tip_local, const Vec3& to_target_local,
+                 const Vec3& parent_local, double parent_distance) {
+  const double a_squared = glm::dot(parent_local, parent_local);
+  const double b_squared = glm::dot(to_tip_local, to_tip_local);
+  const double a = std::sqrt(a_squared);
+  const double b = std::sqrt(b_squared);
+  if (!(a >= kMinDirectionLength) || !(b >= kMinDirectionLength)) {
+    return IdentityQuat();
+  }
+  // Parent -> joint, unit; the tip's direction across it.
+  const Vec3 along = parent_local * (-1.0 / a);
+  Vec3 across = to_tip_local - glm::dot(to_tip_local, along) * along;
+  double across_length = glm::length(across);
+  if (!(across_length >= 1e-9 * b)) {
+    across = to_target_local - glm::dot(to_target_local, along) * along;
+    across_length = glm::length(across);
+    if (!(across_length >= 1e-9 * glm::length(to_target_local)) ||
+        !(across_length >= kMinDirectionLength)) {
+      across = AnyPerpendicular(along);
+      across_length = 1.0;
+    }
+  }
+  across /= across_length;
+  // |parent -> tip|^2 = a^2 + b^2 + 2 a b cos(theta), theta the angle
+  // between along and the bent joint -> tip.
+  const double cosine =
+      std::clamp((parent_distance * parent_distance - a_squared - b_squared) /
+                     (2.0 * a * b),
+                 -1.0, 1.0);
+  const double sine = std::sqrt(1.0 - cosine * cosine);
+  const Vec3 bent = b * (cosine * along + sine * across);
+  return internal::ShortestArc(to_tip_local, bent);
+}
+
 }  // namespace
+
+namespace internal {
+
+StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
+                            int* iterations, double* best_squared,
+                            std::uint64_t* mask) {
+  ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const Vec3& target = job.target_model;
+  const double tolerance_squared = job.tolerance * job.tolerance;
+  const bool two_bone_step = tip >= 2 && ConstraintOf(job, 0) == nullptr &&
+                             ConstraintOf(job, 1) == nullptr;
+  while (*iterations < job.max_iterations) {
+    ++*iterations;
+    SaveRotations(job);
+    // The workspace holds the pose at the start of the sweep. Turning joint
+    // j moves only the joints after it, so joints 0..j are still current
+    // when the sweep reaches j; the tip is carried along as joints turn.
+    Vec3 tip_position = ws.positions[tip];
+    std::uint64_t iteration_mask = *mask;
+    for (int j = tip - 1; j >= 0; --j) {
+      const Vec3& position = ws.positions[j];
+      const Quat inverse = glm::conjugate(ws.rotations[j]);
+      const Vec3 to_tip_local = inverse * (tip_position - position);
+      const Vec3 to_target_local = inverse * (target - position);
+      const JointConstraint* constraint = ConstraintOf(job, j);
+      Quat local;
+      if (j == 1 && two_bone_step) {
+        local = job.locals[1].rotation *
+                TwoBoneStep(to_tip_local, to_target_local,
+                            inverse * (ws.positions[0] - position),
+                            glm::length(target - ws.positions[0]));
+      } else if (constraint == nullptr) {
+        local =
+            job.locals[j].rotation * ShortestArc(to_tip_local, to_target_local);
+      } else {
+        std::optional<Vec3> parent_local;
+        double parent_distance = 0.0;
+        if (j > 0) {
+          parent_local = inverse * (ws.positions[j - 1] - position);
+          parent_distance = glm::length(target - ws.positions[j - 1]);
+        }
+        local = CcdTurn(constraint, job.locals[j].rotation, to_tip_local,
+                        to_target_local, parent_local, parent_distance);
+      }
+      iteration_mask &= ~(std::uint64_t{1} << j);
+      if (constraint != nullptr) {
+        const LimitedRotation limited =
+            ApplyJointConstraint(*constraint, local);
+        local = limited.rotation;
+        if (limited.clamped) iteration_mask |= std::uint64_t{1} << j;
+      }
+      job.locals[j].rotation = local;
+      const Quat& parent_rotation =
+          j == 0 ? ws.parent_rotation : ws.rotations[j - 1];
+      tip_position = position + (parent_rotation * local) * to_tip_local;
+      // The seed's early exit inside the sweep.
+      const Vec3 miss = tip_position - target;
+      if (glm::dot(miss, miss) <= tolerance_squared) break;
+    }
+    ChainForwardKinematics(job, root_position);
+    const double residual_squared = SquaredDistance(ws.positions[tip], target);
+    const Verdict verdict =
+        Judge(residual_squared, *best_squared, tolerance_squared);
+    if (verdict == Verdict::kContinue) {
+      *best_squared = residual_squared;
+      *mask = iteration_mask;
+      continue;
+    }
+    if (verdict == Verdict::kRevertAndStop) {
+      RestoreRotations(job);
+      ChainForwardKinematics(job, root_position);
+    } else {
+      *best_squared = residual_squared;
+      *mask = iteration_mask;
+    }
+    return verdict == Verdict::kReached ? StopReason::kReached
+                                        : StopReason::kNoImprovement;
+  }
+  return StopReason::kIterationCap;
+}
+
+}  // namespace internal
 
 absl::Status CcdJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
@@ -128,69 +252,14 @@ absl::Status CcdJob::Run() const {
       internal::SquaredDistance(ws.positions[tip], target_model);
   if (best_squared <= tolerance_squared) {
     internal::FinishChainJob(*this, root_position, 0, StopReason::kReached,
-                             mask);
+                             mask, /*pose_current=*/true);
     return absl::OkStatus();
   }
-
-  StopReason stop = StopReason::kIterationCap;
   int iterations = 0;
-  while (iterations < max_iterations) {
-    ++iterations;
-    internal::SaveRotations(*this);
-    // The workspace holds the pose at the start of the sweep. Turning joint
-    // j moves only the joints after it, so joints 0..j are still current
-    // when the sweep reaches j; the tip is carried along as joints turn.
-    Vec3 tip_position = ws.positions[tip];
-    std::uint64_t iteration_mask = mask;
-    for (int j = tip - 1; j >= 0; --j) {
-      const Vec3& position = ws.positions[j];
-      const Quat inverse = glm::conjugate(ws.rotations[j]);
-      const Vec3 to_tip_local = inverse * (tip_position - position);
-      const JointConstraint* constraint = internal::ConstraintOf(*this, j);
-      std::optional<Vec3> parent_local;
-      double parent_distance = 0.0;
-      if (j > 0) {
-        parent_local = inverse * (ws.positions[j - 1] - position);
-        parent_distance = glm::length(target_model - ws.positions[j - 1]);
-      }
-      Quat local = CcdTurn(constraint, locals[j].rotation, to_tip_local,
-                           inverse * (target_model - position), parent_local,
-                           parent_distance);
-      iteration_mask &= ~(std::uint64_t{1} << j);
-      if (constraint != nullptr) {
-        const LimitedRotation limited =
-            ApplyJointConstraint(*constraint, local);
-        local = limited.rotation;
-        if (limited.clamped) iteration_mask |= std::uint64_t{1} << j;
-      }
-      locals[j].rotation = local;
-      const Quat& parent_rotation =
-          j == 0 ? ws.parent_rotation : ws.rotations[j - 1];
-      tip_position = position + (parent_rotation * local) * to_tip_local;
-      // The seed's early exit inside the sweep.
-      const Vec3 miss = tip_position - target_model;
-      if (glm::dot(miss, miss) <= tolerance_squared) break;
-    }
-    internal::ChainForwardKinematics(*this, root_position);
-    const double residual_squared =
-        internal::SquaredDistance(ws.positions[tip], target_model);
-    const internal::Verdict verdict =
-        internal::Judge(residual_squared, best_squared, tolerance_squared);
-    if (verdict == internal::Verdict::kContinue) {
-      best_squared = residual_squared;
-      mask = iteration_mask;
-      continue;
-    }
-    if (verdict == internal::Verdict::kRevertAndStop) {
-      internal::RestoreRotations(*this);
-    } else {
-      mask = iteration_mask;
-    }
-    stop = verdict == internal::Verdict::kReached ? StopReason::kReached
-                                                  : StopReason::kNoImprovement;
-    break;
-  }
-  internal::FinishChainJob(*this, root_position, iterations, stop, mask);
+  const StopReason stop = internal::RunCcdIterations(
+      *this, root_position, &iterations, &best_squared, &mask);
+  internal::FinishChainJob(*this, root_position, iterations, stop, mask,
+                           /*pose_current=*/true);
   return absl::OkStatus();
 }
 

@@ -19,6 +19,16 @@ Quat Renormalized(const Quat& q) {
   return q * (1.0 / std::sqrt(norm_squared));
 }
 
+// Renormalises `q` in place; true when that changed it.
+bool Renormalize(Quat& q) {
+  const double norm_squared = glm::dot(q, q);
+  if (std::abs(norm_squared - 1.0) <= 4.0 * 2.220446049250313e-16) {
+    return false;
+  }
+  q = q * (1.0 / std::sqrt(norm_squared));
+  return true;
+}
+
 }  // namespace
 
 namespace internal {
@@ -45,15 +55,28 @@ void ChainForwardKinematics(const ChainJob& job, const Vec3& root_position,
                             int from) {
   ChainWorkspace& ws = *job.workspace;
   const int count = static_cast<int>(job.locals.size());
+  // The running position and rotation stay in registers: reading back what
+  // was just stored (a rotation straddling two stores) stalls.
+  Vec3 position;
+  Quat rotation;
   if (from == 0) {
-    ws.positions[0] = root_position;
-    ws.rotations[0] = ws.parent_rotation * job.locals[0].rotation;
+    position = root_position;
+    rotation = ws.parent_rotation * job.locals[0].rotation;
+    ws.positions[0] = position;
+    ws.rotations[0] = rotation;
     from = 1;
+  } else {
+    position = ws.positions[from - 1];
+    rotation = ws.rotations[from - 1];
   }
+  // The tip's rotation moves nothing: not computed.
   for (int i = from; i < count; ++i) {
-    ws.positions[i] =
-        ws.positions[i - 1] + ws.rotations[i - 1] * ws.bones[i - 1];
-    ws.rotations[i] = ws.rotations[i - 1] * job.locals[i].rotation;
+    position = position + rotation * ws.bones[i - 1];
+    ws.positions[i] = position;
+    if (i + 1 < count) {
+      rotation = rotation * job.locals[i].rotation;
+      ws.rotations[i] = rotation;
+    }
   }
 }
 
@@ -77,22 +100,6 @@ std::uint64_t ApplyAllLimits(const ChainJob& job) {
     if (limited.clamped) mask |= std::uint64_t{1} << i;
   }
   return mask;
-}
-
-Quat ShortestArc(const Vec3& from, const Vec3& to) {
-  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
-  const double from_squared = glm::dot(from, from);
-  const double to_squared = glm::dot(to, to);
-  if (!(from_squared >= kMinSquared) || !(to_squared >= kMinSquared)) {
-    return IdentityQuat();
-  }
-  // (|a||b| + a.b, a x b) is the arc scaled by 2 |a||b| cos(angle / 2).
-  const double lengths = std::sqrt(from_squared * to_squared);
-  const double w = lengths + glm::dot(from, to);
-  if (w < 1e-12 * lengths) return FromTo(from, to);  // (nearly) opposite
-  const Vec3 v = glm::cross(from, to);
-  const double scale = 1.0 / std::sqrt(w * w + glm::dot(v, v));
-  return Quat(w * scale, v.x * scale, v.y * scale, v.z * scale);
 }
 
 Quat AimCorrection(const JointConstraint* constraint, const Vec3& from_local,
@@ -136,12 +143,16 @@ void RestoreRotations(const ChainJob& job) {
 
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
                     int iterations, StopReason stop_reason,
-                    std::uint64_t limited_mask) {
+                    std::uint64_t limited_mask, bool pose_current) {
   const int count = static_cast<int>(job.locals.size());
+  bool renormalized = false;
   for (int i = 0; i + 1 < count; ++i) {
-    job.locals[i].rotation = Renormalized(job.locals[i].rotation);
+    renormalized |= Renormalize(job.locals[i].rotation);
   }
-  ChainForwardKinematics(job, root_position);
+  // Forward kinematics of unchanged rotations would give the same bits.
+  if (renormalized || !pose_current) {
+    ChainForwardKinematics(job, root_position);
+  }
   const int tip = static_cast<int>(job.locals.size()) - 1;
   SolveReport& report = *job.report;
   report.tip_model = job.workspace->positions[tip];

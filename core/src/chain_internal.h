@@ -4,6 +4,7 @@
 #ifndef IK_SRC_CHAIN_INTERNAL_H_
 #define IK_SRC_CHAIN_INTERNAL_H_
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -16,14 +17,25 @@ namespace ik::internal {
 // Vectors shorter than this, metres, count as zero directions.
 inline constexpr double kMinDirectionLength = 1e-12;
 
+// CCD's iterations (ccd.cc) from the pose in the workspace (its forward
+// kinematics current): sweeps counted on from *iterations up to
+// job.max_iterations, each judged by the stopping rule against
+// *best_squared (the best squared residual so far), which they update, as
+// they do *mask (the clamps of the last kept sweep). Leaves the workspace's
+// forward kinematics current and returns why they stopped.
+StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
+                            int* iterations, double* best_squared,
+                            std::uint64_t* mask);
+
 // Normalises the turned joints' rotations in place (those not already unit
 // to rounding), fills the workspace's parent rotation (normalised), bones
 // and lengths, and returns the root joint's model position (which no
 // rotation of the chain moves).
 Vec3 PrepareChain(const ChainJob& job);
 
-// Model positions and rotations of joints [from, n) from the local
-// rotations; joints before `from` must be up to date in the workspace.
+// Model positions of joints [from, n) and rotations of joints [from, n - 1)
+// (the tip's is never needed) from the local rotations; joints before
+// `from` must be up to date in the workspace.
 void ChainForwardKinematics(const ChainJob& job, const Vec3& root_position,
                             int from = 0);
 
@@ -36,7 +48,21 @@ std::uint64_t ApplyAllLimits(const ChainJob& job);
 
 // FromTo (ik/math.h) with the same results up to rounding, in fewer square
 // roots and divisions: the shortest arc turning `from` into `to`.
-Quat ShortestArc(const Vec3& from, const Vec3& to);
+inline Quat ShortestArc(const Vec3& from, const Vec3& to) {
+  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
+  const double from_squared = glm::dot(from, from);
+  const double to_squared = glm::dot(to, to);
+  if (!(from_squared >= kMinSquared) || !(to_squared >= kMinSquared)) {
+    return IdentityQuat();
+  }
+  // (|a||b| + a.b, a x b) is the arc scaled by 2 |a||b| cos(angle / 2).
+  const double lengths = std::sqrt(from_squared * to_squared);
+  const double w = lengths + glm::dot(from, to);
+  if (w < 1e-12 * lengths) return FromTo(from, to);  // (nearly) opposite
+  const Vec3 v = glm::cross(from, to);
+  const double scale = 1.0 / std::sqrt(w * w + glm::dot(v, v));
+  return Quat(w * scale, v.x * scale, v.y * scale, v.z * scale);
+}
 
 // The local correction (post-multiplied into the joint's local rotation)
 // turning direction `from_local` towards `to_local`, both in the joint's
@@ -100,10 +126,12 @@ inline double SquaredDistance(const Vec3& a, const Vec3& b) {
 
 // Normalises the turned joints' rotations (the iterations compose unit
 // rotations without renormalising: the drift stays near rounding), measures
-// the final pose (forward kinematics) and fills the outputs.
+// the final pose (forward kinematics, skipped when `pose_current` says the
+// workspace already holds it and no rotation needed renormalising: the same
+// bits) and fills the outputs.
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
                     int iterations, StopReason stop_reason,
-                    std::uint64_t limited_mask);
+                    std::uint64_t limited_mask, bool pose_current);
 
 }  // namespace ik::internal
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "chain_internal.h"
@@ -14,41 +15,55 @@ namespace {
 
 using internal::kMinDirectionLength;
 
-// `anchor` plus `length` along anchor -> toward; along `fallback` (a bone of
-// the pose before the iteration, never zero) when `toward` sits on
-// `anchor` (e.g. the target on a joint).
-inline Vec3 PlaceAlong(const Vec3& anchor, const Vec3& toward,
-                       const Vec3& fallback, double length) {
-  const Vec3 direction = toward - anchor;
-  const double distance = glm::length(direction);
-  if (distance >= kMinDirectionLength) {
-    return anchor + direction * (length / distance);
-  }
+// PlaceAlong's rare case, out of line so that the common one loads nothing
+// it does not use.
+[[gnu::noinline]] Vec3 PlaceAlongBone(const Vec3& anchor, const Vec3& bone_to,
+                                      const Vec3& bone_from, double length) {
+  const Vec3 fallback = bone_to - bone_from;
   return anchor + fallback * (length / glm::length(fallback));
 }
 
-// Part one (seed 001): from the tip to the root, each joint slides along
-// its bone so the bone's outer end sits on the joint placed before it. In
-// place on `points`; `before` holds them as the iteration found them.
-void ReachBackward(const ChainJob& job, Vec3* points, const Vec3* before) {
-  const int tip = static_cast<int>(job.locals.size()) - 1;
-  const double* lengths = job.workspace->lengths.data();
-  points[tip] = job.target_model;
-  for (int i = tip - 1; i >= 0; --i) {
-    points[i] = PlaceAlong(points[i + 1], points[i], before[i] - before[i + 1],
-                           lengths[i]);
+// `anchor` plus `length` along anchor -> toward; along the bone from
+// `bone_from` to `bone_to` (a bone of the pose before the iteration, never
+// zero) when `toward` sits on `anchor` (e.g. the target on a joint).
+inline Vec3 PlaceAlong(const Vec3& anchor, const Vec3& toward,
+                       const Vec3& bone_to, const Vec3& bone_from,
+                       double length) {
+  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
+  const Vec3 direction = toward - anchor;
+  const double distance_squared = glm::dot(direction, direction);
+  if (distance_squared >= kMinSquared) {
+    return anchor + direction * (length / std::sqrt(distance_squared));
   }
+  return PlaceAlongBone(anchor, bone_to, bone_from, length);
 }
 
-// Part two: from the root (back on its base) out to the tip.
-void ReachForward(const ChainJob& job, const Vec3& root_position, Vec3* points,
-                  const Vec3* before) {
-  const int count = static_cast<int>(job.locals.size());
+// One iteration on positions alone, from `before` (the pose the iteration
+// starts from) into `points`. The joint just placed stays in a register:
+// reading back what was just stored stalls.
+void ReachFree(const ChainJob& job, const Vec3& root_position,
+               const Vec3* before, Vec3* points) {
+  const int tip = static_cast<int>(job.locals.size()) - 1;
   const double* lengths = job.workspace->lengths.data();
-  points[0] = root_position;
-  for (int i = 1; i < count; ++i) {
-    points[i] = PlaceAlong(points[i - 1], points[i], before[i] - before[i - 1],
-                           lengths[i - 1]);
+  // Part one (seed 001): the tip on the target, then from the tip to the
+  // root each joint slides along its bone so the bone's outer end sits on
+  // the joint placed before it. The root is not placed: part two puts it
+  // back on its base before reading it.
+  Vec3 placed = job.target_model;
+  for (int i = tip - 1; i >= 1; --i) {
+    placed =
+        PlaceAlong(placed, before[i], before[i], before[i + 1], lengths[i]);
+    points[i] = placed;
+  }
+  // Part two: from the root, back on its base, out to the tip.
+  Vec3 previous = root_position;
+  points[0] = previous;
+  for (int i = 1; i <= tip; ++i) {
+    const Vec3& toward =
+        i == tip ? job.target_model : (i == 1 ? placed : points[i]);
+    previous =
+        PlaceAlong(previous, toward, before[i], before[i - 1], lengths[i - 1]);
+    points[i] = previous;
   }
 }
 
@@ -71,30 +86,31 @@ bool IsHinge(const ChainJob& job, int i) {
          constraint->limit->kind == JointLimit::Kind::kHinge;
 }
 
-// Positions -> rotations, root first (the seed's WorldToIKChain): each joint
-// turns its bone towards the reaching position of the next joint from where
-// it actually is, is clamped to its limit when `apply_limits`, and the next
-// joint's position follows from the result. Leaves the workspace's
-// positions and rotations as forward kinematics computes them. Returns the
-// mask of clamped joints.
-std::uint64_t ConvertToRotations(const ChainJob& job, const Vec3& root_position,
-                                 bool apply_limits) {
+// Positions -> rotations with limits, root first (the seed's
+// WorldToIKChain): each joint turns its bone towards the reaching position
+// of the next joint from where it actually is, is clamped to its limit, and
+// the next joint's position follows from the result. Leaves the
+// workspace's positions and rotations as forward kinematics computes them
+// (the same bits). Returns the mask of clamped joints.
+std::uint64_t ConvertToRotations(const ChainJob& job,
+                                 const Vec3& root_position) {
   ChainWorkspace& ws = *job.workspace;
   const int tip = static_cast<int>(job.locals.size()) - 1;
   std::uint64_t mask = 0;
   ws.positions[0] = root_position;
+  // Copies, not references into the workspace: reading back what was just
+  // stored stalls.
+  Quat parent_rotation = ws.parent_rotation;
+  Vec3 position = root_position;
   for (int i = 0; i < tip; ++i) {
-    const Quat& parent_rotation =
-        i == 0 ? ws.parent_rotation : ws.rotations[i - 1];
     const Quat rotation = parent_rotation * job.locals[i].rotation;
-    const Vec3 desired_local = glm::conjugate(rotation) *
-                               (ws.reach_positions[i + 1] - ws.positions[i]);
-    const JointConstraint* constraint =
-        apply_limits ? internal::ConstraintOf(job, i) : nullptr;
+    const Vec3 desired_local =
+        glm::conjugate(rotation) * (ws.reach_positions[i + 1] - position);
+    const JointConstraint* constraint = internal::ConstraintOf(job, i);
     Quat local =
         job.locals[i].rotation *
         internal::AimCorrection(constraint, ws.bones[i], desired_local);
-    if (apply_limits && i + 2 <= tip && IsHinge(job, i + 1)) {
+    if (i + 2 <= tip && IsHinge(job, i + 1)) {
       local = glm::conjugate(parent_rotation) *
               internal::AlignHingePlane(job, i, parent_rotation,
                                         parent_rotation * local,
@@ -106,21 +122,143 @@ std::uint64_t ConvertToRotations(const ChainJob& job, const Vec3& root_position,
       if (limited.clamped) mask |= std::uint64_t{1} << i;
     }
     job.locals[i].rotation = local;
-    ws.rotations[i] = parent_rotation * local;
-    ws.positions[i + 1] = ws.positions[i] + ws.rotations[i] * ws.bones[i];
+    parent_rotation = parent_rotation * local;
+    position = position + parent_rotation * ws.bones[i];
+    ws.rotations[i] = parent_rotation;
+    ws.positions[i + 1] = position;
   }
-  ws.rotations[tip] = ws.rotations[tip - 1] * job.locals[tip].rotation;
   return mask;
 }
 
 // Without limits: the positions the iterations left, turned into rotations
-// once.
-void ConvertPositions(const ChainJob& job, const Vec3& root_position) {
+// once (`points` may be the workspace's positions, which it then
+// overwrites). Each bone swings by the shortest arc in model space from its
+// direction under the workspace's rotations (those of the current locals,
+// which the position passes leave alone) onto the direction the passes gave
+// it; each joint's local rotation follows from its new model rotation and
+// its parent's. The joints' arcs do not depend on one another. Then forward
+// kinematics of the result.
+void ConvertPositions(const ChainJob& job, const Vec3& root_position,
+                      const Vec3* points) {
+  ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  Quat parent = ws.parent_rotation;
+  for (int i = 0; i < tip; ++i) {
+    const Quat& rotation = ws.rotations[i];
+    const Quat turned = internal::ShortestArc(rotation * ws.bones[i],
+                                              points[i + 1] - points[i]) *
+                        rotation;
+    job.locals[i].rotation = glm::conjugate(parent) * turned;
+    parent = turned;
+  }
+  internal::ChainForwardKinematics(job, root_position);
+}
+
+// Without limits: iterations on positions alone, from the workspace's
+// positions (forward kinematics of the locals), turned into rotations once
+// at the end, or when they reach the target, to confirm that on the
+// rotations. Counts on from *iterations; leaves the locals and the
+// workspace's forward kinematics on the answer.
+StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
+                       bool out_of_reach, double best_squared,
+                       int* iterations) {
   ChainWorkspace& ws = *job.workspace;
   const int count = static_cast<int>(job.locals.size());
-  std::copy(ws.positions.begin(), ws.positions.begin() + count,
-            ws.reach_positions.begin());
-  ConvertToRotations(job, root_position, false);
+  const int tip = count - 1;
+  const Vec3& target = job.target_model;
+  const double tolerance_squared = job.tolerance * job.tolerance;
+  // The pose an iteration starts from and the one it makes: a kept
+  // iteration swaps them, a rejected one leaves `current` as it was.
+  Vec3* current = ws.positions.data();
+  Vec3* next = ws.saved_positions.data();
+  bool converted = false;  // the locals are `current`'s
+  while (*iterations < job.max_iterations) {
+    ++*iterations;
+    if (out_of_reach) {
+      ReachStraight(job, root_position, next);
+    } else {
+      ReachFree(job, root_position, current, next);
+    }
+    double residual_squared = internal::SquaredDistance(next[tip], target);
+    bool next_converted = false;
+    if (residual_squared <= tolerance_squared) {
+      // Reached on positions: confirm on the rotations the answer is. The
+      // conversion's forward kinematics fills the workspace's positions, so
+      // the pose before the iteration moves out of the way first.
+      if (current == ws.positions.data()) {
+        std::copy(current, current + count, ws.reach_positions.data());
+        current = ws.reach_positions.data();
+      }
+      ConvertPositions(job, root_position, next);
+      next = ws.positions.data();
+      next_converted = true;
+      residual_squared = internal::SquaredDistance(next[tip], target);
+    }
+    const internal::Verdict verdict =
+        internal::Judge(residual_squared, best_squared, tolerance_squared);
+    if (verdict == internal::Verdict::kRevertAndStop) {
+      // The rotations may be the rejected pose's: convert `current`.
+      ConvertPositions(job, root_position, current);
+      return StopReason::kNoImprovement;
+    }
+    if (next_converted) {
+      current = next;
+      next = ws.saved_positions.data();
+    } else {
+      std::swap(current, next);
+    }
+    converted = next_converted;
+    if (verdict != internal::Verdict::kContinue) {
+      if (!converted) ConvertPositions(job, root_position, current);
+      return verdict == internal::Verdict::kReached
+                 ? StopReason::kReached
+                 : StopReason::kNoImprovement;
+    }
+    best_squared = residual_squared;
+  }
+  if (!converted) ConvertPositions(job, root_position, current);
+  return StopReason::kIterationCap;
+}
+
+// With limits: positions -> rotations -> limits -> positions every
+// iteration (the conversion is part two), from the workspace's pose.
+// Counts on from *iterations and updates *best_squared and *mask (the
+// clamps of the last kept iteration); sets *pose_current to whether the
+// workspace's forward kinematics is the locals'.
+StopReason IterateWithLimits(const ChainJob& job, const Vec3& root_position,
+                             bool out_of_reach, double* best_squared,
+                             int* iterations, std::uint64_t* mask,
+                             bool* pose_current) {
+  ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const double tolerance_squared = job.tolerance * job.tolerance;
+  *pose_current = true;
+  while (*iterations < job.max_iterations) {
+    ++*iterations;
+    internal::SaveRotations(job);
+    if (out_of_reach) {
+      ReachStraight(job, root_position, ws.reach_positions.data());
+    } else {
+      internal::ReachBackwardWithLimits(job);
+    }
+    const std::uint64_t iteration_mask = ConvertToRotations(job, root_position);
+    const double residual_squared =
+        internal::SquaredDistance(ws.positions[tip], job.target_model);
+    const internal::Verdict verdict =
+        internal::Judge(residual_squared, *best_squared, tolerance_squared);
+    if (verdict == internal::Verdict::kRevertAndStop) {
+      internal::RestoreRotations(job);
+      *pose_current = false;
+      return StopReason::kNoImprovement;
+    }
+    *best_squared = residual_squared;
+    *mask = iteration_mask;
+    if (verdict == internal::Verdict::kReached) return StopReason::kReached;
+    if (verdict == internal::Verdict::kKeepAndStop) {
+      return StopReason::kNoImprovement;
+    }
+  }
+  return StopReason::kIterationCap;
 }
 
 }  // namespace
@@ -128,8 +266,7 @@ void ConvertPositions(const ChainJob& job, const Vec3& root_position) {
 absl::Status FabrikJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
   ChainWorkspace& ws = *workspace;
-  const int count = static_cast<int>(locals.size());
-  const int tip = count - 1;
+  const int tip = static_cast<int>(locals.size()) - 1;
   const Vec3 root_position = internal::PrepareChain(*this);
   // Without limits the iterations stay on positions; with them every
   // iteration goes through rotations.
@@ -141,7 +278,7 @@ absl::Status FabrikJob::Run() const {
       internal::SquaredDistance(ws.positions[tip], target_model);
   if (best_squared <= tolerance_squared) {
     internal::FinishChainJob(*this, root_position, 0, StopReason::kReached,
-                             mask);
+                             mask, /*pose_current=*/true);
     return absl::OkStatus();
   }
   double chain_length = 0.0;
@@ -149,70 +286,27 @@ absl::Status FabrikJob::Run() const {
   const bool out_of_reach =
       glm::length(target_model - root_position) >= chain_length;
 
-  StopReason stop = StopReason::kIterationCap;
-  bool converted = false;  // locals match the positions (no-limit case)
   int iterations = 0;
-  while (iterations < max_iterations) {
-    ++iterations;
-    std::uint64_t iteration_mask = 0;
-    double residual_squared;
-    converted = false;
-    if (limited) {
-      // Positions -> rotations -> limits -> positions: the conversion is
-      // part two.
-      internal::SaveRotations(*this);
-      if (out_of_reach) {
-        ReachStraight(*this, root_position, ws.reach_positions.data());
-      } else {
-        internal::ReachBackwardWithLimits(*this);
+  StopReason stop;
+  bool pose_current = true;
+  if (!limited) {
+    stop = IterateFree(*this, root_position, out_of_reach, best_squared,
+                       &iterations);
+  } else {
+    stop = IterateWithLimits(*this, root_position, out_of_reach, &best_squared,
+                             &iterations, &mask, &pose_current);
+    if (stop == StopReason::kNoImprovement && iterations < max_iterations) {
+      // Stalled on the limits: CCD sweeps take the iterations left.
+      if (!pose_current) {
+        internal::ChainForwardKinematics(*this, root_position);
       }
-      iteration_mask = ConvertToRotations(*this, root_position, true);
-      residual_squared =
-          internal::SquaredDistance(ws.positions[tip], target_model);
-    } else {
-      // On positions alone.
-      Vec3* points = ws.positions.data();
-      const Vec3* before = ws.saved_positions.data();
-      std::copy(points, points + count, ws.saved_positions.data());
-      if (out_of_reach) {
-        ReachStraight(*this, root_position, points);
-      } else {
-        ReachBackward(*this, points, before);
-        ReachForward(*this, root_position, points, before);
-      }
-      residual_squared = internal::SquaredDistance(points[tip], target_model);
-      if (residual_squared <= tolerance_squared) {
-        // Reached on positions: confirm on the rotations the answer is.
-        ConvertPositions(*this, root_position);
-        converted = true;
-        residual_squared =
-            internal::SquaredDistance(ws.positions[tip], target_model);
-      }
+      stop = internal::RunCcdIterations(*this, root_position, &iterations,
+                                        &best_squared, &mask);
+      pose_current = true;
     }
-    const internal::Verdict verdict =
-        internal::Judge(residual_squared, best_squared, tolerance_squared);
-    if (verdict == internal::Verdict::kContinue) {
-      best_squared = residual_squared;
-      mask = iteration_mask;
-      continue;
-    }
-    if (verdict == internal::Verdict::kRevertAndStop) {
-      if (limited) {
-        internal::RestoreRotations(*this);
-      } else {
-        std::copy(ws.saved_positions.begin(),
-                  ws.saved_positions.begin() + count, ws.positions.begin());
-        converted = false;
-      }
-    } else {
-      mask = iteration_mask;
-    }
-    stop = verdict == internal::Verdict::kReached ? StopReason::kReached
-                                                  : StopReason::kNoImprovement;
-    break;
   }
-  if (!limited && !converted) ConvertPositions(*this, root_position);
-  internal::FinishChainJob(*this, root_position, iterations, stop, mask);
+  internal::FinishChainJob(*this, root_position, iterations, stop, mask,
+                           pose_current);
   return absl::OkStatus();
 }
 

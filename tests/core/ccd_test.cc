@@ -34,6 +34,26 @@ TEST_F(CcdJobTest, ASingleSweepAimsEachJointFromTheTipBack) {
   EXPECT_LE(glm::length(chain.Tip() - target), 1e-12);
 }
 
+TEST_F(CcdJobTest, SolvesAFreeThreeJointChainInOneSweep) {
+  // Root and second joint without limits: the sweep ends with the two-bone
+  // step, so one sweep lands any target in reach, the straight chain's
+  // targets on its own line included.
+  TestChain goal_pose(Vec3(0.0, 1.0, 0.0), {0.3, 0.25});
+  goal_pose.locals()[0].rotation =
+      AngleAxis(0.8, glm::normalize(Vec3(1, 2, 3)));
+  goal_pose.locals()[1].rotation = AngleAxis(1.1, Vec3(0.0, 0.0, 1.0));
+  for (const Vec3& target :
+       {goal_pose.Tip(), Vec3(0.45, 1.0, 0.0), Vec3(0.1, 1.0, 0.0)}) {
+    TestChain chain(Vec3(0.0, 1.0, 0.0), {0.3, 0.25});
+    CcdJob job = chain.MakeJob<CcdJob>(target, &workspace_, &report_, &stop_);
+    job.tolerance = 1e-9;
+    ASSERT_TRUE(job.Run().ok());
+    EXPECT_EQ(report_.iterations, 1) << target.x;
+    EXPECT_EQ(stop_, StopReason::kReached) << target.x;
+    EXPECT_LE(glm::length(chain.Tip() - target), 1e-9) << target.x;
+  }
+}
+
 TEST_F(CcdJobTest, BendsAStraightHingeForATargetOnItsLine) {
   // A straight chain whose middle joint is a hinge, the target on the
   // chain's line inside reach: CCD alone finds no turn (joint -> tip and

@@ -133,7 +133,6 @@ struct ChainCase {
   const char* rig;
   const char* chain;
   SolverKind solver;
-  double required_hit_rate = kRequiredHitRate;
 };
 
 std::string Name(const ChainCase& chain_case) {
@@ -269,7 +268,7 @@ TEST_P(ChainPropertyTest, ReachesReachableTargetsWithinTheCap) {
   RecordProperty("hit_rate", std::to_string(rate));
   RecordProperty("iterations_mean", std::to_string(stats.mean));
   RecordProperty("iterations_p99", std::to_string(stats.p99));
-  EXPECT_GE(rate, GetParam().required_hit_rate);
+  EXPECT_GE(rate, kRequiredHitRate);
 }
 
 TEST_P(ChainPropertyTest, HonoursLimitsForTargetsOutOfReach) {
@@ -308,15 +307,54 @@ TEST_P(ChainPropertyTest, HonoursLimitsForTargetsOutOfReach) {
 INSTANTIATE_TEST_SUITE_P(
     Chains, ChainPropertyTest,
     ::testing::Values(
-        // FABRIK falls short of 99.5% on this arm (99.4-99.7% across
-        // seeds): its misses are targets in the corner of the shoulder's
-        // twist and cone limits, where the position passes lead into a
-        // limit and stall. CCD reaches them.
-        ChainCase{"humanoid", "left_arm_clavicle", SolverKind::kFabrik, 0.99},
+        ChainCase{"humanoid", "left_arm_clavicle", SolverKind::kFabrik},
         ChainCase{"humanoid", "left_arm_clavicle", SolverKind::kCcd},
         ChainCase{"tail", "tail", SolverKind::kFabrik},
         ChainCase{"tail", "tail", SolverKind::kCcd}),
     CaseName);
+
+// Targets of the clavicle arm's seeded sequence above where FABRIK's
+// passes stall against the shoulder's limits (1 to 72 iterations in, found
+// with the CCD sweeps switched off): FABRIK reaches them by finishing with
+// CCD sweeps within the chain's iteration cap.
+TEST(FabrikStallTest, FinishesWithCcdSweepsWhereThePassesStall) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  const Chain& chain = *rig->FindChain("left_arm_clavicle");
+  const std::vector<Transform> rest(rig->rest_pose().begin(),
+                                    rig->rest_pose().end());
+  constexpr int kStalls[] = {115, 751, 771, 891, 960, 971, 1060, 1209};
+  // As ChainPropertyTest places the character.
+  Transform root;
+  root.translation = Vec3(3.0, 0.2, -7.0);
+  root.rotation = AngleAxis(2.0, Vec3(0.0, 1.0, 0.0));
+  std::mt19937_64 engine(kSeed);
+  PoseSolver solver(*rig);
+  int next = 0;
+  for (const int stall : kStalls) {
+    Vec3 target;
+    for (; next <= stall; ++next) {
+      target =
+          TransformPoint(root, testing::ReachableTarget(*rig, chain, engine));
+    }
+    ChainGoal goal;
+    goal.chain = &chain;
+    goal.solver = SolverKind::kFabrik;
+    goal.target_world = target;
+    std::vector<Transform> locals = rest;
+    absl::StatusOr<ChainSolveResult> result =
+        solver.Solve(goal, root, absl::MakeSpan(locals));
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(result->report.reached)
+        << "case " << stall << ": " << result->report.residual;
+    EXPECT_LE(result->report.iterations, chain.max_iterations);
+    for (const int joint : chain.joints) {
+      EXPECT_LE(LimitViolation(*rig, joint, locals[joint].rotation),
+                kLimitSlack)
+          << "case " << stall;
+    }
+  }
+}
 
 // The two-bone solver on the humanoid's limbs: its middle joint's hinge
 // bounds the bend (targets too near the root leave the limb folded as far

@@ -19,6 +19,14 @@
 //     dead spot where tip and target lie on one line from it, takes the
 //     two-bone turn instead: the one that puts the tip at the target's
 //     distance from its parent joint, so the parent's turn lands it.
+// The same two-bone step ends every sweep of a chain of 3 or more joints
+// whose root and second joint have no limits: the second joint bends in
+// the plane of the root, itself and the tip (towards the target when the
+// three lie on a line) so the tip lies at the target's distance from the
+// root, and the root's aim then puts the tip on the target (as near as the
+// bones reach). A free 3-joint chain is solved in one sweep; longer free
+// chains take far fewer sweeps than plain CCD. Chains with a limit on
+// either of those joints sweep as plain CCD with the refinements above.
 // Stopping rules, limits and the report: ik/chain_job.h.
 //
 //   ik::ChainWorkspace workspace;  // reuse it: ~11 KiB

@@ -46,7 +46,8 @@ inline constexpr double kMinRelativeImprovement = 1e-9;
 struct ChainWorkspace {
   // The parent's model rotation, normalised.
   Quat parent_rotation{1.0, 0.0, 0.0, 0.0};
-  // Model-space positions and rotations of the chain's joints.
+  // Model-space positions of the chain's joints and rotations of all but
+  // the tip (whose rotation moves nothing).
   std::array<Vec3, kMaxChainJoints> positions;
   std::array<Quat, kMaxChainJoints> rotations;
   // Bone i (joint i to i + 1) in joint i's rotated frame: scale applied.

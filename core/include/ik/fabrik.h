@@ -10,7 +10,11 @@
 // joint takes the correction that turns its bone towards where the passes
 // put the next joint (the shortest arc, or for a hinge the turn about its
 // axis), in the joint's own frame. Without limits the iterations stay on
-// positions and are converted once, at the end.
+// positions and are converted once, at the end (or when they reach the
+// target, to confirm that on the rotations): each bone swings by the
+// shortest arc in model space from its direction under the locals' current
+// rotations onto the one the passes gave it, and each joint's local
+// rotation follows from its and its parent's new model rotations.
 //
 // With limits, every iteration goes positions -> rotations -> limits ->
 // positions, as the seed chapter prescribes, and is shaped by them the way
@@ -26,6 +30,15 @@
 //     would leave the hinge unable to bend that way); when its own limit
 //     forbids that plane, the pair swivels about the line to the
 //     grandchild's target to the nearest turn the limit allows.
+// With limits, FABRIK can stall in a corner of a limit (typically the
+// shoulder's twist and cone together), where the passes keep leading the
+// chain into the limit: an iteration stops improving though the target is
+// in reach. When that happens short of the tolerance and iterations
+// remain, the solve goes on with CCD sweeps (ik/ccd.h, whose swivels about
+// the joint -> target line get out of such corners) under the same cap and
+// stopping rules, and reports as FABRIK: `iterations` counts the FABRIK
+// iterations and the CCD sweeps together (a rejected one included), and the
+// stop reason and clamped joints are those of the last of them.
 // Stopping rules, limits and the report: ik/chain_job.h. The property test
 // (tests/core/chain_property_test.cc) measures how often targets in reach
 // within the example rigs' limits are met.
