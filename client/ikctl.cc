@@ -221,13 +221,12 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
   if (!answer.ok()) return Failed(answer.status());
   return Print(*answer, [](const ik::v1::SolveChainResponse& r) {
     for (const ik::v1::GoalResult& result : r.results()) {
-      absl::PrintF(
-          "%s: %s, residual %.3g m, %d iteration(s), %s, %s, tip %s\n",
-          result.chain(), result.reached() ? "reached" : "NOT reached",
-          result.residual(), result.iterations(),
-          ik::v1::Solver_Name(result.solver()),
-          ik::v1::StopReason_Name(result.stop_reason()),
-          FormatVec3(result.effector()));
+      absl::PrintF("%s: %s, residual %.3g m, %d iteration(s), %s, %s, tip %s\n",
+                   result.chain(), result.reached() ? "reached" : "NOT reached",
+                   result.residual(), result.iterations(),
+                   ik::v1::Solver_Name(result.solver()),
+                   ik::v1::StopReason_Name(result.stop_reason()),
+                   FormatVec3(result.effector()));
       for (const ik::v1::JointRotation& joint : result.rotations()) {
         const ik::v1::Quat& q = joint.rotation();
         absl::PrintF("  %-16s rotation (x %.6f, y %.6f, z %.6f, w %.6f)\n",

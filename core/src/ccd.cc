@@ -242,24 +242,15 @@ StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
 
 absl::Status CcdJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
-  ChainWorkspace& ws = *workspace;
-  const int tip = static_cast<int>(locals.size()) - 1;
-  const Vec3 root_position = internal::PrepareChain(*this);
-  std::uint64_t mask = internal::ApplyAllLimits(*this);
-  internal::ChainForwardKinematics(*this, root_position);
-  const double tolerance_squared = tolerance * tolerance;
-  double best_squared =
-      internal::SquaredDistance(ws.positions[tip], target_model);
-  if (best_squared <= tolerance_squared) {
-    internal::FinishChainJob(*this, root_position, 0, StopReason::kReached,
-                             mask, /*pose_current=*/true);
-    return absl::OkStatus();
-  }
+  internal::ChainStart start =
+      internal::BeginChainJob(*this, /*apply_limits=*/true);
+  if (start.done) return absl::OkStatus();
   int iterations = 0;
-  const StopReason stop = internal::RunCcdIterations(
-      *this, root_position, &iterations, &best_squared, &mask);
-  internal::FinishChainJob(*this, root_position, iterations, stop, mask,
-                           /*pose_current=*/true);
+  const StopReason stop =
+      internal::RunCcdIterations(*this, start.root_position, &iterations,
+                                 &start.best_squared, &start.limited_mask);
+  internal::FinishChainJob(*this, start.root_position, iterations, stop,
+                           start.limited_mask, /*pose_current=*/true);
   return absl::OkStatus();
 }
 

@@ -141,6 +141,23 @@ void RestoreRotations(const ChainJob& job) {
   }
 }
 
+ChainStart BeginChainJob(const ChainJob& job, bool apply_limits) {
+  ChainStart start;
+  start.root_position = PrepareChain(job);
+  start.limited_mask = apply_limits ? ApplyAllLimits(job) : 0;
+  ChainForwardKinematics(job, start.root_position);
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  start.tolerance_squared = job.tolerance * job.tolerance;
+  start.best_squared =
+      SquaredDistance(job.workspace->positions[tip], job.target_model);
+  if (start.best_squared <= start.tolerance_squared) {
+    FinishChainJob(job, start.root_position, 0, StopReason::kReached,
+                   start.limited_mask, /*pose_current=*/true);
+    start.done = true;
+  }
+  return start;
+}
+
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
                     int iterations, StopReason stop_reason,
                     std::uint64_t limited_mask, bool pose_current) {

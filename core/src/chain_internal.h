@@ -27,6 +27,21 @@ StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
                             int* iterations, double* best_squared,
                             std::uint64_t* mask);
 
+// Where an iterative job stands before its first iteration.
+struct ChainStart {
+  Vec3 root_position{0.0};
+  std::uint64_t limited_mask = 0;  // joints the incoming pose's limits moved
+  double best_squared = 0.0;       // squared miss of the incoming pose
+  double tolerance_squared = 0.0;
+  bool done = false;  // already within tolerance: outputs filled, stop here
+};
+
+// The start every iterative job shares: prepares the chain, clamps the
+// incoming pose to the limits when `apply_limits`, runs forward kinematics
+// and measures the miss. When the tip is already within tolerance it
+// finishes the job (0 iterations, kReached) and says `done`.
+ChainStart BeginChainJob(const ChainJob& job, bool apply_limits);
+
 // Normalises the turned joints' rotations in place (those not already unit
 // to rounding), fills the workspace's parent rotation (normalised), bones
 // and lengths, and returns the root joint's model position (which no

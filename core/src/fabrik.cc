@@ -267,20 +267,14 @@ absl::Status FabrikJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
   ChainWorkspace& ws = *workspace;
   const int tip = static_cast<int>(locals.size()) - 1;
-  const Vec3 root_position = internal::PrepareChain(*this);
   // Without limits the iterations stay on positions; with them every
   // iteration goes through rotations.
   const bool limited = internal::HasLimits(*this);
-  std::uint64_t mask = limited ? internal::ApplyAllLimits(*this) : 0;
-  internal::ChainForwardKinematics(*this, root_position);
-  const double tolerance_squared = tolerance * tolerance;
-  double best_squared =
-      internal::SquaredDistance(ws.positions[tip], target_model);
-  if (best_squared <= tolerance_squared) {
-    internal::FinishChainJob(*this, root_position, 0, StopReason::kReached,
-                             mask, /*pose_current=*/true);
-    return absl::OkStatus();
-  }
+  internal::ChainStart start = internal::BeginChainJob(*this, limited);
+  if (start.done) return absl::OkStatus();
+  const Vec3& root_position = start.root_position;
+  double& best_squared = start.best_squared;
+  std::uint64_t& mask = start.limited_mask;
   double chain_length = 0.0;
   for (int i = 0; i < tip; ++i) chain_length += ws.lengths[i];
   const bool out_of_reach =
