@@ -10,15 +10,6 @@
 namespace ik {
 namespace {
 
-// `q` normalised, or `q` itself when its squared norm is already within a
-// few units of rounding of 1 (the common case: a square root and a
-// division saved per joint).
-Quat Renormalized(const Quat& q) {
-  const double norm_squared = glm::dot(q, q);
-  if (std::abs(norm_squared - 1.0) <= 4.0 * 2.220446049250313e-16) return q;
-  return q * (1.0 / std::sqrt(norm_squared));
-}
-
 // Renormalises `q` in place; true when that changed it.
 bool Renormalize(Quat& q) {
   const double norm_squared = glm::dot(q, q);

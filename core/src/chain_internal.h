@@ -42,6 +42,15 @@ struct ChainStart {
 // finishes the job (0 iterations, kReached) and says `done`.
 ChainStart BeginChainJob(const ChainJob& job, bool apply_limits);
 
+// `q` normalised, or `q` itself when its squared norm is already within a
+// few units of rounding of 1 (the common case: a square root and a
+// division saved).
+inline Quat Renormalized(const Quat& q) {
+  const double norm_squared = glm::dot(q, q);
+  if (std::abs(norm_squared - 1.0) <= 4.0 * 2.220446049250313e-16) return q;
+  return q * (1.0 / std::sqrt(norm_squared));
+}
+
 // Normalises the turned joints' rotations in place (those not already unit
 // to rounding), fills the workspace's parent rotation (normalised), bones
 // and lengths, and returns the root joint's model position (which no

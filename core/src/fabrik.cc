@@ -148,20 +148,71 @@ void ConvertPositions(const ChainJob& job, const Vec3& root_position,
     const Quat turned = internal::ShortestArc(rotation * ws.bones[i],
                                               points[i + 1] - points[i]) *
                         rotation;
-    job.locals[i].rotation = glm::conjugate(parent) * turned;
+    // Normalised here (FinishChainJob then finds them unit and need not
+    // run forward kinematics again).
+    job.locals[i].rotation =
+        internal::Renormalized(glm::conjugate(parent) * turned);
     parent = turned;
   }
   internal::ChainForwardKinematics(job, root_position);
 }
 
+// Targets at least this fraction of the tip's distance from the root get
+// the aim below (measured on the humanoid arm's cold benchmark: 1.0 left
+// 7.7 iterations a solve, 0.999 7.1, 0.995 6.5, 0.99 7.4; 9.98 without).
+constexpr double kAimFromDistance = 0.995;
+
+// Without limits, before the first iteration, when the target is about as
+// far from the root as the tip or farther (the chain has to straighten, or
+// nearly keep its bend): turns the pose in `points` rigidly about the root
+// so that the root -> tip line points at the target (FABRIK's "aim"
+// initialisation). The tip then misses only by the difference of its and
+// the target's distances from the root, never more than before, and the
+// passes are left to unbend the chain rather than also swing it round,
+// which near full reach they do slowly. A nearer target is left alone: the
+// passes bend a chain that points away from the target faster than an
+// aimed one. Also skipped when the joints lie (nearly) on the root -> tip
+// line, where aimed passes could not bend the chain off it. Returns the
+// squared miss of the pose it leaves.
+double AimAtTarget(const ChainJob& job, const Vec3& root_position,
+                   double chain_length, Vec3* points) {
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const Vec3 reach = points[tip] - root_position;
+  const Vec3 wanted = job.target_model - root_position;
+  const double reach_squared = glm::dot(reach, reach);
+  const double miss_squared =
+      internal::SquaredDistance(points[tip], job.target_model);
+  if (glm::dot(wanted, wanted) <
+      kAimFromDistance * kAimFromDistance * reach_squared) {
+    return miss_squared;
+  }
+  // |(p - root) x reach|^2 is the squared distance of joint p from the
+  // root -> tip line times |reach|^2.
+  constexpr double kMinBend = 1e-3;  // of the chain's length
+  const double min_bend_squared =
+      kMinBend * kMinBend * chain_length * chain_length * reach_squared;
+  bool bent = false;
+  for (int i = 1; i < tip; ++i) {
+    const Vec3 off = glm::cross(points[i] - root_position, reach);
+    bent |= glm::dot(off, off) >= min_bend_squared;
+  }
+  if (!bent) return miss_squared;
+  const Quat turn = internal::ShortestArc(reach, wanted);
+  for (int i = 1; i <= tip; ++i) {
+    points[i] = root_position + turn * (points[i] - root_position);
+  }
+  return internal::SquaredDistance(points[tip], job.target_model);
+}
+
 // Without limits: iterations on positions alone, from the workspace's
-// positions (forward kinematics of the locals), turned into rotations once
+// positions (forward kinematics of the locals; aimed at the target first
+// when in reach, see AimAtTarget), turned into rotations once
 // at the end, or when they reach the target, to confirm that on the
 // rotations. Counts on from *iterations; leaves the locals and the
 // workspace's forward kinematics on the answer.
 StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
-                       bool out_of_reach, double best_squared,
-                       int* iterations) {
+                       bool out_of_reach, double chain_length,
+                       double best_squared, int* iterations) {
   ChainWorkspace& ws = *job.workspace;
   const int count = static_cast<int>(job.locals.size());
   const int tip = count - 1;
@@ -172,6 +223,10 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
   Vec3* current = ws.positions.data();
   Vec3* next = ws.saved_positions.data();
   bool converted = false;  // the locals are `current`'s
+  if (!out_of_reach) {
+    best_squared = std::min(
+        best_squared, AimAtTarget(job, root_position, chain_length, current));
+  }
   while (*iterations < job.max_iterations) {
     ++*iterations;
     if (out_of_reach) {
@@ -284,8 +339,8 @@ absl::Status FabrikJob::Run() const {
   StopReason stop;
   bool pose_current = true;
   if (!limited) {
-    stop = IterateFree(*this, root_position, out_of_reach, best_squared,
-                       &iterations);
+    stop = IterateFree(*this, root_position, out_of_reach, chain_length,
+                       best_squared, &iterations);
   } else {
     stop = IterateWithLimits(*this, root_position, out_of_reach, &best_squared,
                              &iterations, &mask, &pose_current);

@@ -1,7 +1,8 @@
 // Property tests of the chain solvers with joint limits, through PoseSolver
 // on the example rigs: FABRIK and CCD on the humanoid's 4-joint
 // clavicle-to-wrist arm and the 13-joint tail, and the two-bone solver's
-// hinge limit. Seeded; reachable targets come from forward kinematics of
+// hinge limit; and FabrikJob without limits on the 3-joint arm and the
+// tail. Seeded; reachable targets come from forward kinematics of
 // random poses within the limits (tests/core/random_poses.h). The pose is
 // checked with forward kinematics by 4x4 matrices and a limit check written
 // here, independently of the core's Compose and ik/joint_limits.h.
@@ -16,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
+#include "ik/fabrik.h"
 #include "ik/solve_chain.h"
 #include "random_poses.h"
 #include "tail_rig.h"
@@ -312,6 +314,74 @@ INSTANTIATE_TEST_SUITE_P(
         ChainCase{"tail", "tail", SolverKind::kFabrik},
         ChainCase{"tail", "tail", SolverKind::kCcd}),
     CaseName);
+
+// FABRIK without limits (FabrikJob with no constraints; the path that
+// iterates on positions alone and aims the chain first), from the rest pose
+// to the same kind of reachable targets: the 3-joint shoulder-to-wrist arm
+// and the tail, each bone kept, the tip within the tolerance, the report
+// measuring the answer.
+TEST(FabrikWithoutLimitsPropertyTest, ReachesReachableTargets) {
+  for (const bool tail : {false, true}) {
+    absl::StatusOr<Rig> rig =
+        tail ? testing::TailRig() : testing::HumanoidRig();
+    ASSERT_TRUE(rig.ok()) << rig.status();
+    const Chain* chain = rig->FindChain(tail ? "tail" : "left_arm");
+    ASSERT_NE(chain, nullptr);
+    const std::vector<Transform> models =
+        testing::ModelTransforms(*rig, rig->rest_pose());
+    const int parent = rig->parents()[chain->joints[0]];
+    std::vector<Transform> rest;
+    for (const int joint : chain->joints) {
+      rest.push_back(rig->rest_pose()[joint]);
+    }
+    std::vector<double> lengths;
+    for (size_t k = 1; k < rest.size(); ++k) {
+      lengths.push_back(glm::length(rest[k].translation));
+    }
+    std::mt19937_64 engine(kSeed + 2);
+    ChainWorkspace workspace;
+    SolveReport report;
+    FabrikJob job;
+    job.parent_model = parent == kNoParent ? Transform() : models[parent];
+    job.tolerance = kHitDistance;
+    job.max_iterations = 300;
+    job.workspace = &workspace;
+    job.report = &report;
+    int hits = 0;
+    std::vector<int> iterations;
+    for (int i = 0; i < kCases; ++i) {
+      std::vector<Transform> locals = rest;
+      job.locals = absl::MakeSpan(locals);
+      job.target_model = testing::ReachableTarget(*rig, *chain, engine);
+      ASSERT_TRUE(job.Run().ok()) << "case " << i;
+      // The answer by matrices, from the parent's model transform.
+      glm::dmat4 world = Matrix(job.parent_model);
+      Vec3 previous(0.0);
+      for (size_t k = 0; k < locals.size(); ++k) {
+        world = world * Matrix(locals[k]);
+        const Vec3 position(world[3]);
+        if (k > 0) {
+          ASSERT_NEAR(glm::length(position - previous), lengths[k - 1],
+                      kLengthSlack * lengths[k - 1])
+              << "case " << i << ", bone " << k;
+        }
+        previous = position;
+      }
+      const double distance = glm::length(previous - job.target_model);
+      ASSERT_NEAR(report.residual, distance, 1e-9) << "case " << i;
+      if (distance <= kHitDistance) ++hits;
+      iterations.push_back(report.iterations);
+    }
+    const double rate = static_cast<double>(hits) / kCases;
+    const Percentiles stats = Summarize(iterations);
+    std::printf(
+        "[ property ] %s_fabrik without limits: within %g m of %d reachable "
+        "targets: %.2f%%; iterations mean %.2f, p99 %d, max %d\n",
+        tail ? "tail" : "left_arm", kHitDistance, kCases, 100.0 * rate,
+        stats.mean, stats.p99, stats.max);
+    EXPECT_GE(rate, kRequiredHitRate) << (tail ? "tail" : "left_arm");
+  }
+}
 
 // Targets of the clavicle arm's seeded sequence above where FABRIK's
 // passes stall against the shoulder's limits (1 to 72 iterations in, found

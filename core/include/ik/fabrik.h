@@ -11,10 +11,16 @@
 // put the next joint (the shortest arc, or for a hinge the turn about its
 // axis), in the joint's own frame. Without limits the iterations stay on
 // positions and are converted once, at the end (or when they reach the
-// target, to confirm that on the rotations): each bone swings by the
-// shortest arc in model space from its direction under the locals' current
-// rotations onto the one the passes gave it, and each joint's local
-// rotation follows from its and its parent's new model rotations.
+// target, to confirm that on the rotations). Before them, when the target
+// is in reach and about as far from the root as the tip or farther (at
+// least 99.5% as far) and the chain is bent, the chain is first turned
+// rigidly about the root so that the root -> tip line points at the
+// target (the "aim" initialisation: the passes then only have to bend or
+// unbend it, which near full reach saves many iterations). The conversion:
+// each bone swings by the shortest arc in model space from its direction
+// under the locals' current rotations onto the one the passes gave it, and
+// each joint's local rotation follows from its and its parent's new model
+// rotations.
 //
 // With limits, every iteration goes positions -> rotations -> limits ->
 // positions, as the seed chapter prescribes, and is shaped by them the way
