@@ -1,0 +1,120 @@
+// Property test of the two-bone solver's hinge limit on the humanoid's arms
+// and legs, checked with tests/core/independent_checks.h.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <glm/gtc/matrix_transform.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "humanoid_rig.h"
+#include "ik/fabrik.h"
+#include "ik/solve_chain.h"
+#include "independent_checks.h"
+#include "random_poses.h"
+#include "tail_rig.h"
+
+namespace ik {
+namespace {
+
+using ::ik::testing::AngleAbout;
+using ::ik::testing::kCases;
+using ::ik::testing::kLimitSlack;
+using ::ik::testing::kSeed;
+using ::ik::testing::LimitViolation;
+using ::ik::testing::WorldPositions;
+
+class TwoBoneLimitPropertyTest : public ::testing::TestWithParam<const char*> {
+};
+
+TEST_P(TwoBoneLimitPropertyTest, ClampsTheHingeAndReportsIt) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  const Chain& chain = *rig->FindChain(GetParam());
+  const int mid = chain.joints[1];
+  const HingeLimit& hinge = rig->joint(mid).limit.hinge;
+  const std::vector<Transform> rest(rig->rest_pose().begin(),
+                                    rig->rest_pose().end());
+  const std::vector<Vec3> rest_world = WorldPositions(*rig, rest, Transform());
+  const double upper =
+      glm::length(rest_world[chain.joints[1]] - rest_world[chain.joints[0]]);
+  const double lower =
+      glm::length(rest_world[chain.joints[2]] - rest_world[chain.joints[1]]);
+  // |root - tip| with the hinge at its most folded (max) angle, the rest
+  // bend included: the bones then meet at pi - (max + rest bend).
+  const double rest_bend =
+      kPi - std::acos(glm::dot(glm::normalize(rest_world[chain.joints[0]] -
+                                              rest_world[chain.joints[1]]),
+                               glm::normalize(rest_world[chain.joints[2]] -
+                                              rest_world[chain.joints[1]])));
+  const double fold = hinge.range.max + rest_bend;
+  const double nearest = std::sqrt(upper * upper + lower * lower -
+                                   2.0 * upper * lower * std::cos(kPi - fold));
+
+  std::mt19937_64 engine(kSeed + 2);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  PoseSolver solver(*rig);
+  int clamped = 0;
+  int reached = 0;
+  double max_violation = 0.0;
+  for (int i = 0; i < kCases; ++i) {
+    // Half too near the root (inside the folded limb's reach), half from
+    // poses within the limits.
+    const bool too_near = i % 2 == 0;
+    Vec3 target;
+    if (too_near) {
+      Vec3 direction(unit(engine), unit(engine), unit(engine));
+      direction /= std::max(glm::length(direction), 1e-9);
+      target = rest_world[chain.joints[0]] +
+               direction * (0.9 * nearest * (unit(engine) + 1.0) / 2.0);
+    } else {
+      target = testing::ReachableTarget(*rig, chain, engine);
+    }
+    ChainGoal goal;
+    goal.chain = &chain;
+    goal.target_world = target;
+    std::vector<Transform> locals = rest;
+    absl::StatusOr<ChainSolveResult> result =
+        solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ(result->solver, SolverKind::kTwoBone);
+    for (const int joint : chain.joints) {
+      const double violation =
+          LimitViolation(*rig, joint, locals[joint].rotation);
+      max_violation = std::max(max_violation, violation);
+      ASSERT_LE(violation, kLimitSlack) << "case " << i;
+    }
+    const bool mid_limited =
+        std::find(result->limited_joints.begin(), result->limited_joints.end(),
+                  mid) != result->limited_joints.end();
+    if (too_near) {
+      ASSERT_FALSE(result->report.reached) << "case " << i;
+      ASSERT_EQ(result->stop_reason, StopReason::kOutOfReach);
+      ASSERT_TRUE(mid_limited) << "case " << i;
+      const double angle = AngleAbout(
+          glm::inverse(rig->joint(mid).rest.rotation) * locals[mid].rotation,
+          hinge.axis);
+      ASSERT_NEAR(angle, hinge.range.max, 1e-9) << "case " << i;
+      ++clamped;
+    } else if (result->report.reached) {
+      ++reached;
+    }
+  }
+  std::printf(
+      "[ property ] two-bone %s: %d targets too near clamped at the hinge's "
+      "end and reported; %d of %d targets from poses within the limits "
+      "reached; largest limit violation %.3g rad\n",
+      GetParam(), clamped, reached, kCases / 2, max_violation);
+}
+
+INSTANTIATE_TEST_SUITE_P(Limbs, TwoBoneLimitPropertyTest,
+                         ::testing::Values("left_arm", "left_leg"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+}  // namespace
+}  // namespace ik
