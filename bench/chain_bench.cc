@@ -127,13 +127,10 @@ const ChainCase& Case(int joints, bool limits) {
   return out;
 }
 
+// A job on `chain` at the benchmark's cap and tolerance, solving `locals`.
 template <typename Job>
-void BM_ChainJob(benchmark::State& state) {
-  const ChainCase& chain =
-      Case(static_cast<int>(state.range(0)), state.range(1) != 0);
-  std::vector<Transform> locals = chain.rest_locals;
-  ChainWorkspace workspace;
-  SolveReport report;
+Job MakeJob(const ChainCase& chain, std::vector<Transform>& locals,
+            ChainWorkspace& workspace, SolveReport& report) {
   Job job;
   job.parent_model = chain.parent_model;
   job.locals = absl::MakeSpan(locals);
@@ -142,6 +139,17 @@ void BM_ChainJob(benchmark::State& state) {
   job.tolerance = kTolerance;
   job.workspace = &workspace;
   job.report = &report;
+  return job;
+}
+
+template <typename Job>
+void BM_ChainJob(benchmark::State& state) {
+  const ChainCase& chain =
+      Case(static_cast<int>(state.range(0)), state.range(1) != 0);
+  std::vector<Transform> locals = chain.rest_locals;
+  ChainWorkspace workspace;
+  SolveReport report;
+  Job job = MakeJob<Job>(chain, locals, workspace, report);
   int next = 0;
   double iterations = 0.0;
   for (auto _ : state) {
@@ -168,14 +176,7 @@ void BM_ChainJobWarm(benchmark::State& state) {
   std::vector<Transform> locals = chain.rest_locals;
   ChainWorkspace workspace;
   SolveReport report;
-  Job job;
-  job.parent_model = chain.parent_model;
-  job.locals = absl::MakeSpan(locals);
-  job.constraints = chain.constraints;
-  job.max_iterations = kMaxIterations;
-  job.tolerance = kTolerance;
-  job.workspace = &workspace;
-  job.report = &report;
+  Job job = MakeJob<Job>(chain, locals, workspace, report);
   // Settle on the path's start first.
   job.target_model = chain.path.back();
   if (!job.Run().ok()) std::abort();

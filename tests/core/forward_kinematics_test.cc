@@ -27,17 +27,24 @@ Transform Make(const Vec3& translation, const Quat& rotation = IdentityQuat(),
   return t;
 }
 
+// Runs forward kinematics in model space; the job must succeed.
+std::vector<Transform> ModelsOf(const std::vector<int>& parents,
+                                const std::vector<Transform>& locals) {
+  std::vector<Transform> models(parents.size());
+  LocalToModelJob job;
+  job.parents = parents;
+  job.locals = locals;
+  job.models = absl::MakeSpan(models);
+  EXPECT_TRUE(job.Run().ok());
+  return models;
+}
+
 TEST(LocalToModelJobTest, ChainsTranslations) {
   const std::vector<int> parents = {kNoParent, 0, 1};
   const std::vector<Transform> locals = {Make(Vec3(0.0, 1.0, 0.0)),
                                          Make(Vec3(0.3, 0.0, 0.0)),
                                          Make(Vec3(0.25, 0.0, 0.0))};
-  std::vector<Transform> models(3);
-  LocalToModelJob job;
-  job.parents = parents;
-  job.locals = locals;
-  job.models = absl::MakeSpan(models);
-  ASSERT_TRUE(job.Run().ok());
+  const std::vector<Transform> models = ModelsOf(parents, locals);
   ExpectVecNear(models[0].translation, Vec3(0.0, 1.0, 0.0));
   ExpectVecNear(models[1].translation, Vec3(0.3, 1.0, 0.0));
   ExpectVecNear(models[2].translation, Vec3(0.55, 1.0, 0.0));
@@ -51,12 +58,7 @@ TEST(LocalToModelJobTest, RotationsCarryChildren) {
   const std::vector<Transform> locals = {Make(Vec3(1.0, 0.0, 0.0), quarter_z),
                                          Make(Vec3(2.0, 0.0, 0.0), quarter_z),
                                          Make(Vec3(3.0, 0.0, 0.0))};
-  std::vector<Transform> models(3);
-  LocalToModelJob job;
-  job.parents = parents;
-  job.locals = locals;
-  job.models = absl::MakeSpan(models);
-  ASSERT_TRUE(job.Run().ok());
+  const std::vector<Transform> models = ModelsOf(parents, locals);
   ExpectVecNear(models[1].translation, Vec3(1.0, 2.0, 0.0));
   ExpectVecNear(models[2].translation, Vec3(-2.0, 2.0, 0.0));
   // The grandchild's model rotation is a half turn about Z.
@@ -68,12 +70,7 @@ TEST(LocalToModelJobTest, ScaleStretchesChildTranslations) {
   const std::vector<Transform> locals = {
       Make(Vec3(0.0), IdentityQuat(), Vec3(2.0, 1.0, 1.0)),
       Make(Vec3(1.0, 1.0, 0.0)), Make(Vec3(1.0, 0.0, 0.0))};
-  std::vector<Transform> models(3);
-  LocalToModelJob job;
-  job.parents = parents;
-  job.locals = locals;
-  job.models = absl::MakeSpan(models);
-  ASSERT_TRUE(job.Run().ok());
+  const std::vector<Transform> models = ModelsOf(parents, locals);
   ExpectVecNear(models[1].translation, Vec3(2.0, 1.0, 0.0));
   // Scale is inherited: the grandchild's offset is stretched too.
   ExpectVecNear(models[2].translation, Vec3(4.0, 1.0, 0.0));

@@ -13,15 +13,11 @@
 namespace ik {
 namespace {
 
+using ::ik::testing::ExpectError;
+using ::ik::testing::kDown;
+
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const Vec3 kDown(0, -1, 0);
-
-void ExpectError(const absl::Status& status, absl::StatusCode code,
-                 const char* substring) {
-  EXPECT_EQ(status.code(), code) << status;
-  EXPECT_TRUE(absl::StrContains(status.message(), substring)) << status;
-}
 
 GroundPlane MakePlane(const GroundPlaneDefinition& definition) {
   absl::StatusOr<GroundPlane> plane = GroundPlane::Create(definition);

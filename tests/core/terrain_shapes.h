@@ -15,6 +15,9 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
 #include "ik/heightfield.h"
 #include "ik/math.h"
 #include "ik/ray.h"
@@ -22,6 +25,18 @@
 #include "ik/triangle_mesh.h"
 
 namespace ik::testing {
+
+// Straight down: the direction of the grounding pass's leg and toe rays.
+inline const Vec3 kDown(0, -1, 0);
+// Agreement of ray hits with analytic surfaces, metres.
+inline constexpr double kAnalyticTolerance = 1e-9;
+
+// Expects `status` to have `code` and a message containing `substring`.
+inline void ExpectError(const absl::Status& status, absl::StatusCode code,
+                        const char* substring) {
+  EXPECT_EQ(status.code(), code) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), substring)) << status;
+}
 
 // An analytic answer: distance and the unit normal facing the ray.
 struct AnalyticHit {

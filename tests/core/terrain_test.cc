@@ -35,8 +35,9 @@ void operator delete(void* pointer, std::size_t) noexcept { release(pointer); }
 namespace ik {
 namespace {
 
+using ::ik::testing::kDown;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const Vec3 kDown(0, -1, 0);
 
 GroundPlane Floor(double height) {
   GroundPlaneDefinition def;

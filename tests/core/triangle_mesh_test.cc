@@ -17,16 +17,12 @@
 namespace ik {
 namespace {
 
+using ::ik::testing::ExpectError;
+using ::ik::testing::kAnalyticTolerance;
+using ::ik::testing::kDown;
+
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-const Vec3 kDown(0, -1, 0);
-constexpr double kAnalyticTolerance = 1e-9;
-
-void ExpectError(const absl::Status& status, absl::StatusCode code,
-                 const char* substring) {
-  EXPECT_EQ(status.code(), code) << status;
-  EXPECT_TRUE(absl::StrContains(status.message(), substring)) << status;
-}
 
 TriangleMesh MakeMesh(TriangleMeshDefinition definition) {
   absl::StatusOr<TriangleMesh> mesh =
