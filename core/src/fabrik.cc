@@ -40,17 +40,32 @@ inline Vec3 PlaceAlong(const Vec3& anchor, const Vec3& toward,
 
 // One iteration on positions alone, from `before` (the pose the iteration
 // starts from) into `points`. The joint just placed stays in a register:
-// reading back what was just stored stalls.
+// reading back what was just stored stalls. `*tip_scale` carries the
+// factor length / |target - joint| of the bone into the tip between
+// iterations: the forward pass's last step and the next backward pass's
+// first one place along the same line at the same distance, so the second
+// reuses the first's square root and division (the same bits). Zero when
+// unknown (first iteration, or `before` not the previous iteration's pose)
+// or degenerate.
 void ReachFree(const ChainJob& job, const Vec3& root_position,
-               const Vec3* before, Vec3* points) {
+               const Vec3* before, Vec3* points, double* tip_scale) {
+  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
   const int tip = static_cast<int>(job.locals.size()) - 1;
   const double* lengths = job.workspace->lengths.data();
+  const Vec3& target = job.target_model;
   // Part one (seed 001): the tip on the target, then from the tip to the
   // root each joint slides along its bone so the bone's outer end sits on
   // the joint placed before it. The root is not placed: part two puts it
   // back on its base before reading it.
-  Vec3 placed = job.target_model;
-  for (int i = tip - 1; i >= 1; --i) {
+  Vec3 placed = target;
+  if (tip >= 2) {
+    const int i = tip - 1;
+    placed = *tip_scale > 0.0 ? target + (before[i] - target) * *tip_scale
+                              : PlaceAlong(target, before[i], before[i],
+                                           before[i + 1], lengths[i]);
+    points[i] = placed;
+  }
+  for (int i = tip - 2; i >= 1; --i) {
     placed =
         PlaceAlong(placed, before[i], before[i], before[i + 1], lengths[i]);
     points[i] = placed;
@@ -58,12 +73,21 @@ void ReachFree(const ChainJob& job, const Vec3& root_position,
   // Part two: from the root, back on its base, out to the tip.
   Vec3 previous = root_position;
   points[0] = previous;
-  for (int i = 1; i <= tip; ++i) {
-    const Vec3& toward =
-        i == tip ? job.target_model : (i == 1 ? placed : points[i]);
+  for (int i = 1; i < tip; ++i) {
+    const Vec3& toward = i == 1 ? placed : points[i];
     previous =
         PlaceAlong(previous, toward, before[i], before[i - 1], lengths[i - 1]);
     points[i] = previous;
+  }
+  const Vec3 direction = target - previous;
+  const double distance_squared = glm::dot(direction, direction);
+  if (distance_squared >= kMinSquared) {
+    *tip_scale = lengths[tip - 1] / std::sqrt(distance_squared);
+    points[tip] = previous + direction * *tip_scale;
+  } else {
+    *tip_scale = 0.0;
+    points[tip] = PlaceAlongBone(previous, before[tip], before[tip - 1],
+                                 lengths[tip - 1]);
   }
 }
 
@@ -223,6 +247,7 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
   Vec3* current = ws.positions.data();
   Vec3* next = ws.saved_positions.data();
   bool converted = false;  // the locals are `current`'s
+  double tip_scale = 0.0;  // see ReachFree
   if (!out_of_reach) {
     best_squared = std::min(
         best_squared, AimAtTarget(job, root_position, chain_length, current));
@@ -232,7 +257,7 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
     if (out_of_reach) {
       ReachStraight(job, root_position, next);
     } else {
-      ReachFree(job, root_position, current, next);
+      ReachFree(job, root_position, current, next, &tip_scale);
     }
     double residual_squared = internal::SquaredDistance(next[tip], target);
     bool next_converted = false;
@@ -259,6 +284,7 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
     if (next_converted) {
       current = next;
       next = ws.saved_positions.data();
+      tip_scale = 0.0;  // forward kinematics moved the pose slightly
     } else {
       std::swap(current, next);
     }
