@@ -64,42 +64,47 @@ Vec3 ClosestPointOnSegment(const Vec3& point, const Vec3& start,
 
 Vec3 PlaceOnSpheres(const Vec3& parent, double length, const Vec3& center,
                     double reach, const Vec3& near) {
-  // Square roots and divisions dominate the cost, and a contact sits on the
-  // simulation's critical path: three roots, two divisions.
+  // A contact sits on the simulation's critical path, so this works with
+  // squared distances and puts its one division and two square roots side
+  // by side. With c = center - parent at distance d, the circle's plane lies
+  // at along = (d^2 + length^2 - reach^2) / (2 d) from the parent (law of
+  // cosines), so its center is parent + k c with k = along / d, and its
+  // radius is sqrt(length^2 - k^2 d^2). Outside [-length, length] the
+  // spheres do not meet (or the bone's lies inside the collider's): the
+  // nearest or farthest point of the bone's sphere, as documented.
   const Vec3 to_center = center - parent;
-  const double distance = std::sqrt(glm::dot(to_center, to_center));
-  if (!(distance >= kMinDistance)) {
+  const Vec3 to_near = near - parent;
+  const double distance_sq = glm::dot(to_center, to_center);
+  if (!(distance_sq >= kMinDistance * kMinDistance)) {
     // Concentric: no circle. Keep the joint's direction from the parent.
-    const Vec3 out = near - parent;
-    const double out_length = glm::length(out);
-    const Vec3 direction =
-        out_length >= kMinDistance ? out / out_length : Vec3(0.0, 1.0, 0.0);
+    const double out_length = glm::length(to_near);
+    const Vec3 direction = out_length >= kMinDistance ? to_near / out_length
+                                                      : Vec3(0.0, 1.0, 0.0);
     return parent + length * direction;
   }
-  const double inverse_distance = 1.0 / distance;
-  const Vec3 axis = to_center * inverse_distance;
-  if (distance + length <= reach) {
-    // The bone's whole sphere is inside the collider: as far out as it goes.
-    return parent - length * axis;
+  const double inverse_distance_sq = 1.0 / distance_sq;
+  const double length_sq = length * length;
+  const double k = (distance_sq + (length_sq - reach * reach)) *
+                   (0.5 * inverse_distance_sq);
+  const double circle_radius_sq = length_sq - (k * k) * distance_sq;
+  if (!(circle_radius_sq > 0.0)) {
+    const double toward = k > 0.0 ? length : -length;
+    return parent + (toward / std::sqrt(distance_sq)) * to_center;
   }
-  // Circle of the two spheres: its plane is at `along` from the parent along
-  // the axis (law of cosines), its radius sqrt(length^2 - along^2). Out of
-  // [-length, length] the spheres do not meet; clamping gives the nearest
-  // or farthest point of the bone's sphere, as documented.
-  const double along =
-      std::clamp((distance * distance + (length * length - reach * reach)) *
-                     (0.5 * inverse_distance),
-                 -length, length);
-  const double circle_radius =
-      std::sqrt(std::max(0.0, length * length - along * along));
-  const Vec3 circle_center = parent + along * axis;
-  Vec3 across = near - circle_center;
-  across -= glm::dot(across, axis) * axis;
+  // `near`'s offset from the axis through parent and center: the direction
+  // from the circle's center to the point sought.
+  const Vec3 across =
+      to_near - (glm::dot(to_near, to_center) * inverse_distance_sq) * to_center;
   const double across_sq = glm::dot(across, across);
+  const Vec3 circle_center = parent + k * to_center;
   if (!(across_sq >= kMinDistance * kMinDistance)) {
-    return circle_center + circle_radius * AnyPerpendicular(axis);
+    return circle_center +
+           std::sqrt(circle_radius_sq) * AnyPerpendicular(to_center);
   }
-  return circle_center + across * (circle_radius / std::sqrt(across_sq));
+  // across * circle_radius / |across|, as sqrt(r^2 |across|^2) / |across|^2.
+  const double inverse_across_sq = 1.0 / across_sq;
+  return circle_center +
+         across * (std::sqrt(circle_radius_sq * across_sq) * inverse_across_sq);
 }
 
 bool PushOutOfCollider(const Collider& collider, double joint_radius,
@@ -111,10 +116,15 @@ bool PushOutOfCollider(const Collider& collider, double joint_radius,
         PlaceOnSpheres(parent, bone_length, collider.start, reach, *position);
     return true;
   }
+  // The closest point of the segment, start + t (end - start) with t the
+  // projection clamped to [0, 1], with the division taken out of the loop.
+  const Vec3 axis = collider.end - collider.start;
+  const double inverse_axis_sq = 1.0 / glm::dot(axis, axis);
   const double inner_reach = reach * (1.0 - kSurfaceTolerance);
   for (int iteration = 0; iteration < kCapsulePushIterations; ++iteration) {
-    const Vec3 closest =
-        ClosestPointOnSegment(*position, collider.start, collider.end);
+    const double t = std::clamp(
+        glm::dot(*position - collider.start, axis) * inverse_axis_sq, 0.0, 1.0);
+    const Vec3 closest = collider.start + t * axis;
     *position = PlaceOnSpheres(parent, bone_length, closest, reach, *position);
     if (!IsWithinReach(collider, *position, inner_reach)) break;
   }

@@ -31,27 +31,30 @@ Quat Normalized(const Quat& q) {
               q.z * inverse_norm);
 }
 
-// `q` when it is unit length to rounding (as every delta this function
-// stores is), else normalised (a caller-supplied state within 1e-3).
-Quat UnitOrNormalized(const Quat& q) {
-  return std::abs(glm::dot(q, q) - 1.0) <= kUnitSlack ? q : Normalized(q);
+// Whether `q` is unit length to rounding (as every delta this function
+// stores is; a caller-supplied one is only within 1e-3).
+inline bool IsUnit(const Quat& q) {
+  return std::abs(glm::dot(q, q) - 1.0) <= kUnitSlack;
 }
 
-// The shortest arc turning `from` into `to` (neither need be unit), scaled
-// by `*norm`: (|a||b| + a.b, a x b), as FromTo (ik/math.h) computes before
-// normalising; `lengths` = |a||b|, which the caller knows early. Zero-length
-// and (nearly) opposite directions take FromTo's careful path (unit,
-// *norm = 1).
+// `q` when it is unit length to rounding, else normalised.
+Quat UnitOrNormalized(const Quat& q) { return IsUnit(q) ? q : Normalized(q); }
+
+// The shortest arc turning `from` into `to` (neither need be unit), scaled:
+// (|a||b| + a.b, a x b), as FromTo (ik/math.h) computes before normalising,
+// with its squared norm in `*norm_sq`; `lengths` = |a||b|, which the caller
+// knows early. Zero-length and (nearly) opposite directions take FromTo's
+// careful path (unit, *norm_sq = 1).
 inline Quat ScaledShortestArc(const Vec3& from, const Vec3& to, double lengths,
-                              double* norm) {
+                              double* norm_sq) {
   const double w = lengths + glm::dot(from, to);
   if (!(w > kOppositeThreshold * lengths) ||
       !(lengths >= kMinDirectionSquared)) {
-    *norm = 1.0;
+    *norm_sq = 1.0;
     return FromTo(from, to);
   }
   const Vec3 axis = glm::cross(from, to);
-  *norm = std::sqrt(w * w + glm::dot(axis, axis));
+  *norm_sq = w * w + glm::dot(axis, axis);
   return Quat(w, axis.x, axis.y, axis.z);
 }
 
@@ -62,9 +65,7 @@ double CompoundBlend(double blend, int substeps) {
   return 1.0 - std::pow(1.0 - blend, substeps);
 }
 
-// What UpdateDelta needs of one joint; every field but `stored` depends on
-// the positions only, so it is known before any delta is computed. Every
-// field is set before use.
+// What UpdateDelta needs of one joint. Every field is set before use.
 struct DeltaInput {
   Quat stored;     // the delta from the last step
   Vec3 axis;       // a, the animated direction
@@ -77,22 +78,17 @@ struct DeltaInput {
 
 // One joint's new delta (see the header): D' = swing about a of
 // lerp(identity, turn, blend) * D, turn the shortest arc from D a to s.
-inline Quat UpdateDelta(const DeltaInput& in) {
-  if (in.blend == 1.0 && in.remove_twist) {
-    // The swing about a of FromTo(D a, s) * D is the shortest arc from a to
-    // s: the general path below, in one step.
-    double norm;
-    const Quat arc =
-        ScaledShortestArc(in.axis, in.simulated, in.lengths, &norm);
-    return arc * (1.0 / norm);
-  }
+// (With blend 1 and twist removal that is the shortest arc from a to s,
+// which UpdateDynamicRotations computes directly.)
+Quat UpdateDelta(const DeltaInput& in) {
   const Quat old = UnitOrNormalized(in.stored);
   Quat delta = old;
   if (in.blend != 0.0) {
-    double norm;
+    double norm_sq;
     // |D a| = |a|: D is unit.
     const Quat turn =
-        ScaledShortestArc(old * in.axis, in.simulated, in.lengths, &norm);
+        ScaledShortestArc(old * in.axis, in.simulated, in.lengths, &norm_sq);
+    const double norm = std::sqrt(norm_sq);
     // lerp(identity, turn / norm, blend), times norm. turn.w >= 0, so the
     // blend never passes through zero.
     const Quat blended((1.0 - in.blend) * norm + in.blend * turn.w,
@@ -124,7 +120,14 @@ void UpdateDynamicRotations(const DynamicChain& chain,
                             int substeps, absl::Span<Quat> deltas_world,
                             absl::Span<Quat> rotations_world,
                             absl::Span<Quat> corrections_local) {
+  // Plain pointers in the loops: the spans' sizes are the caller's contract
+  // (see the header), and a hardened build checks every span index.
   const int count = static_cast<int>(chain.joints.size());
+  const DynamicJoint* const joints = chain.joints.data();
+  const Transform* const animated = animated_world.data();
+  const Vec3* const positions = positions_world.data();
+  Quat* const deltas = deltas_world.data();
+
   // Per joint: the direction to its child (or the sum of the unit
   // directions to its children), animated and simulated, and the number of
   // children. On the stack: the chain has at most kMaxDynamicJoints joints.
@@ -133,69 +136,100 @@ void UpdateDynamicRotations(const DynamicChain& chain,
   int children[kMaxDynamicJoints];
   std::fill(children, children + count, 0);
   for (int j = 1; j < count; ++j) {
-    const int parent = chain.joints[j].parent;
-    const Vec3 animated =
-        animated_world[j].translation - animated_world[parent].translation;
-    const Vec3 simulated = positions_world[j] - positions_world[parent];
+    const int parent = joints[j].parent;
+    const Vec3 animated_bone =
+        animated[j].translation - animated[parent].translation;
+    const Vec3 simulated_bone = positions[j] - positions[parent];
     if (children[parent] == 0) {
       // One child needs no normalisation (FromTo takes any length).
-      animated_direction[parent] = animated;
-      simulated_direction[parent] = simulated;
+      animated_direction[parent] = animated_bone;
+      simulated_direction[parent] = simulated_bone;
     } else {
       if (children[parent] == 1) {
         animated_direction[parent] = UnitOrZero(animated_direction[parent]);
         simulated_direction[parent] = UnitOrZero(simulated_direction[parent]);
       }
-      animated_direction[parent] += UnitOrZero(animated);
-      simulated_direction[parent] += UnitOrZero(simulated);
+      animated_direction[parent] += UnitOrZero(animated_bone);
+      simulated_direction[parent] += UnitOrZero(simulated_bone);
     }
     ++children[parent];
   }
 
-  // The joints' deltas do not depend on each other, so this loop is kept
-  // short: the processor then overlaps the square roots and divisions of
-  // neighbouring joints. Leaves (no child, hence no joint's parent) follow
-  // below.
+  // The joints' deltas do not depend on each other. The common case, blend
+  // 1 with twist removal (D becomes the shortest arc from a to s), is done
+  // in a loop of its own, kept small so that the square roots and divisions
+  // of neighbouring joints overlap; the other joints follow, then the leaves
+  // (no child, hence no joint's parent).
   const double chain_blend = CompoundBlend(chain.rotation_blend, substeps);
+  double blends[kMaxDynamicJoints];
+  int general[kMaxDynamicJoints];
+  int general_count = 0;
   for (int i = 0; i < count; ++i) {
     if (children[i] == 0) continue;
+    const DynamicJointOverrides& overrides = joints[i].overrides;
+    const double blend =
+        overrides.rotation_blend.has_value()
+            ? CompoundBlend(*overrides.rotation_blend, substeps)
+            : chain_blend;
+    const Vec3& axis = animated_direction[i];
+    const double axis_sq = glm::dot(axis, axis);
+    if (blend == 1.0 && axis_sq >= kMinDirectionSquared &&
+        overrides.remove_twist.value_or(chain.remove_twist)) {
+      const Vec3& simulated = simulated_direction[i];
+      double norm_sq;
+      const Quat arc = ScaledShortestArc(
+          axis, simulated,
+          std::sqrt(axis_sq * glm::dot(simulated, simulated)), &norm_sq);
+      deltas[i] = arc * (1.0 / std::sqrt(norm_sq));
+    } else {
+      blends[general_count] = blend;
+      general[general_count++] = i;
+    }
+  }
+  for (int k = 0; k < general_count; ++k) {
+    const int i = general[k];
     const Vec3& axis = animated_direction[i];
     const double axis_sq = glm::dot(axis, axis);
     if (!(axis_sq >= kMinDirectionSquared)) {
       // No animated bone direction to turn from: keep the delta.
-      deltas_world[i] = UnitOrNormalized(deltas_world[i]);
+      deltas[i] = UnitOrNormalized(deltas[i]);
       continue;
     }
-    const DynamicJointOverrides& overrides = chain.joints[i].overrides;
     DeltaInput in;
-    in.stored = deltas_world[i];
+    in.stored = deltas[i];
     in.axis = axis;
     in.axis_sq = axis_sq;
     in.simulated = simulated_direction[i];
     in.lengths = std::sqrt(axis_sq * glm::dot(in.simulated, in.simulated));
-    in.blend = overrides.rotation_blend.has_value()
-                   ? CompoundBlend(*overrides.rotation_blend, substeps)
-                   : chain_blend;
-    in.remove_twist = overrides.remove_twist.value_or(chain.remove_twist);
-    deltas_world[i] = UpdateDelta(in);
+    in.blend = blends[k];
+    in.remove_twist =
+        joints[i].overrides.remove_twist.value_or(chain.remove_twist);
+    deltas[i] = UpdateDelta(in);
   }
 
+  Quat* const rotations_out =
+      rotations_world.empty() ? nullptr : rotations_world.data();
+  Quat* const corrections_out =
+      corrections_local.empty() ? nullptr : corrections_local.data();
   for (int i = 0; i < count; ++i) {
-    const int parent = chain.joints[i].parent;
-    if (children[i] == 0) deltas_world[i] = deltas_world[parent];
-    const Quat& delta = deltas_world[i];
-    const Quat animated_rotation = UnitOrNormalized(animated_world[i].rotation);
-    if (!rotations_world.empty()) {
-      rotations_world[i] = delta * animated_rotation;
+    const int parent = joints[i].parent;
+    if (children[i] == 0) deltas[i] = deltas[parent];
+    const Quat& delta = deltas[i];
+    const Quat& given_rotation = animated[i].rotation;
+    const Quat animated_rotation = IsUnit(given_rotation)
+                                       ? given_rotation
+                                       : Normalized(given_rotation);
+    if (rotations_out != nullptr) {
+      rotations_out[i] = delta * animated_rotation;
     }
-    if (!corrections_local.empty()) {
+    if (corrections_out != nullptr) {
       const Quat relative = parent == kDynamicRoot
                                 ? delta
-                                : glm::conjugate(deltas_world[parent]) * delta;
+                                : glm::conjugate(deltas[parent]) * delta;
       // R^-1 * relative * R only turns relative's axis (by R^-1).
       const Vec3 axis_local = glm::conjugate(animated_rotation) *
                               Vec3(relative.x, relative.y, relative.z);
-      corrections_local[i] =
+      corrections_out[i] =
           Quat(relative.w, axis_local.x, axis_local.y, axis_local.z);
     }
   }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 
+#include "absl/numeric/bits.h"
 #include "absl/status/status.h"
 #include "ik/dynamic_rotations.h"
 #include "ik/wind_noise.h"
@@ -61,36 +63,38 @@ void StartAtRest(absl::Span<const Transform> animated, DynamicState* state) {
 // A collider prepared once per step for the per-joint overlap test: the
 // point of its segment closest to p is start + axis * clamp((p - start).axis
 // / |axis|^2, 0, 1), with 1 / |axis|^2 stored (0 for a sphere, whose axis is
-// zero), so the test takes no division.
-//
-// `clearance` culls most tests: in the colliders' frame the root stays at
-// its animated position a_0 for the whole step, and joint i stays within
-// its path length P_i (the sum of the bone lengths up from it) of the root,
-// so it can only touch the collider when P_i + radius_i exceeds
-// clearance = distance(a_0, segment) - collider radius.
+// zero), so the test takes no division. No member initialisers: Run keeps
+// an array of kMaxDynamicColliders of them and fills only what it uses.
 struct OverlapTest {
-  Vec3 start{0.0};
-  Vec3 axis{0.0};
-  double inverse_axis_sq = 0.0;
-  double radius = 0.0;
-  double clearance = 0.0;
+  Vec3 start;
+  Vec3 axis;
+  double inverse_axis_sq;
+  double radius;
 };
 
 // Relative slack on the clearance, for rounding.
 constexpr double kClearanceSlack = 1e-9;
 
-OverlapTest PrepareOverlapTest(const Collider& collider, const Vec3& root) {
+OverlapTest PrepareOverlapTest(const Collider& collider) {
   OverlapTest test;
   test.start = collider.start;
   test.axis = collider.end - collider.start;
   const double axis_sq = glm::dot(test.axis, test.axis);
   test.inverse_axis_sq = axis_sq > 0.0 ? 1.0 / axis_sq : 0.0;
   test.radius = collider.radius;
+  return test;
+}
+
+// How close a joint must get to the root for it to possibly touch
+// `collider`: in the colliders' frame the root stays at its animated
+// position a_0 for the whole step, and joint i stays within its path length
+// P_i (the sum of the bone lengths up from it) of the root, so it can only
+// touch the collider when P_i + radius_i exceeds this clearance,
+// distance(a_0, segment) - collider radius (less a little slack).
+double Clearance(const Collider& collider, const Vec3& root) {
   const double distance = glm::length(
       root - ClosestPointOnSegment(root, collider.start, collider.end));
-  test.clearance =
-      (distance - collider.radius) - kClearanceSlack * (1.0 + distance);
-  return test;
+  return (distance - collider.radius) - kClearanceSlack * (1.0 + distance);
 }
 
 // Whether a joint of `joint_radius` at `point` overlaps the collider (up to
@@ -105,30 +109,41 @@ inline bool Overlaps(const OverlapTest& test, const Vec3& point,
   return glm::dot(gap, gap) < reach * reach;
 }
 
+// Colliders as a set of indices, one bit each (kMaxDynamicColliders is 64).
+using ColliderSet = uint64_t;
+static_assert(kMaxDynamicColliders <= 64, "ColliderSet holds 64 colliders");
+
 // `shifted`, a joint's position in the colliders' frame, pushed out of
-// each collider in turn (PushOutOfCollider); `parent` in the same frame.
-// Out of line: contacts are the uncommon case.
-Vec3 PushOut(absl::Span<const Collider> colliders, const DynamicJoint& joint,
-             const Vec3& parent, Vec3 shifted) {
-  for (const Collider& collider : colliders) {
-    PushOutOfCollider(collider, joint.radius, parent, joint.length, &shifted);
+// each collider of `candidates` in order (PushOutOfCollider); `parent` in
+// the same frame. The colliders left out are beyond the joint's reach
+// (Clearance), where PushOutOfCollider would leave it alone. Out of line:
+// contacts are the uncommon case.
+Vec3 PushOut(absl::Span<const Collider> colliders, ColliderSet candidates,
+             const DynamicJoint& joint, const Vec3& parent, Vec3 shifted) {
+  for (; candidates != 0; candidates &= candidates - 1) {
+    PushOutOfCollider(colliders[absl::countr_zero(candidates)], joint.radius,
+                      parent, joint.length, &shifted);
   }
   return shifted;
 }
 
 // One substep of every joint, parent before child (see the header). `root`
 // is the root's position at the end of this substep, `wind` the wind's
-// acceleration at that time.
+// acceleration at that time; `candidates[i]` the colliders joint i may
+// reach this step.
 //
 // The joints form a dependency chain (each needs its parent's corrected
 // position), so the latency of that chain sets the speed: the forces use
 // the state at the start of the substep (explicit Verlet: the bone from the
 // parent's old position, which previous[] holds once the parent has moved)
-// and can be computed ahead; only the length correction (one square root
-// and one division) and the collider tests wait for the parent.
+// and can be computed ahead; only the length correction and the collider
+// tests wait for the parent. The length correction scales the offset by
+// (length / |offset|^2) * |offset| rather than length / |offset|, so that
+// its square root and division run side by side rather than one after the
+// other.
 void Substep(const DynamicChain& chain, absl::Span<const Transform> animated,
              absl::Span<const Collider> colliders,
-             absl::Span<const OverlapTest> overlap_tests, const double* reach,
+             const OverlapTest* overlap_tests, const ColliderSet* candidates,
              const Vec3& root, const Vec3& wind, DynamicState* state) {
   Vec3* const positions = state->positions.data();
   Vec3* const previous = state->previous_positions.data();
@@ -176,26 +191,54 @@ void Substep(const DynamicChain& chain, absl::Span<const Transform> animated,
         offset_sq = 1.0;
       }
     }
-    next = parent + offset * (joint.length / std::sqrt(offset_sq));
+    next = parent +
+           offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
 
     // Collisions, in the colliders' frame (they are given at the end of the
     // step; `shift` takes them back to this substep). The overlap tests come
     // first and the push-out, out of line, only on contact: in the common
     // case `next` does not wait for the tests.
-    const Vec3 shifted = next - shift;
-    bool touching = false;
-    const double joint_reach = reach[i];
-    for (const OverlapTest& test : overlap_tests) {
-      if (joint_reach > test.clearance) {
-        touching |= Overlaps(test, shifted, joint.radius);
+    if (const ColliderSet near = candidates[i]; near != 0) {
+      const Vec3 shifted = next - shift;
+      bool touching = false;
+      for (ColliderSet rest = near; rest != 0; rest &= rest - 1) {
+        touching |= Overlaps(overlap_tests[absl::countr_zero(rest)], shifted,
+                             joint.radius);
       }
-    }
-    if (touching) {
-      next = PushOut(colliders, joint, parent - shift, shifted) + shift;
+      if (touching) {
+        next = PushOut(colliders, near, joint, parent - shift, shifted) + shift;
+      }
     }
 
     previous[i] = current;
     positions[i] = next;
+  }
+}
+
+// Fills `candidates` (one set per joint) with the colliders each joint may
+// reach this step (see Clearance), and `overlap_tests` for the colliders.
+void PrepareColliders(const DynamicChain& chain,
+                      absl::Span<const Collider> colliders, const Vec3& root,
+                      OverlapTest* overlap_tests, ColliderSet* candidates) {
+  const size_t count = chain.joints.size();
+  std::fill(candidates, candidates + count, ColliderSet{0});
+  if (colliders.empty()) return;
+  double clearance[kMaxDynamicColliders];
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    overlap_tests[c] = PrepareOverlapTest(colliders[c]);
+    clearance[c] = Clearance(colliders[c], root);
+  }
+  double path_length[kMaxDynamicJoints];
+  path_length[0] = 0.0;
+  for (size_t i = 1; i < count; ++i) {
+    const DynamicJoint& joint = chain.joints[i];
+    path_length[i] = path_length[joint.parent] + joint.length;
+    const double reach = path_length[i] + joint.radius;
+    ColliderSet near = 0;
+    for (size_t c = 0; c < colliders.size(); ++c) {
+      near |= static_cast<ColliderSet>(reach > clearance[c]) << c;
+    }
+    candidates[i] = near;
   }
 }
 
@@ -228,29 +271,17 @@ absl::Status StepDynamicsJob::Run() const {
   const Vec3 root_travel = root_animated - root_start;
   const double covered = plan.clamped ? plan.substeps * chain.substep
                                       : state->time_remainder + delta_time;
-  // Collision culling (see OverlapTest), on the stack: at most
+  // Collision culling (see Clearance), on the stack: at most
   // kMaxDynamicColliders colliders and kMaxDynamicJoints joints.
   OverlapTest overlap_tests[kMaxDynamicColliders];
-  double reach[kMaxDynamicJoints];
-  for (size_t i = 0; i < colliders_world.size(); ++i) {
-    overlap_tests[i] = PrepareOverlapTest(colliders_world[i], root_animated);
-  }
-  if (!colliders_world.empty()) {
-    double path_length[kMaxDynamicJoints];
-    path_length[0] = 0.0;
-    reach[0] = 0.0;
-    for (size_t i = 1; i < chain.joints.size(); ++i) {
-      const DynamicJoint& joint = chain.joints[i];
-      path_length[i] = path_length[joint.parent] + joint.length;
-      reach[i] = path_length[i] + joint.radius;
-    }
-  }
+  ColliderSet candidates[kMaxDynamicJoints];
+  PrepareColliders(chain, colliders_world, root_animated, overlap_tests,
+                   candidates);
   for (int k = 0; k < plan.substeps; ++k) {
     const double fraction = std::min(1.0, (k + 1) * chain.substep / covered);
     state->noise_time += chain.substep;
     if (state->noise_time > kMaxWindTime) state->noise_time -= kMaxWindTime;
-    Substep(chain, animated_world, colliders_world,
-            absl::MakeConstSpan(overlap_tests, colliders_world.size()), reach,
+    Substep(chain, animated_world, colliders_world, overlap_tests, candidates,
             root_start + root_travel * fraction,
             WindAcceleration(chain.wind, state->noise_time), state);
   }

@@ -108,7 +108,8 @@ absl::Status ValidateLimit(JointLimit& limit, absl::string_view path) {
 
 bool IsKnownSolver(SolverKind solver) {
   return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
-         solver == SolverKind::kFabrik || solver == SolverKind::kCcd;
+         solver == SolverKind::kFabrik || solver == SolverKind::kCcd ||
+         solver == SolverKind::kTorque;
 }
 
 }  // namespace
@@ -269,6 +270,9 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     if (!built.ok()) return built.status();
     rig.chains_.push_back(*std::move(built));
   }
+  if (absl::Status status = rig.BuildParts(definition); !status.ok()) {
+    return status;
+  }
   return rig;
 }
 
@@ -371,11 +375,73 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
         absl::StrCat(path_prefix, "tolerance"),
         absl::StrCat("must be finite and >= 0, got ", definition.tolerance));
   }
+  // Swivel settings, and the preferred pose down the path to the tip (the
+  // rest pose with the definition's rotations) for the zero-plane map.
+  if (definition.swivel_space != SwivelSpace::kStartParent &&
+      definition.swivel_space != SwivelSpace::kWorld) {
+    return InvalidArgument(
+        absl::StrCat(path_prefix, "swivel_space"),
+        absl::StrCat("unknown swivel space ",
+                     static_cast<int>(definition.swivel_space)));
+  }
+  if (!(definition.flip_warning_angle >= 0.0 &&
+        definition.flip_warning_angle <= 0.5 * kPi)) {
+    return InvalidArgument(absl::StrCat(path_prefix, "flip_warning_angle"),
+                           absl::StrCat(definition.flip_warning_angle,
+                                        " is not within [0, pi/2]"));
+  }
+  std::vector<int> path = chain.ancestors;
+  path.insert(path.end(), chain_joints.begin(), chain_joints.end());
+  std::vector<Transform> preferred(path.size());
+  std::vector<int> given_at(path.size(), -1);
+  for (size_t i = 0; i < path.size(); ++i) preferred[i] = joints_[path[i]].rest;
+  for (size_t p = 0; p < definition.preferred_pose.size(); ++p) {
+    const PreferredJointRotation& entry = definition.preferred_pose[p];
+    const std::string entry_path =
+        absl::StrCat(path_prefix, "preferred_pose[", p, "]");
+    const int joint = FindJoint(entry.joint);
+    if (joint == kNoParent) {
+      return absl::NotFoundError(absl::StrCat(
+          entry_path, ".joint: unknown joint '", entry.joint, "'"));
+    }
+    const size_t at = static_cast<size_t>(
+        std::find(path.begin(), path.end(), joint) - path.begin());
+    if (at == path.size()) {
+      return InvalidArgument(
+          absl::StrCat(entry_path, ".joint"),
+          absl::StrCat("'", entry.joint,
+                       "' is neither a joint of the chain nor an ancestor "
+                       "of its root"));
+    }
+    if (given_at[at] >= 0) {
+      return InvalidArgument(
+          absl::StrCat(entry_path, ".joint"),
+          absl::StrCat("'", entry.joint, "' given twice (also preferred_pose[",
+                       given_at[at], "])"));
+    }
+    given_at[at] = static_cast<int>(p);
+    absl::StatusOr<Quat> rotation = NormalizeRotation(
+        entry.rotation, absl::StrCat(entry_path, ".rotation"));
+    if (!rotation.ok()) return rotation.status();
+    preferred[at].rotation = *rotation;
+  }
+  for (size_t k = chain.ancestors.size(); k < path.size(); ++k) {
+    chain.preferred_rotations.push_back(preferred[k].rotation);
+  }
+  chain.zero_plane_map = ChainZeroPlaneMap(preferred, chain.ancestors.size(),
+                                           definition.swivel_space);
+  chain.swivel_space = definition.swivel_space;
+  chain.flip_warning_angle = definition.flip_warning_angle;
+
   chain.name = definition.name;
   chain.joints = std::move(chain_joints);
   chain.solver = definition.solver;
   chain.max_iterations = definition.max_iterations;
   chain.tolerance = definition.tolerance;
+  if (absl::Status status = BuildTorque(definition, path_prefix, chain);
+      !status.ok()) {
+    return status;
+  }
   return chain;
 }
 

@@ -8,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "ik/ccd.h"
 #include "ik/fabrik.h"
+#include "ik/swivel.h"
+#include "ik/torque.h"
 
 namespace ik {
 namespace {
@@ -18,7 +20,8 @@ constexpr double kOnHingeSlack = 1e-12;
 
 bool IsKnownSolver(SolverKind solver) {
   return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
-         solver == SolverKind::kFabrik || solver == SolverKind::kCcd;
+         solver == SolverKind::kFabrik || solver == SolverKind::kCcd ||
+         solver == SolverKind::kTorque;
 }
 
 absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
@@ -68,6 +71,15 @@ JointConstraint ConstraintOf(const JointDefinition& joint) {
   }
   constraint.rest_rotation = joint.rest.rotation;
   return constraint;
+}
+
+// The local rotation of a chain's start joint (`rotation_local`) once its
+// model rotation is turned by `turn_model`, which turns the whole chain
+// rigidly about the start joint.
+Quat TurnInModelSpace(const Transform& parent_model, const Quat& turn_model,
+                      const Quat& rotation_local) {
+  return glm::normalize(glm::conjugate(parent_model.rotation) * turn_model *
+                        parent_model.rotation * rotation_local);
 }
 
 }  // namespace
@@ -141,6 +153,23 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
     }
   }
 
+  if (goal.swivel.has_value()) {
+    if (goal.pole_world.has_value()) {
+      return absl::InvalidArgumentError(
+          "swivel: give a swivel or a pole, not both");
+    }
+    if (!IsFinite(*goal.swivel)) {
+      return absl::InvalidArgumentError("swivel: not finite");
+    }
+    if (!chain.zero_plane_map.has_value() ||
+        chain.preferred_rotations.size() != chain.joints.size()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "swivel: chain '", chain.name,
+          "' has no zero-plane map: its joints lie on one line in its "
+          "preferred pose (give the chain a preferred_pose that bends it)"));
+    }
+  }
+
   // The solver.
   const int chain_length = static_cast<int>(chain.joints.size());
   const SolverKind solver =
@@ -165,13 +194,33 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   ChainSolveResult result;
   result.solver = solver;
   std::uint64_t mask = 0;
+  std::optional<SwivelPlacement> swivel_plane;
+  if (goal.swivel.has_value()) {
+    for (int k = 0; k < chain_length; ++k) {
+      incoming_rotations_[k] = locals[chain.joints[k]].rotation;
+    }
+    swivel_plane = BeginSwivel(goal, chain, root, parent_model, target_model,
+                               locals, result);
+    // For the two-bone solver: a pole on the plane's bend side.
+    pole_model = swivel_plane->start + swivel_plane->bend;
+  }
   const absl::Status status =
       solver == SolverKind::kTwoBone
           ? SolveTwoBone(goal, chain, parent_model, target_model, pole_model,
                          locals, result, mask)
           : SolveIterative(solver, goal, chain, root, parent_model,
                            target_model, locals, result, mask);
-  if (!status.ok()) return status;
+  if (!status.ok()) {
+    if (swivel_plane.has_value()) {
+      for (int k = 0; k < chain_length; ++k) {
+        locals[chain.joints[k]].rotation = incoming_rotations_[k];
+      }
+    }
+    return status;
+  }
+  if (swivel_plane.has_value() && solver != SolverKind::kTwoBone) {
+    FinishSwivel(chain, parent_model, *swivel_plane, locals, mask);
+  }
 
   // Down the updated chain: the tip's position, and the world rotation of
   // its parent for an orientation goal.
@@ -211,6 +260,67 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   return result;
 }
 
+void PoseSolver::ChainPositions(const Chain& chain,
+                                const Transform& parent_model,
+                                absl::Span<const Transform> locals) {
+  Transform model = chain.ancestors.empty()
+                        ? locals[chain.joints[0]]
+                        : Compose(parent_model, locals[chain.joints[0]]);
+  swivel_positions_[0] = model.translation;
+  for (size_t k = 1; k < chain.joints.size(); ++k) {
+    model = Compose(model, locals[chain.joints[k]]);
+    swivel_positions_[k] = model.translation;
+  }
+}
+
+SwivelPlacement PoseSolver::BeginSwivel(
+    const ChainGoal& goal, const Chain& chain, const Transform& root,
+    const Transform& parent_model, const Vec3& target_model,
+    absl::Span<Transform> locals, ChainSolveResult& result) {
+  // History independence: every rotation the solve turns starts from the
+  // preferred pose.
+  const size_t count = chain.joints.size();
+  for (size_t k = 0; k + 1 < count; ++k) {
+    locals[chain.joints[k]].rotation = chain.preferred_rotations[k];
+  }
+  ChainPositions(chain, parent_model, locals);
+  const SwivelPlacement placement =
+      PlaceSwivel(*chain.zero_plane_map, chain.swivel_space, root, parent_model,
+                  absl::MakeConstSpan(swivel_positions_.data(), count),
+                  target_model, *goal.swivel);
+  result.singularity_angle = placement.singularity_angle;
+  result.near_singularity =
+      placement.singularity_angle <= chain.flip_warning_angle;
+  Transform& start_local = locals[chain.joints[0]];
+  start_local.rotation =
+      TurnInModelSpace(parent_model, placement.turn, start_local.rotation);
+  return placement;
+}
+
+void PoseSolver::FinishSwivel(const Chain& chain, const Transform& parent_model,
+                              const SwivelPlacement& plane,
+                              absl::Span<Transform> locals,
+                              std::uint64_t& mask) {
+  ChainPositions(chain, parent_model, locals);
+  const std::optional<Vec3> bend = FitBendDirection(
+      absl::MakeConstSpan(swivel_positions_.data(), chain.joints.size()),
+      plane.axis);
+  if (!bend.has_value()) return;  // straight: no plane to turn
+  // Only the plane drifts: the solve keeps the side the seed bent to, while
+  // the side FitBendDirection reads off a zig-zag chain may change at once.
+  // So the turn is the smaller one that lays the fitted line onto the plane.
+  const double angle =
+      std::remainder(SignedAngleAbout(*bend, plane.bend, plane.axis), kPi);
+  if (angle == 0.0) return;
+  const int start = chain.joints[0];
+  const Quat turned = TurnInModelSpace(
+      parent_model, AngleAxis(angle, plane.axis), locals[start].rotation);
+  const LimitedRotation limited =
+      ApplyJointConstraint(ConstraintOf(rig_.joint(start)), turned);
+  locals[start].rotation = limited.rotation;
+  mask = limited.clamped ? mask | 1 : mask & ~std::uint64_t{1};
+}
+
 absl::Status PoseSolver::SolveIterative(
     SolverKind solver, const ChainGoal& goal, const Chain& chain,
     const Transform& root, const Transform& parent_model,
@@ -237,8 +347,17 @@ absl::Status PoseSolver::SolveIterative(
   job.report = &result.report;
   job.stop_reason = &result.stop_reason;
   job.limited_mask = &mask;
-  const absl::Status status =
-      solver == SolverKind::kCcd ? CcdJob{job}.Run() : FabrikJob{job}.Run();
+  absl::Status status;
+  if (solver == SolverKind::kTorque) {
+    TorqueJob torque{job};
+    torque.settings = chain.torque;
+    torque.settings.joints = chain.torque_joints;
+    status = torque.Run();
+  } else if (solver == SolverKind::kCcd) {
+    status = CcdJob{job}.Run();
+  } else {
+    status = FabrikJob{job}.Run();
+  }
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("locals: chain '", chain.name,

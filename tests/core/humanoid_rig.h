@@ -48,6 +48,44 @@ inline JointLimit Hinge(const Vec3& axis, double min, double max) {
   return limit;
 }
 
+// The ponytail: 7 joints from the back of the head, straight back at rest
+// (0.07 m bones), simulated below ponytail_00 and colliding with the head,
+// neck, shoulders and back (the JSON's "colliders" and "dynamic_chains").
+inline void AddPonytail(RigDefinition& definition) {
+  int parent = 0;
+  while (definition.joints[parent].name != "head") ++parent;
+  for (int i = 0; i < 7; ++i) {
+    JointDefinition joint;
+    joint.name = "ponytail_0" + std::to_string(i);
+    joint.parent = parent;
+    joint.rest.translation =
+        i == 0 ? Vec3(0.0, 0.12, -0.1) : Vec3(0.0, 0.0, -0.07);
+    parent = static_cast<int>(definition.joints.size());
+    definition.joints.push_back(joint);
+  }
+  definition.colliders = {
+      {"head", "head", SphereCollider(Vec3(0.0, 0.1, 0.0), 0.1)},
+      {"neck", "neck",
+       CapsuleCollider(Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.1, 0.0), 0.06)},
+      {"shoulders", "chest",
+       CapsuleCollider(Vec3(-0.18, 0.17, -0.02), Vec3(0.18, 0.17, -0.02),
+                       0.08)},
+      {"back", "chest",
+       CapsuleCollider(Vec3(0.0, -0.05, -0.02), Vec3(0.0, 0.15, -0.02),
+                       0.11)}};
+  DynamicChainDefinition ponytail;
+  ponytail.name = "ponytail";
+  ponytail.root = "ponytail_00";
+  ponytail.settings.drag = 0.06;
+  ponytail.radius = 0.02;
+  DynamicJointSettings tip;
+  tip.joint = "ponytail_06";
+  tip.radius = 0.03;
+  ponytail.joints = {tip};
+  ponytail.colliders = {"head", "neck", "shoulders", "back"};
+  definition.dynamic_chains = {ponytail};
+}
+
 inline RigDefinition HumanoidRigDefinition() {
   struct JointSpec {
     const char* name;
@@ -171,6 +209,7 @@ inline RigDefinition HumanoidRigDefinition() {
     chain.tolerance = spec.tolerance;
     definition.chains.push_back(chain);
   }
+  AddPonytail(definition);
   return definition;
 }
 

@@ -42,7 +42,7 @@ TEST(RigTest, BuildsTheHumanoid) {
   absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok()) << rig.status();
   EXPECT_EQ(rig->name(), "humanoid");
-  EXPECT_EQ(rig->joint_count(), 21);
+  EXPECT_EQ(rig->joint_count(), 28);  // 21 + the ponytail's 7
   for (const char* name : {"left_arm", "right_arm", "left_leg", "right_leg"}) {
     const Chain* chain = rig->FindChain(name);
     ASSERT_NE(chain, nullptr) << name;
@@ -51,6 +51,23 @@ TEST(RigTest, BuildsTheHumanoid) {
   const Chain* left_leg = rig->FindChain("left_leg");
   EXPECT_EQ(rig->joint(left_leg->joints[0]).name, "left_hip");
   EXPECT_EQ(rig->joint(left_leg->joints[2]).name, "left_ankle");
+  // The ponytail: 6 simulated joints below ponytail_00, 0.07 m apart, with
+  // the four colliders it names, in order.
+  const DynamicChainBinding* ponytail = rig->FindDynamicChain("ponytail");
+  ASSERT_NE(ponytail, nullptr);
+  ASSERT_EQ(ponytail->joints.size(), 7u);
+  EXPECT_EQ(rig->joint(ponytail->joints[0]).name, "ponytail_00");
+  for (size_t k = 1; k < 7; ++k) {
+    EXPECT_EQ(ponytail->chain.joints[k].parent, static_cast<int>(k) - 1);
+    EXPECT_NEAR(ponytail->chain.joints[k].length, 0.07, 1e-15);
+    EXPECT_EQ(ponytail->chain.joints[k].radius, k == 6 ? 0.03 : 0.02);
+  }
+  ASSERT_EQ(ponytail->colliders.size(), 4u);
+  for (size_t c = 0; c < 4; ++c) {
+    EXPECT_EQ(ponytail->colliders[c], static_cast<int>(c));
+  }
+  EXPECT_EQ(rig->colliders()[2].name, "shoulders");
+  EXPECT_EQ(rig->joint(rig->colliders()[2].joint).name, "chest");
   EXPECT_EQ(left_leg->solver, SolverKind::kTwoBone);
   EXPECT_EQ(left_leg->ancestors, (std::vector<int>{rig->FindJoint("pelvis")}));
   const Chain* left_arm = rig->FindChain("left_arm");

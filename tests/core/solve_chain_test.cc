@@ -290,7 +290,7 @@ TEST_F(PoseSolverTest, AcceptsTheSameChainOfAnIdenticalRig) {
 TEST_F(PoseSolverTest, RejectsAPoseOfTheWrongSize) {
   locals_.pop_back();
   ExpectInvalid(Goal("left_arm", Vec3(0.4, 1.2, 0.1)),
-                "locals: 20 transforms for rig 'humanoid' of 21 joints");
+                "locals: 27 transforms for rig 'humanoid' of 28 joints");
 }
 
 TEST_F(PoseSolverTest, RejectsNonFiniteTarget) {

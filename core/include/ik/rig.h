@@ -13,6 +13,7 @@
 #ifndef IK_RIG_H_
 #define IK_RIG_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "ik/colliders.h"
+#include "ik/dynamic_chain.h"
+#include "ik/leg.h"
 #include "ik/math.h"
+#include "ik/swivel.h"
+#include "ik/torque_settings.h"
 
 namespace ik {
 
@@ -84,7 +90,15 @@ struct JointDefinition {
 };
 
 // kAuto: two-bone for 3-joint chains, FABRIK otherwise.
-enum class SolverKind { kAuto, kTwoBone, kFabrik, kCcd };
+enum class SolverKind { kAuto, kTwoBone, kFabrik, kCcd, kTorque };
+
+// One joint's torque-solver settings, by name; an unset preferred rotation
+// is the joint's rest rotation.
+struct TorqueJointDefinition {
+  std::string joint;
+  TorqueJointSettings settings;
+  bool has_preferred_rotation = false;
+};
 
 struct ChainDefinition {
   std::string name;
@@ -93,12 +107,81 @@ struct ChainDefinition {
   SolverKind solver = SolverKind::kAuto;
   int max_iterations = kDefaultMaxIterations;  // >= 1
   double tolerance = kDefaultTolerance;        // metres, >= 0
+  // Swivel goals (ik/swivel.h): the space the zero-plane map is fixed in,
+  // and how close (radians, [0, pi/2]) the EE axis may come to one of the
+  // map's singular directions before a result reports near_singularity.
+  SwivelSpace swivel_space = SwivelSpace::kStartParent;
+  double flip_warning_angle = kDefaultFlipWarningAngle;
+  // The preferred pose the zero-plane map is built from: the rig's rest
+  // pose with these local rotations of the chain's joints or the root's
+  // ancestors (each joint at most once). Empty: the rest pose.
+  std::vector<PreferredJointRotation> preferred_pose;
+  // The torque solver's settings (ik/torque_settings.h); `torque.joints`
+  // is ignored: per-joint settings go in `torque_joints`, by name (joints of
+  // the chain before its tip, each once; the others get the defaults).
+  TorqueSettings torque;
+  std::vector<TorqueJointDefinition> torque_joints;
+};
+
+// A sphere or capsule attached to a joint (ik/colliders.h): its shape in
+// the joint's space. Dynamic chains collide with them.
+struct ColliderDefinition {
+  std::string name;
+  std::string joint;  // joint name
+  Collider shape;     // points in the joint's local space, metres
+};
+
+// A validated collider: the joint's index.
+struct AttachedCollider {
+  std::string name;
+  int joint = -1;
+  Collider shape;
+};
+
+// Per-joint settings of a dynamic chain that replace the chain's, by name.
+struct DynamicJointSettings {
+  std::string joint;             // joint name, simulated by the chain
+  std::optional<double> radius;  // replaces DynamicChainDefinition::radius
+  DynamicJointOverrides overrides;
+};
+
+// A dynamic chain by names: `root` is driven by the animation and every
+// joint below it (branches included) is simulated (ik/dynamic_chain.h).
+struct DynamicChainDefinition {
+  std::string name;
+  std::string root;  // joint name; must have at least one descendant
+  // Per-chain parameters (drag, gravity, stiffness, rotation blend, twist
+  // removal, wind, substep, substep cap, teleport distance). Its `joints`
+  // are ignored: Create builds them from the rig (rest bone lengths).
+  DynamicChain settings;
+  // Collision radius of every simulated joint, metres, unless overridden.
+  double radius = 0.0;
+  std::vector<DynamicJointSettings> joints;
+  // Names of the rig's colliders this chain collides with (each once); an
+  // empty list: none.
+  std::vector<std::string> colliders;
+};
+
+// A validated dynamic chain: `joints` are rig indices parallel to
+// chain.joints (joints[0] the driving root, parents before children);
+// `colliders` index Rig::colliders().
+struct DynamicChainBinding {
+  std::string name;
+  std::vector<int> joints;
+  DynamicChain chain;
+  std::vector<int> colliders;
 };
 
 struct RigDefinition {
   std::string name;
   std::vector<JointDefinition> joints;  // parents before children
   std::vector<ChainDefinition> chains;
+  // The character's forward direction in model space (the toe rays are cast
+  // ahead of the ankles along it); non-zero, normalised by Create.
+  Vec3 forward{0.0, 0.0, 1.0};
+  std::vector<LegDefinition> legs;
+  std::vector<ColliderDefinition> colliders;
+  std::vector<DynamicChainDefinition> dynamic_chains;
 };
 
 // A validated chain: joint indices from root to tip along parent links.
@@ -111,6 +194,19 @@ struct Chain {
   SolverKind solver = SolverKind::kAuto;
   int max_iterations = kDefaultMaxIterations;
   double tolerance = kDefaultTolerance;
+  // Swivel settings as defined (ik/swivel.h).
+  SwivelSpace swivel_space = SwivelSpace::kStartParent;
+  double flip_warning_angle = kDefaultFlipWarningAngle;
+  // Local rotation of each chain joint in the preferred pose (parallel to
+  // `joints`): where a swivel solve starts from.
+  std::vector<Quat> preferred_rotations;
+  // The preferred pose's zero-plane map in `swivel_space`; unset when the
+  // chain is straight in it (a swivel goal then fails).
+  std::optional<ZeroPlaneMap> zero_plane_map;
+  // The torque solver's settings; `torque.joints` is left empty (spans do
+  // not survive copies): `torque_joints` holds one per chain joint.
+  TorqueSettings torque;
+  std::vector<TorqueJointSettings> torque_joints;
 };
 
 // Immutable, validated rig. Thread-safe for concurrent reads.
@@ -123,7 +219,15 @@ class Rig {
   // limits with non-zero axes, ordered ranges within [-pi, pi] and cone angles
   // in (0, pi]; chains with unique names whose tip descends from their root
   // in 2..kMaxChainJoints joints with no zero-length bone, iteration caps >= 1
-  // and non-negative tolerances; two-bone chains of exactly 3 joints.
+  // and non-negative tolerances; two-bone chains of exactly 3 joints; a
+  // finite non-zero forward axis; legs whose hip -> knee -> ankle are
+  // parent-child links with non-zero bones (toe, if any, below the ankle)
+  // and settings in range; colliders on known joints with valid shapes;
+  // dynamic chains whose root has descendants (none sitting on its parent,
+  // at most kMaxDynamicJoints in all), parameters in range, per-joint
+  // settings for joints of the chain and known colliders, each listed once.
+  // Names of chains, legs, colliders and dynamic chains are unique within
+  // their list.
   // Errors are INVALID_ARGUMENT for malformed fields (an empty name too),
   // NOT_FOUND for names that refer to no joint and RESOURCE_EXHAUSTED for more
   // than kMaxJoints joints, each prefixed by the field path. Ball-and-socket
@@ -141,6 +245,15 @@ class Rig {
   // Rest local transform per joint.
   absl::Span<const Transform> rest_pose() const { return rest_pose_; }
   absl::Span<const Chain> chains() const { return chains_; }
+  // Unit forward direction, model space.
+  const Vec3& forward() const { return forward_; }
+  absl::Span<const Leg> legs() const { return legs_; }
+  absl::Span<const AttachedCollider> colliders() const { return colliders_; }
+  absl::Span<const DynamicChainBinding> dynamic_chains() const {
+    return dynamic_chains_;
+  }
+  // The dynamic chain called `name`, or nullptr.
+  const DynamicChainBinding* FindDynamicChain(absl::string_view name) const;
 
   // Index of the joint called `name`, or kNoParent when there is none.
   int FindJoint(absl::string_view name) const;
@@ -168,6 +281,17 @@ class Rig {
   std::vector<int> parents_;
   std::vector<Transform> rest_pose_;
   std::vector<Chain> chains_;
+  Vec3 forward_{0.0, 0.0, 1.0};
+  std::vector<Leg> legs_;
+  std::vector<AttachedCollider> colliders_;
+  std::vector<DynamicChainBinding> dynamic_chains_;
+  // Builds legs_, colliders_ and dynamic_chains_ (rig_parts.cc), once the
+  // joints are in place.
+  absl::Status BuildParts(RigDefinition& definition);
+  // Checks `definition`'s torque settings and fills chain.torque and
+  // chain.torque_joints (rig_parts.cc); paths start with `path_prefix`.
+  absl::Status BuildTorque(const ChainDefinition& definition,
+                           absl::string_view path_prefix, Chain& chain) const;
   // (name, index) sorted by name, for FindJoint.
   std::vector<std::pair<std::string, int>> joint_index_;
 };

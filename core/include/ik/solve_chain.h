@@ -22,6 +22,7 @@
 #include "ik/math.h"
 #include "ik/rig.h"
 #include "ik/solve_report.h"
+#include "ik/swivel.h"
 #include "ik/two_bone.h"
 
 namespace ik {
@@ -31,6 +32,15 @@ struct ChainGoal {
   const Chain* chain = nullptr;
   Vec3 target_world{0.0};
   std::optional<Vec3> pole_world;
+  // Optional swivel angle, radians (finite; not with pole_world), for every
+  // solver: turns the solver plane about the start joint -> target axis
+  // from the zero plane of the chain's zero-plane map (ik/swivel.h),
+  // right-handed. The solve then starts from the chain's preferred pose
+  // (Chain::preferred_rotations) instead of the incoming rotations of its
+  // joints, so its answer depends only on the goal, `root`, the joints
+  // above the chain and the chain's own translations: never on an earlier
+  // solve. The result reports how near the EE axis is to a flip.
+  std::optional<double> swivel;
   std::optional<SolverKind> solver;   // overrides the chain's
   std::optional<int> max_iterations;  // overrides the chain's, >= 1
   std::optional<double> tolerance;    // overrides the chain's, >= 0
@@ -56,10 +66,17 @@ struct ChainSolveResult {
   // incoming pose) and the root's limit after the aim; with an orientation
   // goal, also the tip when its limit clamped the blended rotation.
   std::vector<int> limited_joints;
+  // With a swivel (false and 0 without): the angle, radians in [0, pi/2],
+  // from the EE axis (start joint -> target, in the chain's swivel space) to
+  // the nearer singular direction of its zero-plane map, and whether it is
+  // within the chain's flip_warning_angle. Near a singular direction the
+  // solver plane turns fast as the target moves, and flips through it.
+  bool near_singularity = false;
+  double singularity_angle = 0.0;
 };
 
 // Solves chain goals on poses of one rig. Cheap to construct (per request is
-// fine; it holds an ~18 KiB workspace, so prefer the heap or a reused
+// fine; it holds an ~22 KiB workspace, so prefer the heap or a reused
 // instance over a small stack). Solve() allocates nothing but the result's
 // limited_joints. One instance must not be used by two threads at once; the
 // rig must outlive it.
@@ -82,10 +99,18 @@ class PoseSolver {
   // keeps its middle joint's hinge within range as it bends and clamps its
   // root to its limit after aiming, which may pull the tip off the target
   // (reached = false, kOutOfReach). The pole is used by the two-bone solver
-  // only.
+  // only. A swivel is honoured by every solver: the two-bone solver turns
+  // it into a pole; the iterative solvers start from the preferred pose turned
+  // into the swivel's plane and, once solved, turn the chain rigidly about
+  // the start -> target axis into that plane exactly (by the smaller turn
+  // that lays the plane closest to its joints onto it, so the side they
+  // bent to is kept; the tip stays where it is), then clamp the start joint
+  // to its limit (which may pull the tip off the target, as for the
+  // two-bone solver). On error `locals` is left as it was.
   // INVALID_ARGUMENT for a goal that does not fit the rig or the solver
   // (e.g. two-bone on a chain that is not 3 joints long), with the goal's
-  // field name first ("target: not finite").
+  // field name first ("target: not finite"); FAILED_PRECONDITION for a
+  // swivel on a chain without a zero-plane map (straight preferred pose).
   absl::StatusOr<ChainSolveResult> Solve(const ChainGoal& goal,
                                          const Transform& root,
                                          absl::Span<Transform> locals);
@@ -106,10 +131,31 @@ class PoseSolver {
                               absl::Span<Transform> locals,
                               ChainSolveResult& result, std::uint64_t& mask);
 
+  // Swivel solves: turns the chain's joints but the tip to their preferred
+  // rotations, then its start joint into the plane the swivel asks for, and
+  // fills the result's flip report.
+  SwivelPlacement BeginSwivel(const ChainGoal& goal, const Chain& chain,
+                              const Transform& root,
+                              const Transform& parent_model,
+                              const Vec3& target_model,
+                              absl::Span<Transform> locals,
+                              ChainSolveResult& result);
+  // After an iterative solve: turns the chain about the start -> target
+  // axis, by the smaller turn that lays the plane closest to its joints onto
+  // the swivel's, then clamps the start joint (bit 0 of `mask`).
+  void FinishSwivel(const Chain& chain, const Transform& parent_model,
+                    const SwivelPlacement& plane, absl::Span<Transform> locals,
+                    std::uint64_t& mask);
+  // Model-space positions of the chain's joints into swivel_positions_.
+  void ChainPositions(const Chain& chain, const Transform& parent_model,
+                      absl::Span<const Transform> locals);
+
   const Rig& rig_;
   ChainWorkspace workspace_;
   std::array<Transform, kMaxChainJoints> chain_locals_;
   std::array<JointConstraint, kMaxChainJoints> constraints_;
+  std::array<Vec3, kMaxChainJoints> swivel_positions_;
+  std::array<Quat, kMaxChainJoints> incoming_rotations_;
 };
 
 // The solver AUTO resolves to for `chain`: two-bone for 3 joints, FABRIK

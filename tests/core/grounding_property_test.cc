@@ -1,0 +1,190 @@
+// GroundFeetJob over many seeded random cases: the humanoid in random
+// stances (hips, knees and ankles turned within their limits), turned and
+// placed at random over a random sloped plane, with random planted weights
+// and, in half the cases, random smoothing. Checked independently of the
+// pass: only the legs' hip, knee and ankle rotations change; bone lengths
+// and joint limits hold; the drop stays within its maximum; without
+// smoothing no reached ankle ends closer to the ground than its ankle
+// height, and a planted one ends exactly there; the reported goals,
+// distances and flags agree with the pose; the same request gives the same
+// bits.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "grounding_fixtures.h"
+#include "gtest/gtest.h"
+#include "ik/grounding.h"
+#include "independent_checks.h"
+
+namespace ik {
+namespace {
+
+using ::ik::testing::GroundingRun;
+using ::ik::testing::kHumanoidAnkleHeight;
+using ::ik::testing::LimitViolation;
+using ::ik::testing::Plane;
+using ::ik::testing::RunGrounding;
+using ::ik::testing::WorldPositions;
+
+const Vec3 kUp(0, 1, 0);
+
+bool SameBits(const GroundingRun& a, const GroundingRun& b) {
+  for (size_t j = 0; j < a.locals.size(); ++j) {
+    if (a.locals[j].rotation != b.locals[j].rotation) return false;
+  }
+  for (size_t l = 0; l < a.feet.size(); ++l) {
+    const FootResult& x = a.feet[l];
+    const FootResult& y = b.feet[l];
+    if (x.contact_point != y.contact_point || x.goal != y.goal ||
+        x.moved != y.moved || x.tilt != y.tilt || x.reached != y.reached) {
+      return false;
+    }
+  }
+  return a.report.pelvis_drop == b.report.pelvis_drop;
+}
+
+TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
+  const Rig rig = *Rig::Create(testing::HumanoidWithLegsDefinition());
+  std::mt19937_64 engine(testing::kSeed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const auto uniform = [&](double low, double high) {
+    return low + (high - low) * unit(engine);
+  };
+  std::vector<bool> leg_joint(rig.joint_count(), false);
+  for (const Leg& leg : rig.legs()) {
+    leg_joint[leg.hip] = leg_joint[leg.knee] = leg_joint[leg.ankle] = true;
+  }
+  int reached = 0, reachable = 0;
+  for (int i = 0; i < testing::kCases; ++i) {
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    std::vector<Transform> pose(rig.rest_pose().begin(), rig.rest_pose().end());
+    for (const Leg& leg : rig.legs()) {
+      const Vec3 x(1, 0, 0);
+      pose[leg.hip].rotation *= AngleAxis(uniform(-0.4, 0.4), x);
+      pose[leg.knee].rotation *= AngleAxis(uniform(0.0, 0.8), x);
+      pose[leg.ankle].rotation *= AngleAxis(uniform(-0.3, 0.3), x);
+    }
+    const Transform root = testing::YawedRoot(
+        uniform(-kPi, kPi),
+        Vec3(uniform(-5, 5), uniform(-1, 1), uniform(-5, 5)));
+    const std::vector<Vec3> animated = WorldPositions(rig, pose, root);
+    // A plane tilted up to 0.35 rad, within [-0.15, 0.25] m of the lower
+    // animated sole.
+    const double tilt = uniform(0.0, 0.35), heading = uniform(-kPi, kPi);
+    const Vec3 normal(std::sin(tilt) * std::cos(heading), std::cos(tilt),
+                      std::sin(tilt) * std::sin(heading));
+    const Leg& left = rig.legs()[0];
+    const Leg& right = rig.legs()[1];
+    const double lower_ankle =
+        std::min(animated[left.ankle].y, animated[right.ankle].y);
+    const GroundPlane planes[] = {
+        Plane(Vec3(root.translation.x,
+                   lower_ankle - kHumanoidAnkleHeight + uniform(-0.25, 0.15),
+                   root.translation.z),
+              normal)};
+    Ground ground;
+    ground.planes = planes;
+    std::vector<double> weights;
+    for (int l = 0; l < 2; ++l) {
+      const int kind = static_cast<int>(uniform(0, 4));
+      weights.push_back(kind == 0 ? 0.0 : kind == 1 ? 1.0 : unit(engine));
+    }
+    std::optional<GroundSmoothing> smoothing;
+    const std::vector<Vec3> previous = {
+        Vec3(uniform(-0.1, 0.1), uniform(-0.2, 0.2), uniform(-0.1, 0.1)),
+        Vec3(uniform(-0.1, 0.1), uniform(-0.2, 0.2), uniform(-0.1, 0.1))};
+    if (i % 2 == 1) {
+      smoothing.emplace();
+      smoothing->previous_pelvis_drop = uniform(0.0, 0.3);
+      smoothing->previous_foot_offsets = previous;
+      smoothing->delta_time = uniform(0.0, 0.05);
+      smoothing->max_pelvis_speed = uniform(0.0, 2.0);
+      smoothing->max_foot_speed = uniform(0.0, 4.0);
+    }
+
+    const GroundingRun run =
+        RunGrounding(rig, pose, root, ground, weights, smoothing);
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    const GroundFeetReport& report = run.report;
+    ASSERT_TRUE(std::isfinite(report.pelvis_drop));
+    EXPECT_GE(report.pelvis_drop, 0.0);
+    EXPECT_LE(report.pelvis_drop_target, kDefaultMaxPelvisDrop);
+    EXPECT_EQ(report.root_offset, Vec3(0.0, -report.pelvis_drop, 0.0));
+    if (report.pelvis_drop_clamped) {
+      EXPECT_EQ(report.pelvis_drop_target, kDefaultMaxPelvisDrop);
+    }
+    if (smoothing.has_value()) {
+      EXPECT_LE(std::abs(report.pelvis_drop - smoothing->previous_pelvis_drop),
+                smoothing->max_pelvis_speed * smoothing->delta_time + 1e-15);
+    } else {
+      EXPECT_EQ(report.pelvis_drop, report.pelvis_drop_target);
+    }
+
+    Transform lowered = root;
+    lowered.translation += report.root_offset;
+    const std::vector<Vec3> answer = WorldPositions(rig, run.locals, lowered);
+    for (int j = 0; j < rig.joint_count(); ++j) {
+      if (!leg_joint[j]) {
+        ASSERT_EQ(run.locals[j].rotation, pose[j].rotation) << "joint " << j;
+      } else {
+        EXPECT_LE(LimitViolation(rig, j, run.locals[j].rotation),
+                  testing::kLimitSlack)
+            << "joint " << j;
+      }
+      ASSERT_EQ(run.locals[j].translation, pose[j].translation);
+      const int parent = rig.parents()[j];
+      if (parent != kNoParent) {
+        EXPECT_NEAR(glm::length(answer[j] - answer[parent]),
+                    glm::length(animated[j] - animated[parent]), 1e-12);
+      }
+    }
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = rig.legs()[l];
+      const FootResult& foot = run.feet[l];
+      const Vec3& ankle = answer[leg.ankle];
+      EXPECT_NEAR(foot.moved, glm::length(ankle - animated[leg.ankle]), 1e-12);
+      EXPECT_EQ(foot.reached,
+                glm::length(ankle - foot.goal) <= kDefaultTolerance);
+      EXPECT_LE(glm::length(foot.goal - animated[leg.ankle] - foot.foot_offset),
+                1e-12);
+      EXPECT_GE(foot.tilt, 0.0);
+      EXPECT_LE(foot.tilt, kDefaultMaxFootTilt);
+      if (smoothing.has_value()) {
+        EXPECT_LE(glm::length(foot.foot_offset - previous[l]),
+                  smoothing->max_foot_speed * smoothing->delta_time + 1e-12);
+        continue;
+      }
+      // The plane may lie beyond the ray's reach below a raised foot.
+      if (!foot.ground_found) {
+        EXPECT_EQ(foot.foot_offset, Vec3(0.0));
+        continue;
+      }
+      const double height = glm::dot(ankle - planes[0].point(), normal);
+      if (foot.reached) {
+        EXPECT_GE(height, kHumanoidAnkleHeight - 1e-9);
+        if (weights[l] == 1.0) {
+          EXPECT_NEAR(height, kHumanoidAnkleHeight, 1e-9);
+        }
+      }
+      if (!report.pelvis_drop_clamped) {
+        ++reachable;
+        reached += foot.reached ? 1 : 0;
+      }
+      EXPECT_NEAR(glm::dot(foot.contact_point - planes[0].point(), normal), 0.0,
+                  1e-9);
+    }
+
+    if (i % testing::kRepeatEvery == 0) {
+      EXPECT_TRUE(SameBits(
+          run, RunGrounding(rig, pose, root, ground, weights, smoothing)));
+    }
+  }
+  // Unreached without a clamped drop: goals the knee's range cannot fold
+  // to, or the hip's limit turns away from.
+  EXPECT_GE(reached, 0.99 * reachable) << reached << " of " << reachable;
+}
+
+}  // namespace
+}  // namespace ik

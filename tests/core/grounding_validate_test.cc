@@ -1,0 +1,168 @@
+// GroundFeetJob::Validate (and Run, which validates first): one block per
+// invalid input or output, each checked for its status code and field
+// path.
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "grounding_fixtures.h"
+#include "gtest/gtest.h"
+#include "ik/grounding.h"
+#include "terrain_shapes.h"
+
+namespace ik {
+namespace {
+
+using ::ik::testing::ExpectError;
+
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class GroundFeetValidateTest : public ::testing::Test {
+ protected:
+  GroundFeetValidateTest()
+      : rig_(*Rig::Create(testing::HumanoidWithLegsDefinition())),
+        pose_(rig_.rest_pose().begin(), rig_.rest_pose().end()),
+        locals_(pose_) {
+    smoothing_.previous_foot_offsets = offsets_;
+  }
+
+  GroundFeetJob Job() {
+    GroundFeetJob job;
+    job.rig = &rig_;
+    job.root = testing::YawedRoot(0.3, Vec3(1.0, 0.0, 2.0));
+    job.locals = absl::MakeSpan(locals_);
+    job.ground.planes = planes_;
+    job.weights = weights_;
+    job.feet = absl::MakeSpan(feet_);
+    job.report = &report_;
+    return job;
+  }
+
+  // Both Validate and Run name the problem.
+  static void Expect(
+      const GroundFeetJob& job, const std::string& message,
+      absl::StatusCode code = absl::StatusCode::kInvalidArgument) {
+    ExpectError(job.Validate(), code, message.c_str());
+    ExpectError(job.Run(), code, message.c_str());
+  }
+
+  const Rig rig_;
+  const std::vector<Transform> pose_;
+  std::vector<Transform> locals_;
+  const GroundPlane planes_[1] = {testing::Plane(Vec3(0.0), Vec3(0, 1, 0))};
+  std::vector<double> weights_ = {1.0, 0.5};
+  std::vector<Vec3> offsets_ = {Vec3(0.0), Vec3(0.0)};
+  GroundSmoothing smoothing_;
+  std::vector<FootResult> feet_ = std::vector<FootResult>(2);
+  GroundFeetReport report_;
+};
+
+TEST_F(GroundFeetValidateTest, AcceptsAValidJob) {
+  EXPECT_TRUE(Job().Validate().ok());
+  GroundFeetJob job = Job();
+  job.smoothing = smoothing_;
+  EXPECT_TRUE(job.Validate().ok());
+  EXPECT_TRUE(job.Run().ok());
+}
+
+TEST_F(GroundFeetValidateTest, RejectsAMissingOrLeglessRig) {
+  GroundFeetJob job = Job();
+  job.rig = nullptr;
+  Expect(job, "rig: null");
+  const Rig legless = *Rig::Create(testing::HumanoidRigDefinition());
+  job = Job();
+  job.rig = &legless;
+  Expect(job, "rig: 'humanoid' has no legs",
+         absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(GroundFeetValidateTest, RejectsLocalsAndRootWithTheirFieldPaths) {
+  const std::string joints = std::to_string(rig_.joint_count());
+  GroundFeetJob job = Job();
+  job.locals = job.locals.subspan(1);
+  Expect(job, "locals: " + std::to_string(rig_.joint_count() - 1) +
+                  " transforms for rig 'humanoid' of " + joints + " joints");
+  locals_[3].rotation = Quat(0.0, 0.0, 0.0, 0.0);
+  Expect(Job(), "locals[3].rotation: not a unit quaternion (norm 0)");
+  locals_[3] = pose_[3];
+  locals_[2].translation.x = kNan;
+  Expect(Job(), "locals[2].translation: not finite");
+  locals_[2] = pose_[2];
+  locals_[1].scale.y = 0.0;
+  Expect(Job(), "locals[1].scale: must be finite and positive");
+  locals_[1] = pose_[1];
+  job = Job();
+  job.root.rotation = Quat(2.0, 0.0, 0.0, 0.0);
+  Expect(job, "root.rotation: not a unit quaternion (norm 2)");
+  job = Job();
+  job.root.scale.z = kInf;
+  Expect(job, "root.scale: must be finite and positive");
+}
+
+TEST_F(GroundFeetValidateTest, RejectsANullTerrainAndWeightsOutOfRange) {
+  const TriangleMesh* null_mesh[] = {nullptr};
+  GroundFeetJob job = Job();
+  job.ground.meshes = null_mesh;
+  Expect(job, "ground.meshes[0]: null");
+  job = Job();
+  job.weights = absl::MakeConstSpan(weights_).subspan(1);
+  Expect(job, "weights: 1 values for rig 'humanoid' of 2 legs");
+  weights_[1] = 1.5;
+  Expect(Job(), "weights[1]: 1.5 is not in [0, 1]");
+  weights_[1] = 0.5;
+  weights_[0] = -0.25;
+  Expect(Job(), "weights[0]: -0.25 is not in [0, 1]");
+  weights_[0] = kNan;
+  Expect(Job(), "weights[0]: nan is not in [0, 1]");
+}
+
+TEST_F(GroundFeetValidateTest, RejectsSmoothingWithTheirFieldPaths) {
+  GroundFeetJob job = Job();
+  job.smoothing = smoothing_;
+  job.smoothing->previous_pelvis_drop = -1.0;
+  Expect(job, "smoothing.previous_pelvis_drop: must be finite and >= 0 m");
+  job.smoothing = smoothing_;
+  job.smoothing->previous_foot_offsets =
+      absl::MakeConstSpan(offsets_).subspan(1);
+  Expect(job,
+         "smoothing.previous_foot_offsets: 1 offsets for rig 'humanoid' of 2 "
+         "legs");
+  offsets_[1].z = kInf;
+  job.smoothing = smoothing_;
+  Expect(job, "smoothing.previous_foot_offsets[1]: not finite or beyond");
+  offsets_[1] = Vec3(0.0);
+  job.smoothing->delta_time = kInf;
+  Expect(job, "smoothing.delta_time: must be finite and >= 0 s, got inf");
+  job.smoothing = smoothing_;
+  job.smoothing->max_pelvis_speed = kNan;
+  Expect(job, "smoothing.max_pelvis_speed: must be >= 0 m/s, got nan");
+  job.smoothing = smoothing_;
+  job.smoothing->max_foot_speed = -2.0;
+  Expect(job, "smoothing.max_foot_speed: must be >= 0 m/s, got -2");
+}
+
+TEST_F(GroundFeetValidateTest, RejectsABadToleranceAndMissingOutputs) {
+  GroundFeetJob job = Job();
+  job.tolerance = -1e-3;
+  Expect(job, "tolerance: must be finite and >= 0 m, got -0.001");
+  job = Job();
+  job.feet = job.feet.subspan(1);
+  Expect(job, "feet: 1 results for rig 'humanoid' of 2 legs");
+  job = Job();
+  job.report = nullptr;
+  Expect(job, "report: null output");
+}
+
+TEST_F(GroundFeetValidateTest, ReportsALegItCannotSolve) {
+  // Valid input the leg solve cannot take: the knee on the hip.
+  locals_[rig_.FindJoint("left_knee")].translation = Vec3(0.0);
+  ASSERT_TRUE(Job().Validate().ok());
+  ExpectError(Job().Run(), absl::StatusCode::kInvalidArgument,
+              "locals: leg 'left_leg' cannot be solved in this pose: "
+              "mid_model.translation: zero-length bone");
+}
+
+}  // namespace
+}  // namespace ik
