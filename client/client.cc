@@ -97,6 +97,14 @@ absl::StatusOr<v1::SolveChainResponse> Client::SolveChain(
       });
 }
 
+absl::StatusOr<v1::StepDynamicsResponse> Client::StepDynamics(
+    const v1::StepDynamicsRequest& request) {
+  return Unary<v1::StepDynamicsResponse>(
+      NewContext(), [&](grpc::ClientContext* context, auto* response) {
+        return stub_->StepDynamics(context, request, response);
+      });
+}
+
 absl::StatusOr<bool> Client::CheckHealth(absl::string_view service) {
   auto health = grpc::health::v1::Health::NewStub(channel_);
   grpc::health::v1::HealthCheckRequest request;

@@ -8,6 +8,8 @@
 //     solve --rig=NAME (--chain=NAME | --root=J --tip=J) --target=X,Y,Z
 //           [--pole=X,Y,Z] [--solver=S] [--orientation=X,Y,Z,W]
 //           [--revision=R]
+//     dynamics --rig=NAME [--chain=NAME] [--steps=N] [--dt=S]
+//              [--position=X,Y,Z] [--velocity=X,Y,Z]
 //     health
 //
 // Exit status: 0 success, 1 the server answered with an error (or is not
@@ -28,88 +30,42 @@
 #include "absl/types/span.h"
 #include "ik/client.h"
 #include "ik/rig_json.h"
+#include "ikctl_util.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address, HOST:PORT");
-ABSL_FLAG(bool, json, false, "print answers as JSON (protobuf JSON mapping)");
 ABSL_FLAG(double, timeout, 5.0, "deadline of each call, seconds");
 ABSL_FLAG(bool, replace, false, "rigs register: replace different content");
 ABSL_FLAG(std::string, revision, "",
           "rigs delete / solve: the revision the rig must have");
-ABSL_FLAG(std::string, rig, "", "solve: rig name");
+ABSL_FLAG(std::string, rig, "", "solve, dynamics: rig name");
 ABSL_FLAG(std::string, chain, "", "solve: chain name");
 ABSL_FLAG(std::string, target, "", "solve: target X,Y,Z in world space, m");
 ABSL_FLAG(std::string, pole, "", "solve: optional pole target X,Y,Z, m");
 ABSL_FLAG(std::string, root, "",
           "solve: ad hoc chain root joint (with --tip, instead of --chain)");
 ABSL_FLAG(std::string, tip, "", "solve: ad hoc chain tip joint");
-ABSL_FLAG(std::string, solver, "",
-          "solve: two_bone | fabrik | ccd | auto (default: the chain's)");
+ABSL_FLAG(
+    std::string, solver, "",
+    "solve: two_bone | fabrik | ccd | torque | auto (default: the chain's)");
 ABSL_FLAG(int, max_iterations, 0, "solve: iteration cap override (> 0)");
 ABSL_FLAG(double, tolerance, 0.0, "solve: tolerance override, m (> 0)");
 ABSL_FLAG(std::string, orientation, "",
           "solve: optional world rotation of the tip, X,Y,Z,W quaternion");
+ABSL_FLAG(std::string, swivel, "",
+          "solve: optional swivel angle, radians (instead of --pole)");
 ABSL_FLAG(double, orientation_weight, 1.0,
           "solve: blend weight of --orientation in [0, 1]");
 
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
-
-int Usage(const std::string& problem) {
-  absl::FPrintF(stderr, "ikctl: %s\n%s\n", problem,
-                absl::ProgramUsageMessage());
-  return kUsage;
-}
-
-int Failed(const absl::Status& status) {
-  absl::FPrintF(stderr, "ikctl: %s: %s\n",
-                absl::StatusCodeToString(status.code()), status.message());
-  return kFailed;
-}
-
-// Prints `message` as JSON when --json, else runs `print_readable`.
-template <typename Message, typename Readable>
-int Print(const Message& message, Readable&& print_readable) {
-  if (absl::GetFlag(FLAGS_json)) {
-    absl::PrintF("%s\n", ik::ToJson(message));
-  } else {
-    print_readable(message);
-  }
-  return kOk;
-}
-
-// Parses exactly values.size() comma-separated numbers.
-bool ParseNumbers(const std::string& text, absl::Span<double> values) {
-  std::vector<std::string> parts = absl::StrSplit(text, ',');
-  if (parts.size() != values.size()) return false;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (!absl::SimpleAtod(parts[i], &values[i])) return false;
-  }
-  return true;
-}
-
-// Parses "X,Y,Z" into `out`; false on anything else.
-bool ParseVec3(const std::string& text, ik::v1::Vec3* out) {
-  double v[3];
-  if (!ParseNumbers(text, absl::MakeSpan(v))) return false;
-  out->set_x(v[0]);
-  out->set_y(v[1]);
-  out->set_z(v[2]);
-  return true;
-}
-
-// Parses "X,Y,Z,W" into `out`; false on anything else.
-bool ParseQuat(const std::string& text, ik::v1::Quat* out) {
-  double q[4];
-  if (!ParseNumbers(text, absl::MakeSpan(q))) return false;
-  out->set_x(q[0]);
-  out->set_y(q[1]);
-  out->set_z(q[2]);
-  out->set_w(q[3]);
-  return true;
-}
+using ik::ctl::Failed;
+using ik::ctl::FormatVec3;
+using ik::ctl::kFailed;
+using ik::ctl::kOk;
+using ik::ctl::ParseQuat;
+using ik::ctl::ParseVec3;
+using ik::ctl::Print;
+using ik::ctl::Usage;
 
 // Maps --solver's value; false for an unknown name.
 bool ParseSolver(const std::string& name, ik::v1::Solver* out) {
@@ -123,14 +79,12 @@ bool ParseSolver(const std::string& name, ik::v1::Solver* out) {
     *out = ik::v1::SOLVER_FABRIK;
   } else if (name == "ccd") {
     *out = ik::v1::SOLVER_CCD;
+  } else if (name == "torque") {
+    *out = ik::v1::SOLVER_TORQUE;
   } else {
     return false;
   }
   return true;
-}
-
-std::string FormatVec3(const ik::v1::Vec3& v) {
-  return absl::StrFormat("(%.6f, %.6f, %.6f)", v.x(), v.y(), v.z());
 }
 
 int RigsCommand(ik::Client& client, const std::vector<std::string>& args) {
@@ -198,7 +152,8 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
   }
   ik::v1::Solver solver;
   if (!ParseSolver(absl::GetFlag(FLAGS_solver), &solver)) {
-    return Usage("solve: --solver must be two_bone, fabrik, ccd or auto");
+    return Usage(
+        "solve: --solver must be two_bone, fabrik, ccd, torque or auto");
   }
   goal->set_solver(solver);
   goal->set_max_iterations(absl::GetFlag(FLAGS_max_iterations));
@@ -217,6 +172,13 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
       !ParseVec3(absl::GetFlag(FLAGS_pole), goal->mutable_pole())) {
     return Usage("solve: --pole must be X,Y,Z");
   }
+  if (!absl::GetFlag(FLAGS_swivel).empty()) {
+    double swivel = 0.0;
+    if (!absl::SimpleAtod(absl::GetFlag(FLAGS_swivel), &swivel)) {
+      return Usage("solve: --swivel must be a number of radians");
+    }
+    goal->set_swivel(swivel);
+  }
   auto answer = client.SolveChain(request);
   if (!answer.ok()) return Failed(answer.status());
   return Print(*answer, [](const ik::v1::SolveChainResponse& r) {
@@ -231,6 +193,12 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
         const ik::v1::Quat& q = joint.rotation();
         absl::PrintF("  %-16s rotation (x %.6f, y %.6f, z %.6f, w %.6f)\n",
                      joint.name(), q.x(), q.y(), q.z(), q.w());
+      }
+      if (result.singularity_angle() > 0.0 || result.near_singularity()) {
+        absl::PrintF(
+            "  swivel: %.3f rad from a singular direction%s\n",
+            result.singularity_angle(),
+            result.near_singularity() ? " (NEAR: the plane may flip)" : "");
       }
       if (result.limited_joints_size() > 0) {
         absl::PrintF("  limited: %s\n",
@@ -258,10 +226,12 @@ int main(int argc, char** argv) {
       "  rigs get NAME\n"
       "  rigs delete NAME [--revision=R]\n"
       "  solve --rig=NAME (--chain=NAME | --root=JOINT --tip=JOINT)\n"
-      "        --target=X,Y,Z [--pole=X,Y,Z] "
-      "[--solver=two_bone|fabrik|ccd|auto]\n"
+      "        --target=X,Y,Z [--pole=X,Y,Z | --swivel=RAD]\n"
+      "        [--solver=two_bone|fabrik|ccd|torque|auto]\n"
       "        [--orientation=X,Y,Z,W [--orientation_weight=W]]\n"
       "        [--max_iterations=N] [--tolerance=M] [--revision=R]\n"
+      "  dynamics --rig=NAME [--chain=NAME] [--steps=N] [--dt=S]\n"
+      "        [--position=X,Y,Z] [--velocity=X,Y,Z]\n"
       "  health");
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
@@ -277,5 +247,6 @@ int main(int argc, char** argv) {
   if (command == "rigs") return RigsCommand(client, args);
   if (command == "solve") return SolveCommand(client, args);
   if (command == "health") return HealthCommand(client, args);
+  if (command == "dynamics") return ik::ctl::DynamicsCommand(client, args);
   return Usage("unknown command '" + command + "'");
 }

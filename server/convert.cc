@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "server/convert_parts.h"
 
 namespace ik::server {
 namespace {
@@ -32,6 +33,8 @@ absl::StatusOr<SolverKind> SolverFromProto(v1::Solver solver,
       return SolverKind::kFabrik;
     case v1::SOLVER_CCD:
       return SolverKind::kCcd;
+    case v1::SOLVER_TORQUE:
+      return SolverKind::kTorque;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat(path, ": unknown solver ", static_cast<int>(solver)));
@@ -48,6 +51,8 @@ v1::Solver SolverToProto(SolverKind solver) {
       return v1::SOLVER_FABRIK;
     case SolverKind::kCcd:
       return v1::SOLVER_CCD;
+    case SolverKind::kTorque:
+      return v1::SOLVER_TORQUE;
   }
   return v1::SOLVER_UNSPECIFIED;
 }
@@ -191,6 +196,17 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
         prefix, "chains: ", rig.chains_size(), " chains exceed the limit of ",
         limits.max_chains_per_rig));
   }
+  const std::pair<const char*, int> part_counts[] = {
+      {"legs", rig.legs_size()},
+      {"colliders", rig.colliders_size()},
+      {"dynamic_chains", rig.dynamic_chains_size()}};
+  for (const auto& [field, count] : part_counts) {
+    if (count > limits.max_parts_per_rig) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(prefix, field, ": ", count, " exceed the limit of ",
+                       limits.max_parts_per_rig));
+    }
+  }
   RigDefinition def;
   def.name = rig.name();
   def.joints.reserve(rig.joints_size());
@@ -267,7 +283,14 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
                           prefix, path, chain.tolerance()));
     }
     if (chain.tolerance() > 0.0) out.tolerance = chain.tolerance();
+    if (absl::Status status = ChainSettingsFromProto(chain, path, out);
+        !status.ok()) {
+      return Prefixed(status, prefix);
+    }
     def.chains.push_back(std::move(out));
+  }
+  if (absl::Status status = PartsFromProto(rig, def); !status.ok()) {
+    return Prefixed(status, prefix);
   }
   absl::StatusOr<Rig> created = Rig::Create(std::move(def));
   if (!created.ok()) return Prefixed(created.status(), prefix);
@@ -369,6 +392,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
     status = CheckFinite(*out.pole_world, absl::StrCat(path, ".pole"));
     if (!status.ok()) return status;
   }
+  if (goal.has_swivel()) out.swivel = goal.swivel();
   if (goal.solver() != v1::SOLVER_UNSPECIFIED) {
     absl::StatusOr<SolverKind> solver =
         SolverFromProto(goal.solver(), absl::StrCat(path, ".solver"));
@@ -432,6 +456,10 @@ v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
   out.set_solver(SolverToProto(result.solver));
   for (int joint : result.limited_joints) {
     out.add_limited_joints(rig.joint(joint).name);
+  }
+  if (goal.swivel.has_value()) {
+    out.set_near_singularity(result.near_singularity);
+    out.set_singularity_angle(result.singularity_angle);
   }
   return out;
 }

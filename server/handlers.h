@@ -29,6 +29,9 @@ class IkHandlers {
                          v1::DeleteRigResponse& response);
   absl::Status SolveChain(const v1::SolveChainRequest& request,
                           v1::SolveChainResponse& response);
+  // In dynamics_handler.cc.
+  absl::Status StepDynamics(const v1::StepDynamicsRequest& request,
+                            v1::StepDynamicsResponse& response);
 
  private:
   RigRegistry& registry_;

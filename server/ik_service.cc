@@ -50,4 +50,11 @@ grpc::ServerUnaryReactor* IkService::SolveChain(
   return FinishWith(context, handlers_.SolveChain(*request, *response));
 }
 
+grpc::ServerUnaryReactor* IkService::StepDynamics(
+    grpc::CallbackServerContext* context,
+    const v1::StepDynamicsRequest* request,
+    v1::StepDynamicsResponse* response) {
+  return FinishWith(context, handlers_.StepDynamics(*request, *response));
+}
+
 }  // namespace ik::server

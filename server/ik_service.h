@@ -38,6 +38,10 @@ class IkService final : public v1::IkService::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::SolveChainRequest* request,
       v1::SolveChainResponse* response) override;
+  grpc::ServerUnaryReactor* StepDynamics(
+      grpc::CallbackServerContext* context,
+      const v1::StepDynamicsRequest* request,
+      v1::StepDynamicsResponse* response) override;
 
  private:
   IkHandlers handlers_;

@@ -29,6 +29,8 @@ ABSL_FLAG(std::string, rig_dir, IK_DEFAULT_RIG_DIR,
 ABSL_FLAG(int, max_rigs, 1024, "rigs the registry holds at most");
 ABSL_FLAG(int, max_joints_per_rig, 512, "joints per rig at most");
 ABSL_FLAG(int, max_chains_per_rig, 64, "chains per rig at most");
+ABSL_FLAG(int, max_parts_per_rig, 64,
+          "legs, colliders and dynamic chains per rig at most (each)");
 ABSL_FLAG(int, max_goals_per_request, 64, "goals per SolveChain at most");
 ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
           "largest request accepted, bytes");
@@ -66,12 +68,14 @@ int main(int argc, char** argv) {
   options.limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
   options.limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
   options.limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
+  options.limits.max_parts_per_rig = absl::GetFlag(FLAGS_max_parts_per_rig);
   options.limits.max_goals_per_request =
       absl::GetFlag(FLAGS_max_goals_per_request);
   options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (!Positive("max_rigs", options.limits.max_rigs) ||
       !Positive("max_joints_per_rig", options.limits.max_joints_per_rig) ||
       !Positive("max_chains_per_rig", options.limits.max_chains_per_rig) ||
+      !Positive("max_parts_per_rig", options.limits.max_parts_per_rig) ||
       !Positive("max_goals_per_request",
                 options.limits.max_goals_per_request) ||
       !Positive("max_message_bytes", options.max_receive_message_bytes)) {

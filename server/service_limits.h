@@ -12,6 +12,8 @@ struct ServiceLimits {
   int max_joints_per_rig = 512;
   // Chains in one rig.
   int max_chains_per_rig = 64;
+  // Legs, colliders and dynamic chains in one rig (each).
+  int max_parts_per_rig = 64;
   // Goals in one SolveChain request.
   int max_goals_per_request = 64;
 };

@@ -69,6 +69,27 @@ grep -q '"name": "tail_copy"' <<<"$out" || fail "get: $out"
 out=$("$IKCTL" --server="$SERVER" rigs delete tail_copy) || fail "delete"
 grep -q '^deleted tail_copy sha256:' <<<"$out" || fail "delete: $out"
 
+# The ponytail swings down from straight back and settles against the back
+# collider: after 2 s the tip hangs well below its start and has stopped.
+out=$("$IKCTL" --server="$SERVER" dynamics --rig humanoid --steps 120 \
+  --dt 0.0166667) || fail "dynamics: $out"
+first=$(awk '$1 == 1 {print}' <<<"$out")
+last=$(awk '$1 == 120 {print}' <<<"$out")
+before=$(awk '$1 == 119 {print}' <<<"$out")
+[[ -n "$first" && -n "$last" ]] || fail "dynamics output: $out"
+awk -v a="$first" -v b="$last" 'BEGIN {
+  split(a, f, /[(,) ]+/); split(b, l, /[(,) ]+/);
+  # fields: step time chain x y z
+  exit !(l[5] < f[5] - 0.3) }' || fail "ponytail did not fall: $first / $last"
+awk -v a="$before" -v b="$last" 'BEGIN {
+  split(a, f, /[(,) ]+/); split(b, l, /[(,) ]+/);
+  d = (l[4]-f[4])^2 + (l[5]-f[5])^2 + (l[6]-f[6])^2;
+  exit !(d < 1e-6) }' || fail "ponytail still moving: $before / $last"
+out=$("$IKCTL" --server="$SERVER" dynamics --rig tail --steps 3 --json) \
+  || fail "dynamics --json"
+[[ $(grep -c '"previous_positions"' <<<"$out") -ge 3 ]] \
+  || fail "dynamics --json: $out"
+
 code=0
 "$IKCTL" --server="$SERVER" frobnicate 2>/dev/null || code=$?
 [[ $code -eq 2 ]] || fail "usage error exit code $code"

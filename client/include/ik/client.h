@@ -62,6 +62,10 @@ class Client {
       absl::string_view name, absl::string_view revision = "");
   absl::StatusOr<v1::SolveChainResponse> SolveChain(
       const v1::SolveChainRequest& request);
+  // One time step of a rig's dynamic chains; send each result's `state`
+  // back with the next step (ik.proto documents the state).
+  absl::StatusOr<v1::StepDynamicsResponse> StepDynamics(
+      const v1::StepDynamicsRequest& request);
 
   // The gRPC health status of `service` ("" for the whole server): OK with
   // true when SERVING, false otherwise; an error when the server cannot be

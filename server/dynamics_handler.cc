@@ -1,0 +1,162 @@
+// IkHandlers::StepDynamics: one time step of a rig's dynamic chains.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "ik/forward_kinematics.h"
+#include "ik/rig_dynamics.h"
+#include "server/convert.h"
+#include "server/convert_parts.h"
+#include "server/handlers.h"
+
+namespace ik::server {
+namespace {
+
+// A core error about the state ("state.positions[2]: ...") renamed after
+// the request field the state came from ("states[1].positions[2]: ...").
+absl::Status StateError(const absl::Status& status, int state_index,
+                        absl::string_view chain) {
+  absl::string_view message = status.message();
+  if (state_index >= 0 && absl::ConsumePrefix(&message, "state.")) {
+    return absl::Status(status.code(),
+                        absl::StrCat("states[", state_index, "].", message));
+  }
+  return absl::Status(status.code(),
+                      absl::StrCat("dynamic chain '", chain, "': ", message));
+}
+
+}  // namespace
+
+absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
+                                      v1::StepDynamicsResponse& response) {
+  if (request.rig().empty()) {
+    return absl::InvalidArgumentError("rig: required");
+  }
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      registry_.GetPinned(request.rig(), request.revision());
+  if (!entry.ok()) return entry.status();
+  const Rig& rig = (*entry)->rig;
+  const std::string& revision = (*entry)->revision;
+  if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "delta_time: ", request.delta_time(), " is not a finite time >= 0"));
+  }
+
+  // The chains to step, each once.
+  std::vector<const DynamicChainBinding*> chains;
+  if (request.chains_size() == 0) {
+    if (rig.dynamic_chains().empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("rig '", rig.name(), "' has no dynamic chains"));
+    }
+    for (const DynamicChainBinding& chain : rig.dynamic_chains()) {
+      chains.push_back(&chain);
+    }
+  }
+  for (int i = 0; i < request.chains_size(); ++i) {
+    const DynamicChainBinding* chain = rig.FindDynamicChain(request.chains(i));
+    const std::string path = absl::StrCat("chains[", i, "]");
+    if (chain == nullptr) {
+      return absl::NotFoundError(absl::StrCat(path, ": rig '", rig.name(),
+                                              "' has no dynamic chain '",
+                                              request.chains(i), "'"));
+    }
+    for (const DynamicChainBinding* seen : chains) {
+      if (seen == chain) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path, ": dynamic chain '", chain->name, "' is listed twice"));
+      }
+    }
+    chains.push_back(chain);
+  }
+  // The states, by chain name.
+  std::map<std::string, int> state_index;
+  for (int i = 0; i < request.states_size(); ++i) {
+    const v1::DynamicChainState& state = request.states(i);
+    const std::string path = absl::StrCat("states[", i, "]");
+    bool stepped = false;
+    for (const DynamicChainBinding* chain : chains) {
+      stepped |= chain->name == state.chain();
+    }
+    if (!stepped) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ".chain: '", state.chain(),
+                       "' is not a dynamic chain this request steps"));
+    }
+    if (!state_index.emplace(state.chain(), i).second) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ".chain: a second state for '", state.chain(), "'"));
+    }
+    if (!state.revision().empty() && state.revision() != revision) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, ".revision: the state was made with ",
+                       state.revision(), " but rig '", rig.name(), "' is now ",
+                       revision, " (reset the chain: send no state)"));
+    }
+  }
+  std::optional<WindSettings> wind;
+  if (request.has_wind()) wind = WindFromProto(request.wind());
+
+  absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
+  if (!pose.ok()) return pose.status();
+  std::vector<Transform> world(rig.joint_count());
+  LocalToModelJob fk;
+  fk.parents = rig.parents();
+  fk.locals = pose->locals;
+  fk.root = pose->root;
+  fk.models = absl::MakeSpan(world);
+  if (absl::Status status = fk.Run(); !status.ok()) return status;
+
+  response.set_revision(revision);
+  for (const DynamicChainBinding* chain : chains) {
+    auto found = state_index.find(chain->name);
+    const int index = found == state_index.end() ? -1 : found->second;
+    DynamicState state;
+    if (index >= 0) state = StateFromProto(request.states(index));
+    std::vector<Quat> rotations(chain->joints.size());
+    DynamicsReport report;
+    RigDynamicsStep step;
+    step.rig = &rig;
+    step.chain = chain;
+    step.models_world = world;
+    step.locals = pose->locals;
+    step.delta_time = request.delta_time();
+    step.reset = request.reset();
+    step.wind = wind.has_value() ? &*wind : nullptr;
+    step.state = &state;
+    step.rotations_local = absl::MakeSpan(rotations);
+    step.report = &report;
+    if (absl::Status status = step.Run(); !status.ok()) {
+      return StateError(status, index, chain->name);
+    }
+    v1::DynamicChainResult* result = response.add_results();
+    result->set_chain(chain->name);
+    // Joints with a simulated child turn; leaves keep their animation.
+    std::vector<bool> has_child(chain->joints.size(), false);
+    for (const DynamicJoint& joint : chain->chain.joints) {
+      if (joint.parent != kDynamicRoot) has_child[joint.parent] = true;
+    }
+    for (size_t k = 0; k < chain->joints.size(); ++k) {
+      const int joint = chain->joints[k];
+      result->add_joints(rig.joint(joint).name);
+      if (!has_child[k]) continue;
+      v1::JointRotation* rotation = result->add_rotations();
+      rotation->set_name(rig.joint(joint).name);
+      rotation->set_index(joint);
+      *rotation->mutable_rotation() = ToProto(rotations[k]);
+    }
+    *result->mutable_state() = StateToProto(state, chain->name, revision);
+    result->set_substeps(report.substeps);
+    result->set_clamped(report.clamped);
+    result->set_reset(ResetToProto(report.reset));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik::server
