@@ -69,15 +69,7 @@ absl::Status ValidateState(const DynamicState& state,
         !status.ok()) {
       return status;
     }
-    // A quick pass over everything; the field-by-field pass below only
-    // runs to name what failed.
-    bool valid = true;
     for (size_t i = 0; i < count; ++i) {
-      valid &= WithinRangeBits(state.positions[i]) &
-               WithinRangeBits(state.previous_positions[i]) &
-               IsUnitRotation(state.rotations[i]);
-    }
-    for (size_t i = 0; !valid && i < count; ++i) {
       if (!IsWithinRange(state.positions[i])) {
         return CheckPoint(state.positions[i],
                           absl::StrCat("state.positions[", i, "]"));
@@ -105,6 +97,61 @@ absl::Status ValidateState(const DynamicState& state,
   return absl::OkStatus();
 }
 
+bool ClocksLookValid(const DynamicState& state, const DynamicChain& chain) {
+  return (state.time_remainder >= 0.0) &
+         (state.time_remainder <= chain.substep) & (state.noise_time >= 0.0) &
+         (state.noise_time <= kMaxWindTime);
+}
+
+// Every check of StepDynamicsJob::Validate after the chain's, in one pass
+// that builds no string: true implies they all pass, false that the
+// field-by-field checks will name the problem. Validate runs on every step,
+// so the common case stays short: & rather than && keeps the loops free of
+// a branch per value.
+bool JobLooksValid(const StepDynamicsJob& job) {
+  const size_t count = job.chain->joints.size();
+  const DynamicState* const state = job.state;
+  if (job.animated_world.size() != count ||
+      job.colliders_world.size() > static_cast<size_t>(kMaxDynamicColliders) ||
+      !(job.delta_time >= 0.0 && IsFinite(job.delta_time)) ||
+      state == nullptr || !ClocksLookValid(*state, *job.chain) ||
+      (!job.rotations_world.empty() && job.rotations_world.size() != count) ||
+      (!job.corrections_local.empty() &&
+       job.corrections_local.size() != count) ||
+      job.report == nullptr) {
+    return false;
+  }
+  bool valid = true;
+  const Transform* const animated = job.animated_world.data();
+  for (size_t i = 0; i < count; ++i) {
+    valid &= WithinRangeBits(animated[i].translation) &
+             IsUnitRotation(animated[i].rotation);
+  }
+  for (const Collider& collider : job.colliders_world) {
+    valid &= WithinRangeBits(collider.start) & WithinRangeBits(collider.end) &
+             (collider.radius >= 0.0) &
+             (collider.radius <= kMaxColliderRadius);
+  }
+  if (job.reset) return valid;  // the state's vectors are not checked
+  if (state->positions.empty() && state->previous_positions.empty() &&
+      state->rotations.empty()) {
+    return valid;
+  }
+  if (state->positions.size() != count ||
+      state->previous_positions.size() != count ||
+      state->rotations.size() != count) {
+    return false;
+  }
+  const Vec3* const positions = state->positions.data();
+  const Vec3* const previous = state->previous_positions.data();
+  const Quat* const rotations = state->rotations.data();
+  for (size_t i = 0; i < count; ++i) {
+    valid &= WithinRangeBits(positions[i]) & WithinRangeBits(previous[i]) &
+             IsUnitRotation(rotations[i]);
+  }
+  return valid;
+}
+
 }  // namespace
 
 absl::Status StepDynamicsJob::Validate() const {
@@ -115,18 +162,15 @@ absl::Status StepDynamicsJob::Validate() const {
     return absl::Status(status.code(),
                         absl::StrCat("chain.", status.message()));
   }
+  if (JobLooksValid(*this)) return absl::OkStatus();
+  // Something is wrong: find the first field at fault, in order.
   const size_t count = chain->joints.size();
   if (animated_world.size() != count) {
     return absl::InvalidArgumentError(
         absl::StrCat("animated_world: ", animated_world.size(),
                      " transforms for ", count, " joints"));
   }
-  bool animated_valid = true;  // a quick pass, as in ValidateState
   for (size_t i = 0; i < count; ++i) {
-    animated_valid &= WithinRangeBits(animated_world[i].translation) &
-                      IsUnitRotation(animated_world[i].rotation);
-  }
-  for (size_t i = 0; !animated_valid && i < count; ++i) {
     const Transform& animated = animated_world[i];
     if (!IsWithinRange(animated.translation)) {
       return CheckPoint(animated.translation,
