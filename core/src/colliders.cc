@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -65,36 +66,39 @@ Vec3 ClosestPointOnSegment(const Vec3& point, const Vec3& start,
 Vec3 PlaceOnSpheres(const Vec3& parent, double length, const Vec3& center,
                     double reach, const Vec3& near) {
   // A contact sits on the simulation's critical path, so this works with
-  // squared distances and puts its one division and two square roots side
-  // by side. With c = center - parent at distance d, the circle's plane lies
-  // at along = (d^2 + length^2 - reach^2) / (2 d) from the parent (law of
-  // cosines), so its center is parent + k c with k = along / d, and its
-  // radius is sqrt(length^2 - k^2 d^2). Outside [-length, length] the
-  // spheres do not meet (or the bone's lies inside the collider's): the
-  // nearest or farthest point of the bone's sphere, as documented.
+  // squared distances, with one division and one square root on the way to
+  // the answer (and a second division beside them). With c = center -
+  // parent at distance d, the circle where the spheres meet lies in the
+  // plane at along = (d^2 + length^2 - reach^2) / (2 d) from the parent (law
+  // of cosines): its center is parent + k c with k = along / d, its radius
+  // sqrt(length^2 - k^2 d^2). When that radius is not positive (|along| >=
+  // length) the spheres do not meet, or touch in one point: the point of the
+  // bone's sphere towards the center when along > 0, away from it when
+  // along < 0 (the bone's sphere inside the collider's).
   const Vec3 to_center = center - parent;
   const Vec3 to_near = near - parent;
   const double distance_sq = glm::dot(to_center, to_center);
   if (!(distance_sq >= kMinDistance * kMinDistance)) {
     // Concentric: no circle. Keep the joint's direction from the parent.
     const double out_length = glm::length(to_near);
-    const Vec3 direction = out_length >= kMinDistance ? to_near / out_length
-                                                      : Vec3(0.0, 1.0, 0.0);
+    const Vec3 direction =
+        out_length >= kMinDistance ? to_near / out_length : Vec3(0.0, 1.0, 0.0);
     return parent + length * direction;
   }
   const double inverse_distance_sq = 1.0 / distance_sq;
   const double length_sq = length * length;
-  const double k = (distance_sq + (length_sq - reach * reach)) *
-                   (0.5 * inverse_distance_sq);
+  const double k =
+      (distance_sq + (length_sq - reach * reach)) * (0.5 * inverse_distance_sq);
   const double circle_radius_sq = length_sq - (k * k) * distance_sq;
   if (!(circle_radius_sq > 0.0)) {
     const double toward = k > 0.0 ? length : -length;
     return parent + (toward / std::sqrt(distance_sq)) * to_center;
   }
-  // `near`'s offset from the axis through parent and center: the direction
+  // `near`'s offset from the line through parent and center: the direction
   // from the circle's center to the point sought.
   const Vec3 across =
-      to_near - (glm::dot(to_near, to_center) * inverse_distance_sq) * to_center;
+      to_near -
+      (glm::dot(to_near, to_center) * inverse_distance_sq) * to_center;
   const double across_sq = glm::dot(across, across);
   const Vec3 circle_center = parent + k * to_center;
   if (!(across_sq >= kMinDistance * kMinDistance)) {
@@ -118,8 +122,12 @@ bool PushOutOfCollider(const Collider& collider, double joint_radius,
   }
   // The closest point of the segment, start + t (end - start) with t the
   // projection clamped to [0, 1], with the division taken out of the loop.
+  // A segment too short to invert its squared length (under about 1e-154 m)
+  // counts as its start.
   const Vec3 axis = collider.end - collider.start;
-  const double inverse_axis_sq = 1.0 / glm::dot(axis, axis);
+  const double axis_sq = glm::dot(axis, axis);
+  const double inverse_axis_sq =
+      axis_sq >= std::numeric_limits<double>::min() ? 1.0 / axis_sq : 0.0;
   const double inner_reach = reach * (1.0 - kSurfaceTolerance);
   for (int iteration = 0; iteration < kCapsulePushIterations; ++iteration) {
     const double t = std::clamp(

@@ -178,8 +178,8 @@ void UpdateDynamicRotations(const DynamicChain& chain,
       const Vec3& simulated = simulated_direction[i];
       double norm_sq;
       const Quat arc = ScaledShortestArc(
-          axis, simulated,
-          std::sqrt(axis_sq * glm::dot(simulated, simulated)), &norm_sq);
+          axis, simulated, std::sqrt(axis_sq * glm::dot(simulated, simulated)),
+          &norm_sq);
       deltas[i] = arc * (1.0 / std::sqrt(norm_sq));
     } else {
       blends[general_count] = blend;
@@ -216,9 +216,8 @@ void UpdateDynamicRotations(const DynamicChain& chain,
     if (children[i] == 0) deltas[i] = deltas[parent];
     const Quat& delta = deltas[i];
     const Quat& given_rotation = animated[i].rotation;
-    const Quat animated_rotation = IsUnit(given_rotation)
-                                       ? given_rotation
-                                       : Normalized(given_rotation);
+    const Quat animated_rotation =
+        IsUnit(given_rotation) ? given_rotation : Normalized(given_rotation);
     if (rotations_out != nullptr) {
       rotations_out[i] = delta * animated_rotation;
     }

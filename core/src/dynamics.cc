@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "absl/numeric/bits.h"
 #include "absl/status/status.h"
@@ -60,30 +61,35 @@ void StartAtRest(absl::Span<const Transform> animated, DynamicState* state) {
   state->time_remainder = 0.0;
 }
 
+// Colliders as a set of indices, one bit each (kMaxDynamicColliders is 64).
+using ColliderSet = uint64_t;
+static_assert(kMaxDynamicColliders <= 64, "ColliderSet holds 64 colliders");
+
 // A collider prepared once per step for the per-joint overlap test: the
 // point of its segment closest to p is start + axis * clamp((p - start).axis
-// / |axis|^2, 0, 1), with 1 / |axis|^2 stored (0 for a sphere, whose axis is
-// zero), so the test takes no division. No member initialisers: Run keeps
-// an array of kMaxDynamicColliders of them and fills only what it uses.
+// / |axis|^2, 0, 1), with 1 / |axis|^2 stored, so the test takes no
+// division.
 struct OverlapTest {
   Vec3 start;
-  Vec3 axis;
+  Vec3 axis;  // zero for a sphere
   double inverse_axis_sq;
   double radius;
 };
 
+// The colliders of one step, ready for the substeps. Spheres are tested
+// apart from capsules: their test is a third of the work. No member
+// initialisers: it lives on Run's stack, sized for the largest step, and
+// PrepareColliders fills what the step uses.
+struct PreparedColliders {
+  absl::Span<const Collider> colliders;
+  OverlapTest tests[kMaxDynamicColliders];
+  ColliderSet spheres;
+  // Per joint, the colliders it may reach during the step (see Clearance).
+  ColliderSet candidates[kMaxDynamicJoints];
+};
+
 // Relative slack on the clearance, for rounding.
 constexpr double kClearanceSlack = 1e-9;
-
-OverlapTest PrepareOverlapTest(const Collider& collider) {
-  OverlapTest test;
-  test.start = collider.start;
-  test.axis = collider.end - collider.start;
-  const double axis_sq = glm::dot(test.axis, test.axis);
-  test.inverse_axis_sq = axis_sq > 0.0 ? 1.0 / axis_sq : 0.0;
-  test.radius = collider.radius;
-  return test;
-}
 
 // How close a joint must get to the root for it to possibly touch
 // `collider`: in the colliders' frame the root stays at its animated
@@ -97,8 +103,50 @@ double Clearance(const Collider& collider, const Vec3& root) {
   return (distance - collider.radius) - kClearanceSlack * (1.0 + distance);
 }
 
+// Prepares `colliders` for a step whose root is animated at `root` (in the
+// colliders' frame).
+void PrepareColliders(const DynamicChain& chain,
+                      absl::Span<const Collider> colliders, const Vec3& root,
+                      PreparedColliders* prepared) {
+  const size_t count = chain.joints.size();
+  ColliderSet* const candidates = prepared->candidates;
+  std::fill(candidates, candidates + count, ColliderSet{0});
+  prepared->colliders = colliders;
+  prepared->spheres = 0;
+  if (colliders.empty()) return;
+  // reach[i] = P_i + radius_i.
+  const DynamicJoint* const joints = chain.joints.data();
+  double path_length[kMaxDynamicJoints];
+  double reach[kMaxDynamicJoints];
+  path_length[0] = 0.0;
+  reach[0] = 0.0;
+  for (size_t i = 1; i < count; ++i) {
+    path_length[i] = path_length[joints[i].parent] + joints[i].length;
+    reach[i] = path_length[i] + joints[i].radius;
+  }
+  for (size_t c = 0; c < colliders.size(); ++c) {
+    const Collider& collider = colliders[c];
+    OverlapTest& test = prepared->tests[c];
+    test.start = collider.start;
+    test.axis = collider.end - collider.start;
+    // A segment too short to invert its squared length (under about 1e-154
+    // m) is tested as a sphere about its start.
+    const double axis_sq = glm::dot(test.axis, test.axis);
+    test.inverse_axis_sq =
+        axis_sq >= std::numeric_limits<double>::min() ? 1.0 / axis_sq : 0.0;
+    test.radius = collider.radius;
+    prepared->spheres |= ColliderSet{test.inverse_axis_sq == 0.0} << c;
+    const double clearance = Clearance(collider, root);
+    const ColliderSet bit = ColliderSet{1} << c;
+    for (size_t i = 1; i < count; ++i) {
+      candidates[i] |= reach[i] > clearance ? bit : 0;
+    }
+  }
+}
+
 // Whether a joint of `joint_radius` at `point` overlaps the collider (up to
-// rounding; PushOutOfCollider decides exactly).
+// rounding; PushOutOfCollider decides exactly). TouchesSphere is the same
+// test for a collider of zero axis.
 inline bool Overlaps(const OverlapTest& test, const Vec3& point,
                      double joint_radius) {
   const Vec3 w = point - test.start;
@@ -109,9 +157,12 @@ inline bool Overlaps(const OverlapTest& test, const Vec3& point,
   return glm::dot(gap, gap) < reach * reach;
 }
 
-// Colliders as a set of indices, one bit each (kMaxDynamicColliders is 64).
-using ColliderSet = uint64_t;
-static_assert(kMaxDynamicColliders <= 64, "ColliderSet holds 64 colliders");
+inline bool TouchesSphere(const OverlapTest& test, const Vec3& point,
+                          double joint_radius) {
+  const Vec3 gap = point - test.start;
+  const double reach = test.radius + joint_radius;
+  return glm::dot(gap, gap) < reach * reach;
+}
 
 // `shifted`, a joint's position in the colliders' frame, pushed out of
 // each collider of `candidates` in order (PushOutOfCollider); `parent` in
@@ -129,24 +180,22 @@ Vec3 PushOut(absl::Span<const Collider> colliders, ColliderSet candidates,
 
 // One substep of every joint, parent before child (see the header). `root`
 // is the root's position at the end of this substep, `wind` the wind's
-// acceleration at that time; `candidates[i]` the colliders joint i may
-// reach this step.
+// acceleration at that time.
 //
 // The joints form a dependency chain (each needs its parent's corrected
-// position), so the latency of that chain sets the speed: the forces use
-// the state at the start of the substep (explicit Verlet: the bone from the
-// parent's old position, which previous[] holds once the parent has moved)
-// and can be computed ahead; only the length correction and the collider
-// tests wait for the parent. The length correction scales the offset by
-// (length / |offset|^2) * |offset| rather than length / |offset|, so that
-// its square root and division run side by side rather than one after the
-// other.
-void Substep(const DynamicChain& chain, absl::Span<const Transform> animated,
-             absl::Span<const Collider> colliders,
-             const OverlapTest* overlap_tests, const ColliderSet* candidates,
-             const Vec3& root, const Vec3& wind, DynamicState* state) {
+// position): the forces use the state at the start of the substep
+// (explicit Verlet: the bone from the parent's old position, which
+// previous[] holds once the parent has moved) and can be computed ahead;
+// only the length correction and the collider tests wait for the parent.
+// The length correction scales the offset by (length / |offset|^2) *
+// |offset| rather than length / |offset|, so that its square root and
+// division run side by side rather than one after the other.
+void Substep(const DynamicChain& chain, const Transform* animated,
+             const PreparedColliders& colliders, const Vec3& root,
+             const Vec3& wind, DynamicState* state) {
   Vec3* const positions = state->positions.data();
   Vec3* const previous = state->previous_positions.data();
+  const DynamicJoint* const joints = chain.joints.data();
   const double dt_sq = chain.substep * chain.substep;
   // Stiffness targets and colliders move with the root within a step.
   const Vec3 shift = root - animated[0].translation;
@@ -154,7 +203,7 @@ void Substep(const DynamicChain& chain, absl::Span<const Transform> animated,
   positions[0] = root;
   const size_t count = chain.joints.size();
   for (size_t i = 1; i < count; ++i) {
-    const DynamicJoint& joint = chain.joints[i];
+    const DynamicJoint& joint = joints[i];
     const DynamicJointOverrides& overrides = joint.overrides;
     const Vec3 current = positions[i];
 
@@ -191,54 +240,35 @@ void Substep(const DynamicChain& chain, absl::Span<const Transform> animated,
         offset_sq = 1.0;
       }
     }
-    next = parent +
-           offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
+    next =
+        parent + offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
 
     // Collisions, in the colliders' frame (they are given at the end of the
     // step; `shift` takes them back to this substep). The overlap tests come
     // first and the push-out, out of line, only on contact: in the common
     // case `next` does not wait for the tests.
-    if (const ColliderSet near = candidates[i]; near != 0) {
+    if (const ColliderSet near = colliders.candidates[i]; near != 0) {
       const Vec3 shifted = next - shift;
       bool touching = false;
-      for (ColliderSet rest = near; rest != 0; rest &= rest - 1) {
-        touching |= Overlaps(overlap_tests[absl::countr_zero(rest)], shifted,
+      for (ColliderSet rest = near & colliders.spheres; rest != 0;
+           rest &= rest - 1) {
+        touching |= TouchesSphere(colliders.tests[absl::countr_zero(rest)],
+                                  shifted, joint.radius);
+      }
+      for (ColliderSet rest = near & ~colliders.spheres; rest != 0;
+           rest &= rest - 1) {
+        touching |= Overlaps(colliders.tests[absl::countr_zero(rest)], shifted,
                              joint.radius);
       }
       if (touching) {
-        next = PushOut(colliders, near, joint, parent - shift, shifted) + shift;
+        next =
+            PushOut(colliders.colliders, near, joint, parent - shift, shifted) +
+            shift;
       }
     }
 
     previous[i] = current;
     positions[i] = next;
-  }
-}
-
-// Fills `candidates` (one set per joint) with the colliders each joint may
-// reach this step (see Clearance), and `overlap_tests` for the colliders.
-void PrepareColliders(const DynamicChain& chain,
-                      absl::Span<const Collider> colliders, const Vec3& root,
-                      OverlapTest* overlap_tests, ColliderSet* candidates) {
-  const size_t count = chain.joints.size();
-  std::fill(candidates, candidates + count, ColliderSet{0});
-  if (colliders.empty()) return;
-  double clearance[kMaxDynamicColliders];
-  for (size_t c = 0; c < colliders.size(); ++c) {
-    overlap_tests[c] = PrepareOverlapTest(colliders[c]);
-    clearance[c] = Clearance(colliders[c], root);
-  }
-  double path_length[kMaxDynamicJoints];
-  path_length[0] = 0.0;
-  for (size_t i = 1; i < count; ++i) {
-    const DynamicJoint& joint = chain.joints[i];
-    path_length[i] = path_length[joint.parent] + joint.length;
-    const double reach = path_length[i] + joint.radius;
-    ColliderSet near = 0;
-    for (size_t c = 0; c < colliders.size(); ++c) {
-      near |= static_cast<ColliderSet>(reach > clearance[c]) << c;
-    }
-    candidates[i] = near;
   }
 }
 
@@ -273,17 +303,22 @@ absl::Status StepDynamicsJob::Run() const {
                                       : state->time_remainder + delta_time;
   // Collision culling (see Clearance), on the stack: at most
   // kMaxDynamicColliders colliders and kMaxDynamicJoints joints.
-  OverlapTest overlap_tests[kMaxDynamicColliders];
-  ColliderSet candidates[kMaxDynamicJoints];
-  PrepareColliders(chain, colliders_world, root_animated, overlap_tests,
-                   candidates);
+  PreparedColliders colliders;
+  PrepareColliders(chain, colliders_world, root_animated, &colliders);
+  // A steady wind (no turbulence, or no wind) is the same at every substep.
+  const bool steady_wind =
+      chain.wind.turbulence == 0.0 || chain.wind.strength == 0.0;
+  const Vec3 steady =
+      steady_wind ? WindAcceleration(chain.wind, 0.0) : Vec3(0.0);
   for (int k = 0; k < plan.substeps; ++k) {
     const double fraction = std::min(1.0, (k + 1) * chain.substep / covered);
     state->noise_time += chain.substep;
     if (state->noise_time > kMaxWindTime) state->noise_time -= kMaxWindTime;
-    Substep(chain, animated_world, colliders_world, overlap_tests, candidates,
-            root_start + root_travel * fraction,
-            WindAcceleration(chain.wind, state->noise_time), state);
+    Substep(
+        chain, animated_world.data(), colliders,
+        root_start + root_travel * fraction,
+        steady_wind ? steady : WindAcceleration(chain.wind, state->noise_time),
+        state);
   }
   state->time_remainder = plan.remainder;
   UpdateDynamicRotations(chain, animated_world, state->positions, plan.substeps,

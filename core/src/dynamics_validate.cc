@@ -129,8 +129,7 @@ bool JobLooksValid(const StepDynamicsJob& job) {
   }
   for (const Collider& collider : job.colliders_world) {
     valid &= WithinRangeBits(collider.start) & WithinRangeBits(collider.end) &
-             (collider.radius >= 0.0) &
-             (collider.radius <= kMaxColliderRadius);
+             (collider.radius >= 0.0) & (collider.radius <= kMaxColliderRadius);
   }
   if (job.reset) return valid;  // the state's vectors are not checked
   if (state->positions.empty() && state->previous_positions.empty() &&

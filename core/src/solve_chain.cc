@@ -349,7 +349,8 @@ absl::Status PoseSolver::SolveIterative(
   job.limited_mask = &mask;
   absl::Status status;
   if (solver == SolverKind::kTorque) {
-    TorqueJob torque{job};
+    TorqueJob torque;
+    static_cast<ChainJob&>(torque) = job;
     torque.settings = chain.torque;
     torque.settings.joints = chain.torque_joints;
     status = torque.Run();

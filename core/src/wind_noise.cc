@@ -46,16 +46,30 @@ double KnotValue(uint64_t channel_hash, uint64_t knot) {
 // and second derivatives there, so the noise is C2.
 double Fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
 
-// ValueNoise with the seed already hashed: three chained mixes (seed,
-// channel, knot), so that no two input triples are likely to collide.
-double NoiseOfHashedSeed(uint64_t seed_hash, uint64_t channel, double x) {
-  const uint64_t channel_hash =
-      Mix(seed_hash ^ (channel * 0xD1B54A32D192ED03ULL));
+// The hash of one channel of a seed (SeedHash), mixed once per channel.
+inline uint64_t ChannelHash(uint64_t seed_hash, uint64_t channel) {
+  return Mix(seed_hash ^ (channel * 0xD1B54A32D192ED03ULL));
+}
+
+// Where `x` falls on the lattice: its knot and the faded fraction past it,
+// shared by every channel sampled at the same x.
+struct LatticePoint {
+  uint64_t knot;
+  double fade;
+};
+
+inline LatticePoint LatticePointAt(double x) {
   const double knot = std::floor(x);
-  const uint64_t index = static_cast<uint64_t>(knot);
-  const double before = KnotValue(channel_hash, index);
-  const double after = KnotValue(channel_hash, index + 1);
-  return before + (after - before) * Fade(x - knot);
+  return LatticePoint{static_cast<uint64_t>(knot), Fade(x - knot)};
+}
+
+// The noise of the channel whose hash is `channel_hash` at `point`: three
+// chained mixes in all (seed, channel, knot), so that no two input triples
+// are likely to collide.
+inline double NoiseAt(uint64_t channel_hash, const LatticePoint& point) {
+  const double before = KnotValue(channel_hash, point.knot);
+  const double after = KnotValue(channel_hash, point.knot + 1);
+  return before + (after - before) * point.fade;
 }
 
 bool InRange(double value, double low, double high) {
@@ -65,7 +79,7 @@ bool InRange(double value, double low, double high) {
 }  // namespace
 
 double ValueNoise(uint64_t seed, uint64_t channel, double x) {
-  return NoiseOfHashedSeed(SeedHash(seed), channel, x);
+  return NoiseAt(ChannelHash(SeedHash(seed), channel), LatticePointAt(x));
 }
 
 absl::Status WindSettings::Validate() const {
@@ -100,17 +114,18 @@ Vec3 WindAcceleration(const WindSettings& wind, double time) {
 
   const uint64_t seed_hash = SeedHash(wind.seed);
   const double x = time * wind.gust_frequency;
+  const LatticePoint point = LatticePointAt(x);
   // Gusts: two octaves, normalised back into [-1, 1].
   const double gust =
-      (NoiseOfHashedSeed(seed_hash, kGustChannel, x) +
-       kFineGustWeight *
-           NoiseOfHashedSeed(seed_hash, kFineGustChannel, kFineGustRate * x)) /
+      (NoiseAt(ChannelHash(seed_hash, kGustChannel), point) +
+       kFineGustWeight * NoiseAt(ChannelHash(seed_hash, kFineGustChannel),
+                                 LatticePointAt(kFineGustRate * x))) /
       (1.0 + kFineGustWeight);
   const double strength = wind.strength * (1.0 + wind.turbulence * gust);
 
-  const Vec3 wander(NoiseOfHashedSeed(seed_hash, kDirectionChannelX, x),
-                    NoiseOfHashedSeed(seed_hash, kDirectionChannelY, x),
-                    NoiseOfHashedSeed(seed_hash, kDirectionChannelZ, x));
+  const Vec3 wander(NoiseAt(ChannelHash(seed_hash, kDirectionChannelX), point),
+                    NoiseAt(ChannelHash(seed_hash, kDirectionChannelY), point),
+                    NoiseAt(ChannelHash(seed_hash, kDirectionChannelZ), point));
   const Vec3 direction = mean_direction + wind.turbulence * wander;
   const double length = glm::length(direction);
   // The wander can cancel the mean direction (turbulence near 1): keep the

@@ -174,6 +174,22 @@ TEST(PushOutOfColliderTest, ParentInsideGivesNoNan) {
   EXPECT_TRUE(IsFinite(position));
 }
 
+// A capsule whose ends differ by less than the square root of the smallest
+// double acts as the sphere about its start (no NaN from 1 / |end - start|^2).
+TEST(PushOutOfColliderTest, VanishinglyShortCapsuleActsAsASphere) {
+  const Vec3 parent(0.0, 0.3, 0.0);
+  Vec3 expected(0.0, 0.05, 0.0);
+  ASSERT_TRUE(PushOutOfCollider(SphereCollider(Vec3(0.0), 0.1), 0.01, parent,
+                                0.25, &expected));
+  for (double length : {1e-300, 1e-200, 1e-160}) {
+    const Collider capsule =
+        CapsuleCollider(Vec3(0.0), Vec3(length, 0.0, 0.0), 0.1);
+    Vec3 position(0.0, 0.05, 0.0);
+    EXPECT_TRUE(PushOutOfCollider(capsule, 0.01, parent, 0.25, &position));
+    ExpectVecNear(position, expected);
+  }
+}
+
 TEST(ValidateColliderTest, NamesTheBadField) {
   EXPECT_TRUE(ValidateCollider(CapsuleCollider(Vec3(0.0), Vec3(1.0), 0.2),
                                "colliders[0]")

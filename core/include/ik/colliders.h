@@ -87,8 +87,8 @@ inline bool IsWithinReach(const Collider& collider, const Vec3& point,
 //  - the bone's sphere lies inside the collider's (the parent is deep
 //    inside): the point of the bone's sphere farthest from `center`;
 //  - the spheres do not meet: the point of the bone's sphere nearest to
-//    `center` (when too far) or farthest from it (when the collider's sphere
-//    lies inside the bone's);
+//    `center` (when too far, or when the collider's sphere lies inside the
+//    bone's);
 //  - `near` on the line through parent and center: a fixed perpendicular
 //    direction (AnyPerpendicular) picks the point, deterministically.
 // `length` and `reach` must be >= 0.
