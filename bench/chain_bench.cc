@@ -24,6 +24,7 @@
 #include "ik/fabrik.h"
 #include "random_poses.h"
 #include "tail_rig.h"
+#include "warm_path.h"
 
 namespace ik {
 namespace {
@@ -43,39 +44,6 @@ struct ChainCase {
   // A closed path through kTargetCount reachable targets, a tick apart.
   std::vector<Vec3> path;
 };
-
-// The tip's path while the chain sweeps smoothly between two random poses
-// within the limits and back, a tick (about 1 cm) per step: targets that
-// stay reachable within the limits, as a character's animation gives.
-std::vector<Vec3> WarmPath(const Rig& rig, const Chain& chain,
-                           std::mt19937_64& engine) {
-  std::vector<Vec3> path;
-  std::vector<Transform> from =
-      testing::RandomChainPose(rig, chain, rig.rest_pose(), engine);
-  while (static_cast<int>(path.size()) < kTargetCount) {
-    const std::vector<Transform> to =
-        testing::RandomChainPose(rig, chain, rig.rest_pose(), engine);
-    const Vec3 start =
-        testing::ModelTransforms(rig, from)[chain.joints.back()].translation;
-    const Vec3 end =
-        testing::ModelTransforms(rig, to)[chain.joints.back()].translation;
-    const int steps =
-        std::max(1, static_cast<int>(glm::length(end - start) / 0.01));
-    std::vector<Transform> pose = from;
-    for (int step = 1; step <= steps; ++step) {
-      const double t = static_cast<double>(step) / steps;
-      for (const int joint : chain.joints) {
-        pose[joint].rotation =
-            glm::slerp(from[joint].rotation, to[joint].rotation, t);
-      }
-      path.push_back(
-          testing::ModelTransforms(rig, pose)[chain.joints.back()].translation);
-    }
-    from = to;
-  }
-  path.resize(kTargetCount);
-  return path;
-}
 
 Rig CreateOrDie(RigDefinition definition) {
   absl::StatusOr<Rig> rig = Rig::Create(std::move(definition));
@@ -122,7 +90,7 @@ const ChainCase& Case(int joints, bool limits) {
   for (int i = 0; i < kTargetCount; ++i) {
     out.targets.push_back(testing::ReachableTarget(limited, *chain, engine));
   }
-  out.path = WarmPath(limited, *chain, engine);
+  out.path = bench::WarmPath(limited, *chain, engine, kTargetCount);
   built[which][limits] = true;
   return out;
 }

@@ -36,8 +36,8 @@ void BM_RigDynamicsStep(benchmark::State& state) {
     const double time = dt * static_cast<double>(frame++ % 600);
     Transform root;
     root.translation = Vec3(0.0, 0.0, 1.5 * time);
-    locals[chest].rotation = AngleAxis(0.3 * std::sin(6.0 * time),
-                                       Vec3(0.0, 0.0, 1.0));
+    locals[chest].rotation =
+        AngleAxis(0.3 * std::sin(6.0 * time), Vec3(0.0, 0.0, 1.0));
     LocalToModelJob fk;
     fk.parents = rig->parents();
     fk.locals = locals;

@@ -22,6 +22,7 @@
 #include "ik/torque.h"
 #include "random_poses.h"
 #include "tail_rig.h"
+#include "warm_path.h"
 
 namespace ik {
 namespace {
@@ -41,38 +42,6 @@ struct TailCase {
   // A closed path through kTargetCount reachable targets, a tick apart.
   std::vector<Vec3> path;
 };
-
-// The tip's path while the chain sweeps smoothly between random poses
-// within the limits, about 1 cm per step.
-std::vector<Vec3> WarmPath(const Rig& rig, const Chain& chain,
-                           std::mt19937_64& engine) {
-  std::vector<Vec3> path;
-  std::vector<Transform> from =
-      testing::RandomChainPose(rig, chain, rig.rest_pose(), engine);
-  while (static_cast<int>(path.size()) < kTargetCount) {
-    const std::vector<Transform> to =
-        testing::RandomChainPose(rig, chain, rig.rest_pose(), engine);
-    const Vec3 start =
-        testing::ModelTransforms(rig, from)[chain.joints.back()].translation;
-    const Vec3 end =
-        testing::ModelTransforms(rig, to)[chain.joints.back()].translation;
-    const int steps =
-        std::max(1, static_cast<int>(glm::length(end - start) / 0.01));
-    std::vector<Transform> pose = from;
-    for (int step = 1; step <= steps; ++step) {
-      const double t = static_cast<double>(step) / steps;
-      for (const int joint : chain.joints) {
-        pose[joint].rotation =
-            glm::slerp(from[joint].rotation, to[joint].rotation, t);
-      }
-      path.push_back(
-          testing::ModelTransforms(rig, pose)[chain.joints.back()].translation);
-    }
-    from = to;
-  }
-  path.resize(kTargetCount);
-  return path;
-}
 
 const TailCase& Tail() {
   static const TailCase* const tail = [] {
@@ -102,7 +71,7 @@ const TailCase& Tail() {
     for (int i = 0; i < kTargetCount; ++i) {
       out->targets.push_back(testing::ReachableTarget(*rig, *chain, engine));
     }
-    out->path = WarmPath(*rig, *chain, engine);
+    out->path = bench::WarmPath(*rig, *chain, engine, kTargetCount);
     return out;
   }();
   return *tail;

@@ -71,8 +71,7 @@ inline void AddPonytail(RigDefinition& definition) {
        CapsuleCollider(Vec3(-0.18, 0.17, -0.02), Vec3(0.18, 0.17, -0.02),
                        0.08)},
       {"back", "chest",
-       CapsuleCollider(Vec3(0.0, -0.05, -0.02), Vec3(0.0, 0.15, -0.02),
-                       0.11)}};
+       CapsuleCollider(Vec3(0.0, -0.05, -0.02), Vec3(0.0, 0.15, -0.02), 0.11)}};
   DynamicChainDefinition ponytail;
   ponytail.name = "ponytail";
   ponytail.root = "ponytail_00";
