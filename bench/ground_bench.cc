@@ -6,7 +6,8 @@
 // runs the job. The characters stand at 256 seeded random places and
 // headings over the ground, their soles between 5 cm into it and 8 cm
 // above it, with seeded random planted weights. Target: <= 2 us per
-// character.
+// character. Also TriangleMesh::Create for a jittered 100,000-triangle
+// grid (target: <= 100 ms).
 //
 //   build/bench/ground_bench --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true
@@ -17,7 +18,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "grounding_fixtures.h"
+#include "humanoid_rig.h"
 #include "ik/grounding.h"
 #include "ik/terrain.h"
 #include "terrain_shapes.h"
@@ -42,8 +43,7 @@ double Terrain(double x, double z) {
 
 const Rig& Humanoid() {
   static const Rig* const rig = [] {
-    absl::StatusOr<Rig> created =
-        Rig::Create(testing::HumanoidWithLegsDefinition());
+    absl::StatusOr<Rig> created = Rig::Create(testing::HumanoidRigDefinition());
     if (!created.ok()) std::abort();
     return new Rig(*std::move(created));
   }();
@@ -176,6 +176,31 @@ void BM_GroundFeetMesh(benchmark::State& state) {
   RunGroundFeet(state, ground);
 }
 BENCHMARK(BM_GroundFeetMesh);
+
+// Building a ground mesh as a server does when one is registered:
+// TriangleMesh::Create (validation, the BVH, the slot-ordered triangles)
+// on a 224 x 224-vertex grid (99,458 triangles, 0.2 m apart) whose
+// heights are the rolling terrain plus seeded jitter of up to +-5 cm, and
+// whose cells are split along seeded diagonals. Target: <= 100 ms.
+void BM_TriangleMeshCreateJittered(benchmark::State& state) {
+  constexpr int kGridVertices = 224;
+  std::mt19937_64 engine(64);
+  std::uniform_real_distribution<double> jitter(-0.05, 0.05);
+  const TriangleMeshDefinition definition = testing::GridMesh(
+      [&](double x, double z) { return Terrain(x, z) + jitter(engine); },
+      Vec3(0), kSpacing, kSpacing, kGridVertices, kGridVertices, engine);
+  for (auto _ : state) {
+    state.PauseTiming();
+    TriangleMeshDefinition copy = definition;
+    state.ResumeTiming();
+    absl::StatusOr<TriangleMesh> mesh = TriangleMesh::Create(std::move(copy));
+    if (!mesh.ok()) std::abort();
+    benchmark::DoNotOptimize(mesh);
+  }
+  state.counters["triangles"] =
+      static_cast<double>(definition.indices.size() / 3);
+}
+BENCHMARK(BM_TriangleMeshCreateJittered)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace ik

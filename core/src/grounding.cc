@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -13,12 +15,14 @@
 #include "grounding_internal.h"
 #include "ik/joint_limits.h"
 #include "ik/ray.h"
+#include "two_bone_limits.h"
 
 namespace ik {
 namespace {
 
 using internal::DropNeeded;
 using internal::JointConstraintOf;
+using internal::LegPose;
 using internal::MaxStep;
 using internal::MoveTowards;
 
@@ -37,7 +41,6 @@ constexpr double kMinForwardLength = 1e-6;
 constexpr size_t kKeptLegPoses = 8;
 
 const Vec3 kUp(0.0, 1.0, 0.0);
-const Vec3 kDown(0.0, -1.0, 0.0);
 
 absl::Status InvalidArgument(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
@@ -132,35 +135,54 @@ double Correction(double clearance, double weight) {
   return clearance <= 0.0 ? clearance : weight * clearance;
 }
 
+// Every ray of the pass goes straight down: one ray's direction constants
+// serve them all (Ray::WithOrigin).
+const Ray& DownRay() {
+  static const Ray ray = *Ray::Make(Vec3(0.0), Vec3(0.0, -1.0, 0.0));
+  return ray;
+}
+
 // The seed's ray: straight down through `through`, from ray_above_hip above
-// `top` to ray_below_ankle below `through`.
+// `top` to ray_below_ankle below `through`. A miss for an origin beyond
+// kMaxCoordinate.
 RayHit CastDown(const Ground& ground, const Vec3& through, double top,
                 const LegSettings& settings) {
   const Vec3 origin(through.x, top + settings.ray_above_hip, through.z);
-  return ground.Raycast(origin, kDown,
+  const std::optional<Ray> ray = DownRay().WithOrigin(origin);
+  if (!ray.has_value()) return RayHit();
+  return ground.Raycast(*ray,
                         (origin.y - through.y) + settings.ray_below_ankle);
 }
 
-// The toe point's offset from the ankle of `pose`, world space, in the
+// A leg's pose under `locals`, model space, and its joints in world space
+// under `root`. Built in place (it is a few hundred bytes).
+struct LegFrame {
+  LegFrame(absl::Span<const int> parents, absl::Span<const Transform> locals,
+           const Leg& leg, const Transform& root)
+      : pose(internal::PoseOfLeg(parents, locals, leg)),
+        hip_world(TransformPoint(root, pose.hip.translation)),
+        knee_world(TransformPoint(root, pose.knee.translation)),
+        ankle_world(TransformPoint(root, pose.ankle.translation)) {}
+
+  LegPose pose;
+  Vec3 hip_world;
+  Vec3 knee_world;
+  Vec3 ankle_world;
+};
+
+// The toe point's offset from the ankle of `frame`, world space, in the
 // sole's plane through the ankle (the plane the rest pose holds horizontal,
 // turned as the foot is turned from its rest): the toe joint's offset
 // flattened into that plane, or toe_forward along the forward axis as the
 // foot carries it. Zero when neither gives a direction.
 Vec3 ToeOffset(const Rig& rig, const Leg& leg, const Transform& root,
-               const internal::LegPose& pose) {
-  const absl::Span<const int> parents = rig.parents();
-  const absl::Span<const Transform> rest = rig.rest_pose();
-  Quat ankle_rest_model = rest[leg.ankle].rotation;
-  for (int j = parents[leg.ankle]; j != kNoParent; j = parents[j]) {
-    ankle_rest_model = rest[j].rotation * ankle_rest_model;
-  }
+               const LegFrame& frame) {
   // Model-space rest directions of the foot -> world-space posed ones.
-  const Quat foot_turn =
-      root.rotation * pose.ankle.rotation * glm::conjugate(ankle_rest_model);
+  const Quat foot_turn = root.rotation * frame.pose.ankle.rotation *
+                         glm::conjugate(leg.ankle_rest_model);
   if (leg.toe != kNoParent) {
     const Vec3 sole_up = foot_turn * kUp;
-    Vec3 run = TransformPoint(root, pose.toe) -
-               TransformPoint(root, pose.ankle.translation);
+    Vec3 run = TransformPoint(root, frame.pose.toe) - frame.ankle_world;
     run -= sole_up * glm::dot(run, sole_up);
     if (glm::length(run) >= kMinToeRun) return run;
   }
@@ -301,14 +323,16 @@ absl::Status GroundFeetJob::Run() const {
           : kInfinity;
   double drop_needed = 0.0;
   double drop_limit = kInfinity;
-  std::array<internal::LegPose, kKeptLegPoses> kept_poses;
+  std::array<std::optional<LegFrame>, kKeptLegPoses> kept_frames;
   for (size_t l = 0; l < legs.size(); ++l) {
     const Leg& leg = legs[l];
-    const internal::LegPose pose = internal::PoseOfLeg(parents, locals, leg);
-    if (l < kKeptLegPoses) kept_poses[l] = pose;
-    const Vec3 hip_world = TransformPoint(root, pose.hip.translation);
-    const Vec3 knee_world = TransformPoint(root, pose.knee.translation);
-    const Vec3 ankle_world = TransformPoint(root, pose.ankle.translation);
+    std::optional<LegFrame> unkept;
+    const LegFrame& frame =
+        l < kKeptLegPoses ? kept_frames[l].emplace(parents, locals, leg, root)
+                          : unkept.emplace(parents, locals, leg, root);
+    const Vec3& hip_world = frame.hip_world;
+    const Vec3& knee_world = frame.knee_world;
+    const Vec3& ankle_world = frame.ankle_world;
     FootResult& foot = feet[l];
     foot = FootResult();
     Vec3 offset(0.0);
@@ -359,15 +383,15 @@ absl::Status GroundFeetJob::Run() const {
   for (size_t l = 0; l < legs.size(); ++l) {
     const Leg& leg = legs[l];
     FootResult& foot = feet[l];
-    const internal::LegPose pose =
-        l < kKeptLegPoses && !internal::BelowEarlierLegs(parents, legs, l)
-            ? kept_poses[l]
-            : internal::PoseOfLeg(parents, locals, leg);
-    const Vec3 ankle_animated_world =
-        TransformPoint(root, pose.ankle.translation);
+    std::optional<LegFrame> recomputed;
+    const LegFrame& frame =
+        l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l)
+            ? *kept_frames[l]
+            : recomputed.emplace(parents, locals, leg, root);
+    const LegPose& pose = frame.pose;
 
     FootTurn turn;
-    const Vec3 toe_offset = ToeOffset(*rig, leg, root, pose);
+    const Vec3 toe_offset = ToeOffset(*rig, leg, root, frame);
     if (toe_offset != Vec3(0.0)) {
       Vec3 ankle_offset(0.0);
       if (foot.ground_found) {
@@ -375,12 +399,11 @@ absl::Status GroundFeetJob::Run() const {
         ankle_hit.point = foot.contact_point;
         ankle_hit.normal = foot.contact_normal;
         ankle_offset = GoalOffset(
-            ankle_hit, Clearance(ankle_hit, ankle_animated_world, leg.settings),
+            ankle_hit, Clearance(ankle_hit, frame.ankle_world, leg.settings),
             weights[l]);
       }
-      turn = AlignFoot(ground, leg.settings, weights[l], ankle_animated_world,
-                       TransformPoint(root, pose.knee.translation), toe_offset,
-                       ankle_offset);
+      turn = AlignFoot(ground, leg.settings, weights[l], frame.ankle_world,
+                       frame.knee_world, toe_offset, ankle_offset);
     }
     foot.tilt = turn.angle;
 
@@ -389,11 +412,20 @@ absl::Status GroundFeetJob::Run() const {
     const double axis_sq = glm::dot(leg_axis, leg_axis);
     Vec3 bend = pose.knee.translation - pose.hip.translation;
     if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
-    if (absl::Status status = internal::SolveLeg(
-            *rig, leg, pose.parent, InverseTransformPoint(lowered, foot.goal),
-            pose.knee.translation + bend, locals);
+    // As PoseSolver solves a two-bone chain; the hip's limit may pull the
+    // ankle off its goal, which `reached` measures.
+    SolveReport solve_report;
+    std::uint64_t limited_mask = 0;
+    if (absl::Status status = internal::SolveTwoBoneWithLimits(
+            *rig, {leg.hip, leg.knee, leg.ankle},
+            Compose(pose.parent, locals[leg.hip]),
+            InverseTransformPoint(lowered, foot.goal),
+            pose.knee.translation + bend, kDefaultTolerance, locals,
+            &solve_report, &limited_mask);
         !status.ok()) {
-      return status;
+      return absl::InvalidArgumentError(
+          absl::StrCat("locals: leg '", leg.name,
+                       "' cannot be solved in this pose: ", status.message()));
     }
 
     const Transform knee_solved =
@@ -411,7 +443,7 @@ absl::Status GroundFeetJob::Run() const {
     const Vec3 ankle_final = TransformPoint(
         lowered, TransformPoint(knee_solved, locals[leg.ankle].translation));
     foot.reached = glm::length(ankle_final - foot.goal) <= tolerance;
-    foot.moved = glm::length(ankle_final - ankle_animated_world);
+    foot.moved = glm::length(ankle_final - frame.ankle_world);
     if (foot.ground_found) {
       foot.contact_point =
           ankle_final -

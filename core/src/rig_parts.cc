@@ -1,6 +1,7 @@
 // Rig::BuildParts: the rig's forward axis, legs, colliders and dynamic
 // chains, checked once the joints are in place (rig.cc checks the joints
 // and chains).
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -197,6 +198,14 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       return status;
     }
     leg.settings = in.settings;
+    for (int j = parents_[leg.hip]; j != kNoParent; j = parents_[j]) {
+      leg.ancestors.push_back(j);
+    }
+    std::reverse(leg.ancestors.begin(), leg.ancestors.end());
+    leg.ankle_rest_model = rest_pose_[leg.ankle].rotation;
+    for (int j = parents_[leg.ankle]; j != kNoParent; j = parents_[j]) {
+      leg.ankle_rest_model = rest_pose_[j].rotation * leg.ankle_rest_model;
+    }
     legs_.push_back(std::move(leg));
   }
 

@@ -10,13 +10,10 @@
 #include "ik/fabrik.h"
 #include "ik/swivel.h"
 #include "ik/torque.h"
+#include "two_bone_limits.h"
 
 namespace ik {
 namespace {
-
-// A hinge joint whose axis its rotation moves by less than this (radians,
-// about) counts as on the hinge: turning about the axis keeps it there.
-constexpr double kOnHingeSlack = 1e-12;
 
 bool IsKnownSolver(SolverKind solver) {
   return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
@@ -61,16 +58,6 @@ bool IsChainOf(const Rig& rig, const Chain& chain) {
     expected_parent = joint;
   }
   return true;
-}
-
-// The rig joint's limit as the chain solvers take it.
-JointConstraint ConstraintOf(const JointDefinition& joint) {
-  JointConstraint constraint;
-  if (joint.limit.kind != JointLimit::Kind::kNone) {
-    constraint.limit = &joint.limit;
-  }
-  constraint.rest_rotation = joint.rest.rotation;
-  return constraint;
 }
 
 // The local rotation of a chain's start joint (`rotation_local`) once its
@@ -240,8 +227,8 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
                        : glm::slerp(locals[tip].rotation, desired_local,
                                     goal.orientation_weight);
     blended = glm::normalize(blended);
-    const LimitedRotation limited =
-        ApplyJointConstraint(ConstraintOf(rig_.joint(tip)), blended);
+    const LimitedRotation limited = ApplyJointConstraint(
+        internal::JointConstraintOf(rig_.joint(tip)), blended);
     locals[tip].rotation = limited.rotation;
     if (limited.clamped) mask |= std::uint64_t{1} << (chain_length - 1);
   }
@@ -315,8 +302,8 @@ void PoseSolver::FinishSwivel(const Chain& chain, const Transform& parent_model,
   const int start = chain.joints[0];
   const Quat turned = TurnInModelSpace(
       parent_model, AngleAxis(angle, plane.axis), locals[start].rotation);
-  const LimitedRotation limited =
-      ApplyJointConstraint(ConstraintOf(rig_.joint(start)), turned);
+  const LimitedRotation limited = ApplyJointConstraint(
+      internal::JointConstraintOf(rig_.joint(start)), turned);
   locals[start].rotation = limited.rotation;
   mask = limited.clamped ? mask | 1 : mask & ~std::uint64_t{1};
 }
@@ -330,7 +317,7 @@ absl::Status PoseSolver::SolveIterative(
   for (int k = 0; k < count; ++k) {
     const int joint = chain.joints[k];
     chain_locals_[k] = locals[joint];
-    constraints_[k] = ConstraintOf(rig_.joint(joint));
+    constraints_[k] = internal::JointConstraintOf(rig_.joint(joint));
   }
   // Model-space distances grow by at most the root's largest scale factor
   // on their way to world space.
@@ -378,98 +365,18 @@ absl::Status PoseSolver::SolveTwoBone(const ChainGoal& goal, const Chain& chain,
                                       ChainSolveResult& result,
                                       std::uint64_t& mask) {
   const int root_joint = chain.joints[0];
-  const int mid_joint = chain.joints[1];
-  const int tip_joint = chain.joints[2];
-  const bool has_ancestors = !chain.ancestors.empty();
-  const JointConstraint root_constraint = ConstraintOf(rig_.joint(root_joint));
-  const JointConstraint mid_constraint = ConstraintOf(rig_.joint(mid_joint));
-
-  // The middle joint starts within its limit, so a hinge's bend stays on
-  // the hinge and its turn range is known. One decomposition serves a
-  // hinge's check and its angle.
-  const JointDefinition& mid_definition = rig_.joint(mid_joint);
-  const bool mid_hinge = mid_definition.limit.kind == JointLimit::Kind::kHinge;
-  Quat mid_rotation = locals[mid_joint].rotation;
-  double hinge_angle = 0.0;
-  bool mid_within = !mid_hinge;
-  if (mid_hinge) {
-    const HingeLimit& hinge = mid_definition.limit.hinge;
-    const Quat relative =
-        glm::conjugate(mid_definition.rest.rotation) * mid_rotation;
-    hinge_angle = DecomposeSwingTwist(relative, hinge.axis).twist_angle;
-    mid_within =
-        ClampAngleToRange(hinge_angle, hinge.range) == hinge_angle &&
-        glm::length(relative * hinge.axis - hinge.axis) <= kOnHingeSlack;
-  }
-  if (!mid_within || !mid_hinge) {
-    const LimitedRotation mid_start =
-        ApplyJointConstraint(mid_constraint, mid_rotation);
-    mid_rotation = mid_start.rotation;
-    if (mid_start.clamped) mask |= 2;
-    if (mid_hinge) {
-      hinge_angle =
-          ClampAngleToRange(hinge_angle, mid_definition.limit.hinge.range);
-    }
-  }
-
-  const Transform root_model = has_ancestors
-                                   ? Compose(parent_model, locals[root_joint])
-                                   : locals[root_joint];
-  Transform mid_local = locals[mid_joint];
-  mid_local.rotation = mid_rotation;
-  const Transform mid_model = Compose(root_model, mid_local);
-
-  Quat root_correction = IdentityQuat();
-  Quat mid_correction = IdentityQuat();
-  bool turn_clamped = false;
-  TwoBoneJob job;
-  job.root_model = root_model;
-  job.mid_model = mid_model;
-  job.tip_model.translation =
-      TransformPoint(mid_model, locals[tip_joint].translation);
-  job.target_model = target_model;
-  job.pole_model = pole_model;
-  if (mid_hinge) {
-    // The hinge axis lives in the middle joint's rest local frame; the
-    // parent (the chain's root) carries that frame into model space. Turning
-    // about it keeps the pose on the hinge, and the turn may take the hinge
-    // angle to either end of its range.
-    const HingeLimit& hinge = mid_definition.limit.hinge;
-    job.mid_axis_model =
-        root_model.rotation * (mid_definition.rest.rotation * hinge.axis);
-    job.mid_turn_range = AngleRange{hinge.range.min - hinge_angle,
-                                    hinge.range.max - hinge_angle};
-  }
-  job.tolerance = goal.tolerance.value_or(chain.tolerance);
-  job.root_correction = &root_correction;
-  job.mid_correction = &mid_correction;
-  job.report = &result.report;
-  job.mid_turn_clamped = &turn_clamped;
-  if (absl::Status status = job.Run(); !status.ok()) {
+  const Transform root_model = chain.ancestors.empty()
+                                   ? locals[root_joint]
+                                   : Compose(parent_model, locals[root_joint]);
+  if (absl::Status status = internal::SolveTwoBoneWithLimits(
+          rig_, {root_joint, chain.joints[1], chain.joints[2]}, root_model,
+          target_model, pole_model, goal.tolerance.value_or(chain.tolerance),
+          locals, &result.report, &mask);
+      !status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("locals: chain '", chain.name,
                      "' cannot be solved in this pose: ", status.message()));
   }
-  if (turn_clamped) mask |= 2;
-
-  // Apply, then hold both joints to their limits. A hinge's turn stays on
-  // it and in range (up to rounding): no second clamp. The root's limit may
-  // move the tip, which the caller measures.
-  const LimitedRotation root_limited = ApplyJointConstraint(
-      root_constraint,
-      glm::normalize(locals[root_joint].rotation * root_correction));
-  locals[root_joint].rotation = root_limited.rotation;
-  if (root_limited.clamped) mask |= 1;
-  const Quat mid_turned = glm::normalize(mid_rotation * mid_correction);
-  if (mid_hinge) {
-    locals[mid_joint].rotation = mid_turned;
-  } else {
-    const LimitedRotation mid_limited =
-        ApplyJointConstraint(mid_constraint, mid_turned);
-    locals[mid_joint].rotation = mid_limited.rotation;
-    if (mid_limited.clamped) mask |= 2;
-  }
-  result.report.iterations = 1;
   return absl::OkStatus();
 }
 

@@ -1,11 +1,10 @@
-// The humanoid with legs, and what the grounding tests share: a runner that
-// owns the job's buffers, and checks written independently of the pass
-// (world positions by matrices, world rotations by quaternion products).
+// What the grounding tests share: a runner that owns the job's buffers,
+// and checks written independently of the pass (world positions by
+// matrices, world rotations by quaternion products).
 #ifndef IK_TESTS_CORE_GROUNDING_FIXTURES_H_
 #define IK_TESTS_CORE_GROUNDING_FIXTURES_H_
 
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -18,29 +17,6 @@
 #include "independent_checks.h"
 
 namespace ik::testing {
-
-// The humanoid's ankle height above its sole: its rest pose puts the ankles
-// 0.9 - 0.83 cos(2 deg) = 0.0705 m above the model's origin.
-inline constexpr double kHumanoidAnkleHeight = 0.07;
-
-// The humanoid with its two legs, hip -> knee -> ankle with the toe joints,
-// default settings but the ankle height. (The lead moves these into
-// humanoid_rig.h and examples/rigs/humanoid.json later; keep them here in
-// one place until then.)
-inline RigDefinition HumanoidWithLegsDefinition() {
-  RigDefinition definition = HumanoidRigDefinition();
-  for (const std::string side : {"left", "right"}) {
-    LegDefinition leg;
-    leg.name = side + "_leg";
-    leg.hip = side + "_hip";
-    leg.knee = side + "_knee";
-    leg.ankle = side + "_ankle";
-    leg.toe = side + "_toe";
-    leg.settings.ankle_height = kHumanoidAnkleHeight;
-    definition.legs.push_back(leg);
-  }
-  return definition;
-}
 
 // World rotation of `joint`: the root's, then each ancestor's local rotation
 // down to the joint's.

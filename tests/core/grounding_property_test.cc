@@ -15,6 +15,7 @@
 
 #include "grounding_fixtures.h"
 #include "gtest/gtest.h"
+#include "humanoid_rig.h"
 #include "ik/grounding.h"
 #include "independent_checks.h"
 
@@ -46,7 +47,7 @@ bool SameBits(const GroundingRun& a, const GroundingRun& b) {
 }
 
 TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
-  const Rig rig = *Rig::Create(testing::HumanoidWithLegsDefinition());
+  const Rig rig = *Rig::Create(testing::HumanoidRigDefinition());
   std::mt19937_64 engine(testing::kSeed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const auto uniform = [&](double low, double high) {

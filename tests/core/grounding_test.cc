@@ -27,7 +27,7 @@ namespace {
 using ::ik::testing::ExpectError;
 using ::ik::testing::Floor;
 using ::ik::testing::GroundingRun;
-using ::ik::testing::HumanoidWithLegsDefinition;
+using ::ik::testing::HumanoidRigDefinition;
 using ::ik::testing::kHumanoidAnkleHeight;
 using ::ik::testing::Plane;
 using ::ik::testing::RunGrounding;
@@ -65,7 +65,7 @@ void ExpectNear(const Vec3& actual, const Vec3& expected, double tolerance,
 
 class GroundingTest : public ::testing::Test {
  protected:
-  void SetUp() override { Build(HumanoidWithLegsDefinition()); }
+  void SetUp() override { Build(HumanoidRigDefinition()); }
 
   void Build(RigDefinition definition) {
     absl::StatusOr<Rig> created = Rig::Create(std::move(definition));
@@ -270,7 +270,7 @@ TEST_F(GroundingTest, SlopePutsBothSolesOnItTiltedToTheSlope) {
 }
 
 TEST_F(GroundingTest, SteepSlopeTiltsTheFeetToTheClamp) {
-  RigDefinition definition = HumanoidWithLegsDefinition();
+  RigDefinition definition = HumanoidRigDefinition();
   for (LegDefinition& leg : definition.legs) leg.settings.max_foot_tilt = 0.3;
   Build(std::move(definition));
   constexpr double kSlope = 0.5;
@@ -391,7 +391,7 @@ TEST_F(GroundingTest, SmoothingMovesTheDropAndOffsetsAtMostTheirSpeeds) {
 }
 
 TEST_F(GroundingTest, ToeRayGoesAlongTheRigsForwardAxisWithoutToeJoints) {
-  RigDefinition definition = HumanoidWithLegsDefinition();
+  RigDefinition definition = HumanoidRigDefinition();
   definition.forward = Vec3(1.0, 0.0, 0.0);  // the model's +X
   for (LegDefinition& leg : definition.legs) leg.toe.clear();
   Build(std::move(definition));

@@ -8,7 +8,9 @@
 #include "absl/status/status.h"
 #include "grounding_fixtures.h"
 #include "gtest/gtest.h"
+#include "humanoid_rig.h"
 #include "ik/grounding.h"
+#include "rig_fixtures.h"
 #include "terrain_shapes.h"
 
 namespace ik {
@@ -22,7 +24,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class GroundFeetValidateTest : public ::testing::Test {
  protected:
   GroundFeetValidateTest()
-      : rig_(*Rig::Create(testing::HumanoidWithLegsDefinition())),
+      : rig_(*Rig::Create(testing::HumanoidRigDefinition())),
         pose_(rig_.rest_pose().begin(), rig_.rest_pose().end()),
         locals_(pose_) {
     smoothing_.previous_foot_offsets = offsets_;
@@ -71,11 +73,10 @@ TEST_F(GroundFeetValidateTest, RejectsAMissingOrLeglessRig) {
   GroundFeetJob job = Job();
   job.rig = nullptr;
   Expect(job, "rig: null");
-  const Rig legless = *Rig::Create(testing::HumanoidRigDefinition());
+  const Rig legless = *Rig::Create(testing::ArmDefinition());
   job = Job();
   job.rig = &legless;
-  Expect(job, "rig: 'humanoid' has no legs",
-         absl::StatusCode::kFailedPrecondition);
+  Expect(job, "rig: 'arm' has no legs", absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(GroundFeetValidateTest, RejectsLocalsAndRootWithTheirFieldPaths) {

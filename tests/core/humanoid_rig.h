@@ -4,7 +4,8 @@
 //
 // ~1.8 m tall, +Y up, facing +Z, left is +X; T-pose with a slight rest bend at
 // the elbows (forward) and knees (backward) so the bend planes are defined.
-// Upper arm 0.29 m, forearm 0.26 m; thigh 0.42 m, shin 0.41 m.
+// Upper arm 0.29 m, forearm 0.26 m; thigh 0.42 m, shin 0.41 m. Two legs
+// (hip -> knee -> ankle, with the toe joints) for the grounding pass.
 #ifndef IK_TESTS_CORE_HUMANOID_RIG_H_
 #define IK_TESTS_CORE_HUMANOID_RIG_H_
 
@@ -24,6 +25,11 @@ namespace ik::testing {
 // once an iteration no longer gets closer.
 inline constexpr int kClavicleArmMaxIterations = 300;
 inline constexpr double kClavicleArmTolerance = 1e-3;
+
+// The legs' ankle height above the sole (the JSON's "ankle_height"): the rest
+// pose puts the ankles 0.9 - 0.83 cos(2 deg) = 0.0705 m above the model's
+// origin.
+inline constexpr double kHumanoidAnkleHeight = 0.07;
 
 inline JointLimit NoLimit() { return JointLimit(); }
 
@@ -207,6 +213,17 @@ inline RigDefinition HumanoidRigDefinition() {
     chain.max_iterations = spec.max_iterations;
     chain.tolerance = spec.tolerance;
     definition.chains.push_back(chain);
+  }
+  // The JSON's "legs": default settings but the ankle height.
+  for (const std::string side : {"left", "right"}) {
+    LegDefinition leg;
+    leg.name = side + "_leg";
+    leg.hip = side + "_hip";
+    leg.knee = side + "_knee";
+    leg.ankle = side + "_ankle";
+    leg.toe = side + "_toe";
+    leg.settings.ankle_height = kHumanoidAnkleHeight;
+    definition.legs.push_back(leg);
   }
   AddPonytail(definition);
   return definition;

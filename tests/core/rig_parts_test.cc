@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "grounding_fixtures.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/rig.h"
@@ -17,16 +16,16 @@ namespace {
 
 using testing::ExpectError;
 using testing::ExpectInvalid;
-using testing::HumanoidWithLegsDefinition;
+using testing::HumanoidRigDefinition;
 using testing::kInf;
 using testing::kNan;
 
 constexpr absl::StatusCode kNotFound = absl::StatusCode::kNotFound;
 
-// The humanoid with legs, edited by `edit`.
+// The humanoid (with its legs), edited by `edit`.
 template <typename Edit>
 RigDefinition Edited(Edit edit) {
-  RigDefinition definition = HumanoidWithLegsDefinition();
+  RigDefinition definition = HumanoidRigDefinition();
   edit(definition);
   return definition;
 }
@@ -241,7 +240,7 @@ TEST(RigPartsTest, RejectsDynamicChainsWithBadNamesOrRoots) {
 }
 
 TEST(RigPartsTest, RejectsDynamicChainsOfMoreThanTheMaximumJoints) {
-  RigDefinition definition = HumanoidWithLegsDefinition();
+  RigDefinition definition = HumanoidRigDefinition();
   int parent = static_cast<int>(definition.joints.size()) - 1;
   for (int i = 0; i < kMaxDynamicJoints; ++i) {
     JointDefinition joint;

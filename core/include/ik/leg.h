@@ -9,6 +9,7 @@
 #define IK_LEG_H_
 
 #include <string>
+#include <vector>
 
 #include "ik/math.h"
 
@@ -62,7 +63,8 @@ struct LegDefinition {
   LegSettings settings;
 };
 
-// A validated leg: joint indices of its rig (toe = -1 when it has none).
+// A validated leg: joint indices of its rig (toe = -1 when it has none),
+// and what the grounding pass would otherwise look up in the rig per call.
 struct Leg {
   std::string name;
   int hip = -1;
@@ -70,6 +72,14 @@ struct Leg {
   int ankle = -1;
   int toe = -1;
   LegSettings settings;
+  // The hip's ancestors, top-most first (each the parent of the next): what
+  // forward kinematics visits on the way down to the leg (as
+  // Chain::ancestors).
+  std::vector<int> ancestors;
+  // The ankle's rest rotation in model space: the rest local rotations
+  // from the ankle up to its root, multiplied bottom-up. The rest pose
+  // holds the sole level in this frame.
+  Quat ankle_rest_model{1.0, 0.0, 0.0, 0.0};
 };
 
 }  // namespace ik

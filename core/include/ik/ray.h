@@ -64,6 +64,17 @@ class Ray {
   // `direction` need not be unit length: it is normalised here.
   static std::optional<Ray> Make(const Vec3& origin, const Vec3& direction);
 
+  // The ray Make(origin, d) gives for the `d` this one was made with, bit
+  // for bit, without recomputing the direction's constants: for many rays
+  // of one direction (the grounding pass casts every ray straight down).
+  // nullopt unless `origin` is within +-kMaxCoordinate (finite).
+  std::optional<Ray> WithOrigin(const Vec3& origin) const {
+    if (!IsWithinRange(origin)) return std::nullopt;
+    Ray ray = *this;
+    ray.origin_ = origin;
+    return ray;
+  }
+
   const Vec3& origin() const { return origin_; }
   // Unit length.
   const Vec3& direction() const { return direction_; }
