@@ -7,16 +7,6 @@
 namespace ik {
 namespace {
 
-// Runs one unary call with a fresh deadline-carrying context.
-template <typename Response, typename Call>
-absl::StatusOr<Response> Unary(std::unique_ptr<grpc::ClientContext> context,
-                               Call&& call) {
-  Response response;
-  grpc::Status status = call(context.get(), &response);
-  if (!status.ok()) return FromGrpcStatus(status);
-  return response;
-}
-
 std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
   grpc::ChannelArguments arguments = options.channel_arguments;
   if (!options.load_balancing_policy.empty()) {
@@ -44,10 +34,17 @@ Client::Client(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline)
       stub_(v1::IkService::NewStub(channel_)),
       deadline_(deadline) {}
 
-std::unique_ptr<grpc::ClientContext> Client::NewContext() const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
-  return context;
+template <typename Request, typename Response>
+absl::StatusOr<Response> Client::Call(
+    grpc::Status (v1::IkService::Stub::*method)(grpc::ClientContext*,
+                                                const Request&, Response*),
+    const Request& request) const {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
+  Response response;
+  grpc::Status status = (stub_.get()->*method)(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response;
 }
 
 absl::StatusOr<v1::RegisterRigResponse> Client::RegisterRig(const v1::Rig& rig,
@@ -55,27 +52,17 @@ absl::StatusOr<v1::RegisterRigResponse> Client::RegisterRig(const v1::Rig& rig,
   v1::RegisterRigRequest request;
   *request.mutable_rig() = rig;
   request.set_replace(replace);
-  return Unary<v1::RegisterRigResponse>(
-      NewContext(), [&](grpc::ClientContext* context, auto* response) {
-        return stub_->RegisterRig(context, request, response);
-      });
+  return Call(&v1::IkService::Stub::RegisterRig, request);
 }
 
 absl::StatusOr<v1::GetRigResponse> Client::GetRig(absl::string_view name) {
   v1::GetRigRequest request;
   request.set_name(std::string(name));
-  return Unary<v1::GetRigResponse>(
-      NewContext(), [&](grpc::ClientContext* context, auto* response) {
-        return stub_->GetRig(context, request, response);
-      });
+  return Call(&v1::IkService::Stub::GetRig, request);
 }
 
 absl::StatusOr<v1::ListRigsResponse> Client::ListRigs() {
-  v1::ListRigsRequest request;
-  return Unary<v1::ListRigsResponse>(
-      NewContext(), [&](grpc::ClientContext* context, auto* response) {
-        return stub_->ListRigs(context, request, response);
-      });
+  return Call(&v1::IkService::Stub::ListRigs, v1::ListRigsRequest());
 }
 
 absl::StatusOr<v1::DeleteRigResponse> Client::DeleteRig(
@@ -83,39 +70,54 @@ absl::StatusOr<v1::DeleteRigResponse> Client::DeleteRig(
   v1::DeleteRigRequest request;
   request.set_name(std::string(name));
   request.set_revision(std::string(revision));
-  return Unary<v1::DeleteRigResponse>(
-      NewContext(), [&](grpc::ClientContext* context, auto* response) {
-        return stub_->DeleteRig(context, request, response);
-      });
+  return Call(&v1::IkService::Stub::DeleteRig, request);
 }
 
 absl::StatusOr<v1::SolveChainResponse> Client::SolveChain(
     const v1::SolveChainRequest& request) {
-  return Unary<v1::SolveChainResponse>(
-      NewContext(), [&](grpc::ClientContext* context, auto* response) {
-        return stub_->SolveChain(context, request, response);
-      });
+  return Call(&v1::IkService::Stub::SolveChain, request);
 }
 
 absl::StatusOr<v1::StepDynamicsResponse> Client::StepDynamics(
     const v1::StepDynamicsRequest& request) {
-  return Unary<v1::StepDynamicsResponse>(
-      NewContext(), [&](grpc::ClientContext* context, auto* response) {
-        return stub_->StepDynamics(context, request, response);
-      });
+  return Call(&v1::IkService::Stub::StepDynamics, request);
+}
+
+absl::StatusOr<v1::GroundFeetResponse> Client::GroundFeet(
+    const v1::GroundFeetRequest& request) {
+  return Call(&v1::IkService::Stub::GroundFeet, request);
+}
+
+absl::StatusOr<v1::RegisterTerrainResponse> Client::RegisterTerrain(
+    const v1::Terrain& terrain, bool replace) {
+  v1::RegisterTerrainRequest request;
+  *request.mutable_terrain() = terrain;
+  request.set_replace(replace);
+  return Call(&v1::IkService::Stub::RegisterTerrain, request);
+}
+
+absl::StatusOr<v1::ListTerrainsResponse> Client::ListTerrains() {
+  return Call(&v1::IkService::Stub::ListTerrains, v1::ListTerrainsRequest());
+}
+
+absl::StatusOr<v1::DeleteTerrainResponse> Client::DeleteTerrain(
+    absl::string_view name, absl::string_view revision) {
+  v1::DeleteTerrainRequest request;
+  request.set_name(std::string(name));
+  request.set_revision(std::string(revision));
+  return Call(&v1::IkService::Stub::DeleteTerrain, request);
 }
 
 absl::StatusOr<bool> Client::CheckHealth(absl::string_view service) {
   auto health = grpc::health::v1::Health::NewStub(channel_);
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(std::string(service));
-  absl::StatusOr<grpc::health::v1::HealthCheckResponse> response =
-      Unary<grpc::health::v1::HealthCheckResponse>(
-          NewContext(), [&](grpc::ClientContext* context, auto* out) {
-            return health->Check(context, request, out);
-          });
-  if (!response.ok()) return response.status();
-  return response->status() == grpc::health::v1::HealthCheckResponse::SERVING;
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
+  grpc::health::v1::HealthCheckResponse response;
+  grpc::Status status = health->Check(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response.status() == grpc::health::v1::HealthCheckResponse::SERVING;
 }
 
 }  // namespace ik

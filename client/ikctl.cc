@@ -10,6 +10,9 @@
 //           [--revision=R]
 //     dynamics --rig=NAME [--chain=NAME] [--steps=N] [--dt=S]
 //              [--position=X,Y,Z] [--velocity=X,Y,Z]
+//     terrain register FILE [--replace] | list | delete NAME
+//     ground --rig=NAME (--plane=PX,PY,PZ,NX,NY,NZ ... | --terrain=NAME)
+//            [--root=X,Y,Z] [--pose=FILE] [--weights=L,R]
 //     health
 //
 // Exit status: 0 success, 1 the server answered with an error (or is not
@@ -34,21 +37,24 @@
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address, HOST:PORT");
 ABSL_FLAG(double, timeout, 5.0, "deadline of each call, seconds");
-ABSL_FLAG(bool, replace, false, "rigs register: replace different content");
+ABSL_FLAG(bool, replace, false,
+          "rigs / terrain register: replace different content");
 ABSL_FLAG(std::string, revision, "",
-          "rigs delete / solve: the revision the rig must have");
-ABSL_FLAG(std::string, rig, "", "solve, dynamics: rig name");
+          "rigs delete / solve / dynamics / ground: the revision the rig must "
+          "have; terrain delete: the terrain's");
+ABSL_FLAG(std::string, rig, "", "solve, dynamics, ground: rig name");
 ABSL_FLAG(std::string, chain, "", "solve: chain name");
 ABSL_FLAG(std::string, target, "", "solve: target X,Y,Z in world space, m");
 ABSL_FLAG(std::string, pole, "", "solve: optional pole target X,Y,Z, m");
 ABSL_FLAG(std::string, root, "",
-          "solve: ad hoc chain root joint (with --tip, instead of --chain)");
+          "solve: ad hoc chain root joint (with --tip, instead of --chain); "
+          "ground: the character's root position X,Y,Z, m");
 ABSL_FLAG(std::string, tip, "", "solve: ad hoc chain tip joint");
 ABSL_FLAG(
     std::string, solver, "",
     "solve: two_bone | fabrik | ccd | torque | auto (default: the chain's)");
 ABSL_FLAG(int, max_iterations, 0, "solve: iteration cap override (> 0)");
-ABSL_FLAG(double, tolerance, 0.0, "solve: tolerance override, m (> 0)");
+ABSL_FLAG(double, tolerance, 0.0, "solve, ground: tolerance override, m (> 0)");
 ABSL_FLAG(std::string, orientation, "",
           "solve: optional world rotation of the tip, X,Y,Z,W quaternion");
 ABSL_FLAG(std::string, swivel, "",
@@ -65,6 +71,8 @@ using ik::ctl::kOk;
 using ik::ctl::ParseQuat;
 using ik::ctl::ParseVec3;
 using ik::ctl::Print;
+using ik::ctl::PrintDeleted;
+using ik::ctl::PrintRegistered;
 using ik::ctl::Usage;
 
 // Maps --solver's value; false for an unknown name.
@@ -94,14 +102,8 @@ int RigsCommand(ik::Client& client, const std::vector<std::string>& args) {
   if (verb == "register" && args.size() == 2) {
     absl::StatusOr<ik::v1::Rig> rig = ik::ReadRigFile(args[1]);
     if (!rig.ok()) return Failed(rig.status());
-    auto answer = client.RegisterRig(*rig, absl::GetFlag(FLAGS_replace));
-    if (!answer.ok()) return Failed(answer.status());
-    return Print(*answer, [](const ik::v1::RegisterRigResponse& r) {
-      absl::PrintF("%s %s (%s)\n", r.name(), r.revision(),
-                   r.replaced()  ? "replaced"
-                   : r.created() ? "created"
-                                 : "unchanged");
-    });
+    return PrintRegistered(
+        client.RegisterRig(*rig, absl::GetFlag(FLAGS_replace)));
   }
   if (verb == "list" && args.size() == 1) {
     auto answer = client.ListRigs();
@@ -123,11 +125,8 @@ int RigsCommand(ik::Client& client, const std::vector<std::string>& args) {
     });
   }
   if (verb == "delete" && args.size() == 2) {
-    auto answer = client.DeleteRig(args[1], absl::GetFlag(FLAGS_revision));
-    if (!answer.ok()) return Failed(answer.status());
-    return Print(*answer, [&](const ik::v1::DeleteRigResponse& r) {
-      absl::PrintF("deleted %s %s\n", args[1], r.revision());
-    });
+    return PrintDeleted(
+        client.DeleteRig(args[1], absl::GetFlag(FLAGS_revision)), args[1]);
   }
   return Usage("rigs: expected register FILE | list | get NAME | delete NAME");
 }
@@ -232,8 +231,19 @@ int main(int argc, char** argv) {
       "        [--max_iterations=N] [--tolerance=M] [--revision=R]\n"
       "  dynamics --rig=NAME [--chain=NAME] [--steps=N] [--dt=S]\n"
       "        [--position=X,Y,Z] [--velocity=X,Y,Z]\n"
+      "  terrain register FILE [--replace]\n"
+      "  terrain list\n"
+      "  terrain delete NAME [--revision=R]\n"
+      "  ground --rig=NAME (--plane=PX,PY,PZ,NX,NY,NZ ... | "
+      "--terrain=NAME[,...])\n"
+      "        [--root=X,Y,Z] [--pose=FILE] [--weights=W1,W2,...]\n"
+      "        [--tolerance=M] [--revision=R]   (--plane may be repeated)\n"
       "  health");
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> planes;
+  std::vector<char*> rest =
+      ik::ctl::TakeRepeatedFlag(argc, argv, "plane", planes);
+  std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(rest.size()), rest.data());
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty()) return Usage("no command");
 
@@ -248,5 +258,11 @@ int main(int argc, char** argv) {
   if (command == "solve") return SolveCommand(client, args);
   if (command == "health") return HealthCommand(client, args);
   if (command == "dynamics") return ik::ctl::DynamicsCommand(client, args);
+  if (command == "terrain" || command == "terrains") {
+    return ik::ctl::TerrainCommand(client, args, absl::GetFlag(FLAGS_replace));
+  }
+  if (command == "ground") {
+    return ik::ctl::GroundCommand(client, args, planes);
+  }
   return Usage("unknown command '" + command + "'");
 }

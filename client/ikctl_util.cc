@@ -52,7 +52,9 @@ bool ParseQuat(const std::string& text, ik::v1::Quat* out) {
 }
 
 std::string FormatVec3(const ik::v1::Vec3& v) {
-  return absl::StrFormat("(%.6f, %.6f, %.6f)", v.x(), v.y(), v.z());
+  // + 0.0 prints -0 as 0.
+  return absl::StrFormat("(%.6f, %.6f, %.6f)", v.x() + 0.0, v.y() + 0.0,
+                         v.z() + 0.0);
 }
 
 }  // namespace ik::ctl

@@ -9,7 +9,9 @@
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/client.h"
 #include "ik/rig_json.h"
@@ -43,6 +45,28 @@ int Print(const Message& message, Readable&& print_readable) {
   return kOk;
 }
 
+// Prints a Register{Rig,Terrain} answer ("NAME REVISION (created)").
+template <typename Response>
+int PrintRegistered(const absl::StatusOr<Response>& answer) {
+  if (!answer.ok()) return Failed(answer.status());
+  return Print(*answer, [](const Response& r) {
+    absl::PrintF("%s %s (%s)\n", r.name(), r.revision(),
+                 r.replaced()  ? "replaced"
+                 : r.created() ? "created"
+                               : "unchanged");
+  });
+}
+
+// Prints a Delete{Rig,Terrain} answer ("deleted NAME REVISION").
+template <typename Response>
+int PrintDeleted(const absl::StatusOr<Response>& answer,
+                 const std::string& name) {
+  if (!answer.ok()) return Failed(answer.status());
+  return Print(*answer, [&](const Response& r) {
+    absl::PrintF("deleted %s %s\n", name, r.revision());
+  });
+}
+
 // Parses exactly values.size() comma-separated numbers.
 bool ParseNumbers(const std::string& text, absl::Span<double> values);
 // Parses "X,Y,Z" into `out`; false on anything else.
@@ -54,6 +78,20 @@ std::string FormatVec3(const ik::v1::Vec3& v);
 
 // ikctl dynamics (ikctl_dynamics.cc).
 int DynamicsCommand(ik::Client& client, const std::vector<std::string>& args);
+
+// ikctl terrain and ikctl ground (ikctl_ground.cc). `planes` are the values
+// of every --plane flag.
+int TerrainCommand(ik::Client& client, const std::vector<std::string>& args,
+                   bool replace);
+int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
+                  const std::vector<std::string>& planes);
+
+// Removes every `--NAME=V` and `--NAME V` from argv (a flag that may be
+// given more than once, which absl flags do not support), appending each V
+// to `values`; returns the remaining arguments.
+std::vector<char*> TakeRepeatedFlag(int argc, char** argv,
+                                    absl::string_view name,
+                                    std::vector<std::string>& values);
 
 }  // namespace ik::ctl
 

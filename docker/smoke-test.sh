@@ -4,6 +4,7 @@
 #   2. podman build -f docker/Dockerfile -t ikd:smoke .   (never pulls)
 #   3. podman run, publishing 50051 on a free loopback port
 #   4. the host's ikctl: `health` until SERVING, then a `solve` that must reach
+#      and a `ground` on the bundled stairs that must ground both feet
 #   5. the image's own HEALTHCHECK (podman healthcheck run)
 #   6. podman stop --time 10: ikd (PID 1) must exit 0 on SIGTERM and log its shutdown
 # The container is always removed. Exit 0 on success, non-zero with a message.
@@ -175,6 +176,13 @@ out=$(timeout 20 "$ikctl" --server="$server" "${solve[@]}" 2>&1) ||
 echo "$out" | sed 's/^/  | /'
 grep -Eq '"reached": *true' <<<"$out" || fail "solve did not print \"reached\": true"
 say "solve: reached"
+
+ground=(ground --rig humanoid --terrain stairs --root 0,0,0.45 --json)
+out=$(timeout 20 "$ikctl" --server="$server" "${ground[@]}" 2>&1) ||
+  fail "ikctl ${ground[*]} failed: $out"
+[[ $(grep -Ec '"grounded": *true' <<<"$out") -eq 2 ]] ||
+  fail "ground on the bundled stairs: both feet not grounded: $out"
+say "ground: both feet on the bundled stairs"
 
 # --- 5. The image's own HEALTHCHECK (ikctl inside the container) -----------------------
 if [[ "$network" == host ]]; then

@@ -308,7 +308,7 @@ v1::Rig NormalizedRig(const v1::Rig& rig, const Rig& validated) {
   return out;
 }
 
-std::string RigRevision(const v1::Rig& normalized) {
+std::string ContentRevision(const google::protobuf::Message& normalized) {
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
@@ -322,6 +322,15 @@ std::string RigRevision(const v1::Rig& normalized) {
   return absl::StrCat("sha256:",
                       absl::BytesToHexString(absl::string_view(
                           reinterpret_cast<const char*>(digest), 8)));
+}
+
+void AddJointRotation(
+    const Rig& rig, int joint, const Quat& rotation,
+    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations) {
+  v1::JointRotation* out = rotations->Add();
+  out->set_name(rig.joint(joint).name);
+  out->set_index(joint);
+  *out->mutable_rotation() = ToProto(rotation);
 }
 
 absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
@@ -443,10 +452,8 @@ v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                             : chain.joints.size() - 1;
   for (size_t i = 0; i < joints; ++i) {
     const int joint = chain.joints[i];
-    v1::JointRotation* rotation = out.add_rotations();
-    rotation->set_name(rig.joint(joint).name);
-    rotation->set_index(joint);
-    *rotation->mutable_rotation() = ToProto(locals[joint].rotation);
+    AddJointRotation(rig, joint, locals[joint].rotation,
+                     out.mutable_rotations());
   }
   out.set_reached(result.report.reached);
   out.set_residual(result.report.residual);

@@ -46,9 +46,14 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
 // the normalised one of `validated`.
 v1::Rig NormalizedRig(const v1::Rig& rig, const Rig& validated);
 
-// The content hash of a (normalised) rig: "sha256:" and 16 hex digits of the
-// SHA-256 of its deterministic serialisation.
-std::string RigRevision(const v1::Rig& normalized);
+// The content hash of a (normalised) rig or a terrain: "sha256:" and 16 hex
+// digits of the SHA-256 of its deterministic serialisation.
+std::string ContentRevision(const google::protobuf::Message& normalized);
+
+// One joint's local rotation in an answer: its name, index and rotation.
+void AddJointRotation(
+    const Rig& rig, int joint, const Quat& rotation,
+    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations);
 
 // A pose as dense local transforms (rest pose plus the overrides) and the
 // root transform. Errors name "pose....".

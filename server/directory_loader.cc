@@ -1,4 +1,4 @@
-#include "server/rig_loader.h"
+#include "server/directory_loader.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,16 +12,18 @@
 #include "ik/rig_json.h"
 
 namespace ik::server {
+namespace {
 
-absl::StatusOr<int> LoadRigDirectory(const std::string& directory,
-                                     const ServiceLimits& limits,
-                                     RigRegistry& registry) {
+// The *.json regular files of `directory`, sorted.
+absl::StatusOr<std::vector<std::string>> JsonFiles(const std::string& directory,
+                                                   absl::string_view kind) {
   namespace fs = std::filesystem;
   std::error_code error;
   fs::directory_iterator it(directory, error);
   if (error) {
-    return absl::NotFoundError(absl::StrCat(
-        "rig directory ", directory, ": cannot read (", error.message(), ")"));
+    return absl::NotFoundError(absl::StrCat(kind, " directory ", directory,
+                                            ": cannot read (", error.message(),
+                                            ")"));
   }
   std::vector<std::string> files;
   for (const fs::directory_entry& file : it) {
@@ -30,33 +32,63 @@ absl::StatusOr<int> LoadRigDirectory(const std::string& directory,
     }
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
 
-  std::vector<std::shared_ptr<const RigEntry>> entries;
-  std::map<std::string, std::string> file_of_rig;
-  for (const std::string& file : files) {
-    absl::StatusOr<v1::Rig> rig = ReadRigFile(file);
-    if (!rig.ok()) return rig.status();
-    absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-        BuildRigEntry(*rig, limits, absl::StrCat(file, ": "));
+// Reads (`read`) and builds (`build`) an entry from every file, its errors
+// prefixed by the file, then registers them all.
+template <typename Message, typename Entry>
+absl::StatusOr<int> LoadDirectory(
+    const std::string& directory, absl::string_view kind,
+    absl::StatusOr<Message> (*read)(const std::string& path),
+    absl::StatusOr<std::shared_ptr<const Entry>> (*build)(
+        const Message& message, const ServiceLimits& limits,
+        absl::string_view prefix),
+    const ServiceLimits& limits, Registry<Entry>& registry) {
+  absl::StatusOr<std::vector<std::string>> files = JsonFiles(directory, kind);
+  if (!files.ok()) return files.status();
+  std::vector<std::shared_ptr<const Entry>> entries;
+  std::map<std::string, std::string> file_of_name;
+  for (const std::string& file : *files) {
+    absl::StatusOr<Message> message = read(file);
+    if (!message.ok()) return message.status();
+    absl::StatusOr<std::shared_ptr<const Entry>> entry =
+        build(*message, limits, absl::StrCat(file, ": "));
     if (!entry.ok()) return entry.status();
-    auto [previous, inserted] = file_of_rig.emplace((*entry)->rig.name(), file);
+    auto [previous, inserted] = file_of_name.emplace((*entry)->name(), file);
     if (!inserted) {
       return absl::AlreadyExistsError(
-          absl::StrCat(file, ": name: rig '", (*entry)->rig.name(),
+          absl::StrCat(file, ": name: ", kind, " '", (*entry)->name(),
                        "' is already defined by ", previous->second));
     }
     entries.push_back(*std::move(entry));
   }
   for (size_t i = 0; i < entries.size(); ++i) {
-    absl::StatusOr<RigRegistry::RegisterResult> registered =
-        registry.Register(entries[i], /*replace=*/false);
+    auto registered = registry.Register(entries[i], /*replace=*/false);
     if (!registered.ok()) {
       return absl::Status(
           registered.status().code(),
-          absl::StrCat(files[i], ": ", registered.status().message()));
+          absl::StrCat((*files)[i], ": ", registered.status().message()));
     }
   }
   return static_cast<int>(entries.size());
+}
+
+}  // namespace
+
+absl::StatusOr<int> LoadRigDirectory(const std::string& directory,
+                                     const ServiceLimits& limits,
+                                     RigRegistry& registry) {
+  return LoadDirectory<v1::Rig, RigEntry>(directory, "rig", &ReadRigFile,
+                                          &BuildRigEntry, limits, registry);
+}
+
+absl::StatusOr<int> LoadTerrainDirectory(const std::string& directory,
+                                         const ServiceLimits& limits,
+                                         TerrainRegistry& registry) {
+  return LoadDirectory<v1::Terrain, TerrainEntry>(
+      directory, "terrain", &ReadTerrainFile, &BuildTerrainEntry, limits,
+      registry);
 }
 
 }  // namespace ik::server

@@ -1,25 +1,29 @@
-// Loading the rig directory at start-up: every *.json file in it (protobuf's
-// JSON mapping of ik.v1.Rig), in file-name order.
-#ifndef IK_SERVER_RIG_LOADER_H_
-#define IK_SERVER_RIG_LOADER_H_
+// Loading the rig and terrain directories at start-up: every *.json file in
+// them (protobuf's JSON mapping of ik.v1.Rig / ik.v1.Terrain), in file-name
+// order. Every file is parsed and validated before any is registered; the
+// first bad file fails the load with a message that starts with the file's
+// path and names the field. Two files defining the same name are an error
+// (ALREADY_EXISTS). Each returns the number of entries registered.
+#ifndef IK_SERVER_DIRECTORY_LOADER_H_
+#define IK_SERVER_DIRECTORY_LOADER_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
+#include "server/terrain_registry.h"
 
 namespace ik::server {
 
-// Registers every rig file in `directory`. Every file is parsed and
-// validated before any is registered; the first bad file fails the load with
-// a message that starts with the file's path and names the field. Two files
-// defining the same rig name are an error (ALREADY_EXISTS). Returns the number
-// of rigs registered.
 absl::StatusOr<int> LoadRigDirectory(const std::string& directory,
                                      const ServiceLimits& limits,
                                      RigRegistry& registry);
 
+absl::StatusOr<int> LoadTerrainDirectory(const std::string& directory,
+                                         const ServiceLimits& limits,
+                                         TerrainRegistry& registry);
+
 }  // namespace ik::server
 
-#endif  // IK_SERVER_RIG_LOADER_H_
+#endif  // IK_SERVER_DIRECTORY_LOADER_H_

@@ -35,11 +35,8 @@ absl::Status StateError(const absl::Status& status, int state_index,
 
 absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
                                       v1::StepDynamicsResponse& response) {
-  if (request.rig().empty()) {
-    return absl::InvalidArgumentError("rig: required");
-  }
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-      registry_.GetPinned(request.rig(), request.revision());
+      PinnedRig(request.rig(), request.revision());
   if (!entry.ok()) return entry.status();
   const Rig& rig = (*entry)->rig;
   const std::string& revision = (*entry)->revision;
@@ -146,10 +143,7 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
       const int joint = chain->joints[k];
       result->add_joints(rig.joint(joint).name);
       if (!has_child[k]) continue;
-      v1::JointRotation* rotation = result->add_rotations();
-      rotation->set_name(rig.joint(joint).name);
-      rotation->set_index(joint);
-      *rotation->mutable_rotation() = ToProto(rotations[k]);
+      AddJointRotation(rig, joint, rotations[k], result->mutable_rotations());
     }
     *result->mutable_state() = StateToProto(state, chain->name, revision);
     result->set_substeps(report.substeps);

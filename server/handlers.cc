@@ -17,24 +17,52 @@ absl::Status RequireName(absl::string_view name, absl::string_view path) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": required"));
 }
 
+// Register{Rig,Terrain}: registers a built entry and fills the answer.
+template <typename Entry, typename Response>
+absl::Status RegisterEntry(absl::StatusOr<std::shared_ptr<const Entry>> entry,
+                           bool replace, Registry<Entry>& registry,
+                           Response& response) {
+  if (!entry.ok()) return entry.status();
+  auto registered = registry.Register(*std::move(entry), replace);
+  if (!registered.ok()) return registered.status();
+  response.set_name(registered->entry->name());
+  response.set_revision(registered->entry->revision);
+  response.set_created(registered->created);
+  response.set_replaced(registered->replaced);
+  return absl::OkStatus();
+}
+
+// Delete{Rig,Terrain}.
+template <typename Entry, typename Request, typename Response>
+absl::Status DeleteEntry(const Request& request, Registry<Entry>& registry,
+                         Response& response) {
+  if (absl::Status status = RequireName(request.name(), "name"); !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::string> removed =
+      registry.Delete(request.name(), request.revision());
+  if (!removed.ok()) return removed.status();
+  response.set_revision(*std::move(removed));
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::StatusOr<std::shared_ptr<const RigEntry>> IkHandlers::PinnedRig(
+    absl::string_view name, absl::string_view revision) const {
+  if (absl::Status status = RequireName(name, "rig"); !status.ok()) {
+    return status;
+  }
+  return registry_.GetPinned(name, revision);
+}
 
 absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
                                      v1::RegisterRigResponse& response) {
   if (!request.has_rig()) {
     return absl::InvalidArgumentError("rig: required");
   }
-  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-      BuildRigEntry(request.rig(), limits_, "rig.");
-  if (!entry.ok()) return entry.status();
-  absl::StatusOr<RigRegistry::RegisterResult> registered =
-      registry_.Register(*std::move(entry), request.replace());
-  if (!registered.ok()) return registered.status();
-  response.set_name(registered->entry->rig.name());
-  response.set_revision(registered->entry->revision);
-  response.set_created(registered->created);
-  response.set_replaced(registered->replaced);
-  return absl::OkStatus();
+  return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig."),
+                       request.replace(), registry_, response);
 }
 
 absl::Status IkHandlers::GetRig(const v1::GetRigRequest& request,
@@ -66,21 +94,48 @@ absl::Status IkHandlers::ListRigs(const v1::ListRigsRequest& /*request*/,
 
 absl::Status IkHandlers::DeleteRig(const v1::DeleteRigRequest& request,
                                    v1::DeleteRigResponse& response) {
-  if (absl::Status status = RequireName(request.name(), "name"); !status.ok()) {
-    return status;
+  return DeleteEntry<RigEntry>(request, registry_, response);
+}
+
+absl::Status IkHandlers::RegisterTerrain(
+    const v1::RegisterTerrainRequest& request,
+    v1::RegisterTerrainResponse& response) {
+  if (!request.has_terrain()) {
+    return absl::InvalidArgumentError("terrain: required");
   }
-  absl::StatusOr<std::string> removed =
-      registry_.Delete(request.name(), request.revision());
-  if (!removed.ok()) return removed.status();
-  response.set_revision(*std::move(removed));
+  return RegisterEntry(
+      BuildTerrainEntry(request.terrain(), limits_, "terrain."),
+      request.replace(), terrains_, response);
+}
+
+absl::Status IkHandlers::ListTerrains(
+    const v1::ListTerrainsRequest& /*request*/,
+    v1::ListTerrainsResponse& response) {
+  for (const std::shared_ptr<const TerrainEntry>& entry : terrains_.List()) {
+    v1::TerrainSummary* summary = response.add_terrains();
+    summary->set_name(entry->name());
+    summary->set_revision(entry->revision);
+    summary->set_kind(entry->kind());
+    summary->set_vertex_count(entry->vertex_count());
+    summary->set_triangle_count(entry->triangle_count());
+    *summary->mutable_bounds_min() = ToProto(entry->bounds().min);
+    *summary->mutable_bounds_max() = ToProto(entry->bounds().max);
+  }
   return absl::OkStatus();
+}
+
+absl::Status IkHandlers::DeleteTerrain(const v1::DeleteTerrainRequest& request,
+                                       v1::DeleteTerrainResponse& response) {
+  return DeleteEntry<TerrainEntry>(request, terrains_, response);
 }
 
 absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
                                     v1::SolveChainResponse& response) {
-  if (absl::Status status = RequireName(request.rig(), "rig"); !status.ok()) {
-    return status;
-  }
+  // The snapshot keeps the rig alive for this call even if it is replaced or
+  // deleted meanwhile; no lock is held while solving.
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      PinnedRig(request.rig(), request.revision());
+  if (!entry.ok()) return entry.status();
   if (request.goals_size() == 0) {
     return absl::InvalidArgumentError("goals: at least one goal is required");
   }
@@ -89,11 +144,6 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
         "goals: ", request.goals_size(), " goals exceed the limit of ",
         limits_.max_goals_per_request, " per request"));
   }
-  // The snapshot keeps the rig alive for this call even if it is replaced or
-  // deleted meanwhile; no lock is held while solving.
-  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-      registry_.GetPinned(request.rig(), request.revision());
-  if (!entry.ok()) return entry.status();
   const Rig& rig = (*entry)->rig;
 
   absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);

@@ -10,14 +10,16 @@
 #include "ik/v1/ik.pb.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
+#include "server/terrain_registry.h"
 
 namespace ik::server {
 
 class IkHandlers {
  public:
-  // `registry` must outlive the handlers.
-  IkHandlers(RigRegistry& registry, const ServiceLimits& limits)
-      : registry_(registry), limits_(limits) {}
+  // The registries must outlive the handlers.
+  IkHandlers(RigRegistry& registry, TerrainRegistry& terrains,
+             const ServiceLimits& limits)
+      : registry_(registry), terrains_(terrains), limits_(limits) {}
 
   absl::Status RegisterRig(const v1::RegisterRigRequest& request,
                            v1::RegisterRigResponse& response);
@@ -32,9 +34,23 @@ class IkHandlers {
   // In dynamics_handler.cc.
   absl::Status StepDynamics(const v1::StepDynamicsRequest& request,
                             v1::StepDynamicsResponse& response);
+  absl::Status RegisterTerrain(const v1::RegisterTerrainRequest& request,
+                               v1::RegisterTerrainResponse& response);
+  absl::Status ListTerrains(const v1::ListTerrainsRequest& request,
+                            v1::ListTerrainsResponse& response);
+  absl::Status DeleteTerrain(const v1::DeleteTerrainRequest& request,
+                             v1::DeleteTerrainResponse& response);
+  // In ground_handler.cc.
+  absl::Status GroundFeet(const v1::GroundFeetRequest& request,
+                          v1::GroundFeetResponse& response);
 
  private:
+  // The rig a solve names (`rig` required), pinned to `revision` if set.
+  absl::StatusOr<std::shared_ptr<const RigEntry>> PinnedRig(
+      absl::string_view name, absl::string_view revision) const;
+
   RigRegistry& registry_;
+  TerrainRegistry& terrains_;
   const ServiceLimits limits_;
 };
 

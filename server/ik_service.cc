@@ -57,4 +57,31 @@ grpc::ServerUnaryReactor* IkService::StepDynamics(
   return FinishWith(context, handlers_.StepDynamics(*request, *response));
 }
 
+grpc::ServerUnaryReactor* IkService::GroundFeet(
+    grpc::CallbackServerContext* context, const v1::GroundFeetRequest* request,
+    v1::GroundFeetResponse* response) {
+  return FinishWith(context, handlers_.GroundFeet(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::RegisterTerrain(
+    grpc::CallbackServerContext* context,
+    const v1::RegisterTerrainRequest* request,
+    v1::RegisterTerrainResponse* response) {
+  return FinishWith(context, handlers_.RegisterTerrain(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::ListTerrains(
+    grpc::CallbackServerContext* context,
+    const v1::ListTerrainsRequest* request,
+    v1::ListTerrainsResponse* response) {
+  return FinishWith(context, handlers_.ListTerrains(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::DeleteTerrain(
+    grpc::CallbackServerContext* context,
+    const v1::DeleteTerrainRequest* request,
+    v1::DeleteTerrainResponse* response) {
+  return FinishWith(context, handlers_.DeleteTerrain(*request, *response));
+}
+
 }  // namespace ik::server

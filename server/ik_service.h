@@ -17,9 +17,10 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 
 class IkService final : public v1::IkService::CallbackService {
  public:
-  // `registry` must outlive the service.
-  IkService(RigRegistry& registry, const ServiceLimits& limits)
-      : handlers_(registry, limits) {}
+  // The registries must outlive the service.
+  IkService(RigRegistry& rigs, TerrainRegistry& terrains,
+            const ServiceLimits& limits)
+      : handlers_(rigs, terrains, limits) {}
 
   grpc::ServerUnaryReactor* RegisterRig(
       grpc::CallbackServerContext* context,
@@ -42,6 +43,22 @@ class IkService final : public v1::IkService::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::StepDynamicsRequest* request,
       v1::StepDynamicsResponse* response) override;
+  grpc::ServerUnaryReactor* GroundFeet(
+      grpc::CallbackServerContext* context,
+      const v1::GroundFeetRequest* request,
+      v1::GroundFeetResponse* response) override;
+  grpc::ServerUnaryReactor* RegisterTerrain(
+      grpc::CallbackServerContext* context,
+      const v1::RegisterTerrainRequest* request,
+      v1::RegisterTerrainResponse* response) override;
+  grpc::ServerUnaryReactor* ListTerrains(
+      grpc::CallbackServerContext* context,
+      const v1::ListTerrainsRequest* request,
+      v1::ListTerrainsResponse* response) override;
+  grpc::ServerUnaryReactor* DeleteTerrain(
+      grpc::CallbackServerContext* context,
+      const v1::DeleteTerrainRequest* request,
+      v1::DeleteTerrainResponse* response) override;
 
  private:
   IkHandlers handlers_;

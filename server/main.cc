@@ -1,6 +1,7 @@
 // ikd: the inverse-kinematics gRPC server.
 //
 //   ikd --listen=127.0.0.1:50051 --rig_dir=examples/rigs
+//       --terrain_dir=examples/terrains
 //
 // Serves ik.v1.IkService, grpc.health.v1.Health and server reflection. Stops
 // gracefully on SIGTERM or SIGINT: health turns NOT_SERVING, new calls are
@@ -20,20 +21,36 @@
 #ifndef IK_DEFAULT_RIG_DIR
 #define IK_DEFAULT_RIG_DIR "examples/rigs"
 #endif
+#ifndef IK_DEFAULT_TERRAIN_DIR
+#define IK_DEFAULT_TERRAIN_DIR "examples/terrains"
+#endif
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
           "host:port to serve on (port 0: any free port, printed at start)");
 ABSL_FLAG(std::string, rig_dir, IK_DEFAULT_RIG_DIR,
           "directory whose *.json rigs (protobuf JSON of ik.v1.Rig) are "
           "registered at start; empty for none");
+ABSL_FLAG(std::string, terrain_dir, IK_DEFAULT_TERRAIN_DIR,
+          "directory whose *.json terrains (protobuf JSON of ik.v1.Terrain) "
+          "are registered at start; empty for none");
 ABSL_FLAG(int, max_rigs, 1024, "rigs the registry holds at most");
 ABSL_FLAG(int, max_joints_per_rig, 512, "joints per rig at most");
 ABSL_FLAG(int, max_chains_per_rig, 64, "chains per rig at most");
 ABSL_FLAG(int, max_parts_per_rig, 64,
           "legs, colliders and dynamic chains per rig at most (each)");
 ABSL_FLAG(int, max_goals_per_request, 64, "goals per SolveChain at most");
+ABSL_FLAG(int, max_terrains, 256, "terrains the registry holds at most");
+ABSL_FLAG(int, max_mesh_triangles, 1 << 20,
+          "triangles (and vertices) per registered mesh at most");
+ABSL_FLAG(int, max_heightfield_samples, 1 << 22,
+          "samples per registered heightfield at most");
+ABSL_FLAG(int, max_inline_heightfield_samples, 1 << 16,
+          "samples per heightfield sent inline with GroundFeet at most");
+ABSL_FLAG(int, max_ground_shapes, 64,
+          "planes, inline heightfields and terrains per GroundFeet at most");
 ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
-          "largest request accepted, bytes");
+          "largest request accepted, bytes (raise it to register large "
+          "meshes: about 21 bytes per triangle)");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -46,12 +63,26 @@ bool Positive(const char* name, int value) {
   return false;
 }
 
+// The built-in default directories point at the source tree's examples;
+// when one is not there (an installed binary), start without instead of
+// failing.
+void DropMissingDefault(std::string& directory, const char* default_directory,
+                        const char* kind) {
+  if (directory == default_directory &&
+      !std::filesystem::is_directory(directory)) {
+    absl::FPrintF(stderr, "ikd: default %s directory %s not found; no %ss\n",
+                  kind, directory, kind);
+    directory.clear();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "ikd: inverse kinematics as a gRPC service.\n"
-      "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [limits...]");
+      "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [--terrain_dir=DIR] "
+      "[limits...]");
   absl::ParseCommandLine(argc, argv);
 
   // Block the stop signals in every thread (gRPC's threads inherit the mask)
@@ -65,12 +96,20 @@ int main(int argc, char** argv) {
   ik::server::ServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
   options.rig_dir = absl::GetFlag(FLAGS_rig_dir);
+  options.terrain_dir = absl::GetFlag(FLAGS_terrain_dir);
   options.limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
   options.limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
   options.limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
   options.limits.max_parts_per_rig = absl::GetFlag(FLAGS_max_parts_per_rig);
   options.limits.max_goals_per_request =
       absl::GetFlag(FLAGS_max_goals_per_request);
+  options.limits.max_terrains = absl::GetFlag(FLAGS_max_terrains);
+  options.limits.max_mesh_triangles = absl::GetFlag(FLAGS_max_mesh_triangles);
+  options.limits.max_heightfield_samples =
+      absl::GetFlag(FLAGS_max_heightfield_samples);
+  options.limits.max_inline_heightfield_samples =
+      absl::GetFlag(FLAGS_max_inline_heightfield_samples);
+  options.limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
   options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (!Positive("max_rigs", options.limits.max_rigs) ||
       !Positive("max_joints_per_rig", options.limits.max_joints_per_rig) ||
@@ -78,17 +117,20 @@ int main(int argc, char** argv) {
       !Positive("max_parts_per_rig", options.limits.max_parts_per_rig) ||
       !Positive("max_goals_per_request",
                 options.limits.max_goals_per_request) ||
+      !Positive("max_terrains", options.limits.max_terrains) ||
+      !Positive("max_mesh_triangles", options.limits.max_mesh_triangles) ||
+      !Positive("max_heightfield_samples",
+                options.limits.max_heightfield_samples) ||
+      !Positive("max_inline_heightfield_samples",
+                options.limits.max_inline_heightfield_samples) ||
+      !Positive("max_ground_shapes", options.limits.max_ground_shapes) ||
       !Positive("max_message_bytes", options.max_receive_message_bytes)) {
     return 2;
   }
   // The built-in default points at the source tree's examples; when that is
   // not there (an installed binary), start empty instead of failing.
-  if (options.rig_dir == IK_DEFAULT_RIG_DIR &&
-      !std::filesystem::is_directory(options.rig_dir)) {
-    absl::FPrintF(stderr, "ikd: default rig directory %s not found; no rigs\n",
-                  options.rig_dir);
-    options.rig_dir.clear();
-  }
+  DropMissingDefault(options.rig_dir, IK_DEFAULT_RIG_DIR, "rig");
+  DropMissingDefault(options.terrain_dir, IK_DEFAULT_TERRAIN_DIR, "terrain");
 
   auto server = ik::server::IkServer::Start(options);
   if (!server.ok()) {
@@ -96,9 +138,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
-  absl::FPrintF(stderr, "ikd: listening on %s:%d (%d rigs from %s)\n", host,
-                (*server)->port(), (*server)->loaded_rigs(),
-                options.rig_dir.empty() ? "nowhere" : options.rig_dir);
+  absl::FPrintF(
+      stderr,
+      "ikd: listening on %s:%d (%d rigs from %s, %d terrains from %s)\n", host,
+      (*server)->port(), (*server)->loaded_rigs(),
+      options.rig_dir.empty() ? "nowhere" : options.rig_dir,
+      (*server)->loaded_terrains(),
+      options.terrain_dir.empty() ? "nowhere" : options.terrain_dir);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

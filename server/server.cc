@@ -7,14 +7,15 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "server/rig_loader.h"
+#include "server/directory_loader.h"
 
 namespace ik::server {
 
 IkServer::IkServer(const ServerOptions& options)
     : options_(options),
       registry_(options.limits.max_rigs),
-      service_(registry_, options.limits) {}
+      terrains_(options.limits.max_terrains),
+      service_(registry_, terrains_, options.limits) {}
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }
 
@@ -26,6 +27,12 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
         LoadRigDirectory(options.rig_dir, options.limits, server->registry_);
     if (!loaded.ok()) return loaded.status();
     server->loaded_rigs_ = *loaded;
+  }
+  if (!options.terrain_dir.empty()) {
+    absl::StatusOr<int> loaded = LoadTerrainDirectory(
+        options.terrain_dir, options.limits, server->terrains_);
+    if (!loaded.ok()) return loaded.status();
+    server->loaded_terrains_ = *loaded;
   }
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -20,6 +20,7 @@
 #include "server/ik_service.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
+#include "server/terrain_registry.h"
 
 namespace ik::server {
 
@@ -28,6 +29,9 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:50051";
   // Directory of *.json rigs registered before serving; empty: none.
   std::string rig_dir;
+  // Directory of *.json terrains (ik.v1.Terrain) registered before serving;
+  // empty: none.
+  std::string terrain_dir;
   ServiceLimits limits;
   // Largest request the server accepts, bytes.
   int max_receive_message_bytes = 4 * 1024 * 1024;
@@ -36,9 +40,9 @@ struct ServerOptions {
 // Owns the gRPC server and everything it serves. Thread-safe.
 class IkServer {
  public:
-  // Loads the rig directory, then starts serving. A bad rig file fails the
-  // start with the file and field in the message; a port that cannot be
-  // bound gives UNAVAILABLE.
+  // Loads the rig and terrain directories, then starts serving. A bad file
+  // fails the start with the file and field in the message; a port that cannot
+  // be bound gives UNAVAILABLE.
   static absl::StatusOr<std::unique_ptr<IkServer>> Start(
       const ServerOptions& options);
 
@@ -47,8 +51,11 @@ class IkServer {
   // The port actually bound.
   int port() const { return port_; }
   RigRegistry& registry() { return registry_; }
+  TerrainRegistry& terrains() { return terrains_; }
   // Rigs loaded from the rig directory at start.
   int loaded_rigs() const { return loaded_rigs_; }
+  // Terrains loaded from the terrain directory at start.
+  int loaded_terrains() const { return loaded_terrains_; }
 
   // Stops accepting calls and marks health NOT_SERVING; calls in flight get
   // until `grace` to finish, then are cancelled. Returns when all are done.
@@ -60,10 +67,12 @@ class IkServer {
 
   ServerOptions options_;
   RigRegistry registry_;
+  TerrainRegistry terrains_;
   IkService service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   int loaded_rigs_ = 0;
+  int loaded_terrains_ = 0;
   bool shut_down_ = false;
 };
 

@@ -16,6 +16,17 @@ struct ServiceLimits {
   int max_parts_per_rig = 64;
   // Goals in one SolveChain request.
   int max_goals_per_request = 64;
+  // Terrains held by the terrain registry at once.
+  int max_terrains = 256;
+  // Triangles, and vertices, in one registered mesh (each).
+  int max_mesh_triangles = 1 << 20;
+  // Samples in one registered heightfield.
+  int max_heightfield_samples = 1 << 22;
+  // Samples in one heightfield sent inline with a GroundFeet request.
+  int max_inline_heightfield_samples = 1 << 16;
+  // Planes, inline heightfields and terrains in one GroundFeet request
+  // (together).
+  int max_ground_shapes = 64;
 };
 
 }  // namespace ik::server

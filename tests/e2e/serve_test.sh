@@ -90,6 +90,60 @@ out=$("$IKCTL" --server="$SERVER" dynamics --rig tail --steps 3 --json) \
 [[ $(grep -c '"previous_positions"' <<<"$out") -ge 3 ]] \
   || fail "dynamics --json: $out"
 
+# GroundFeet (issue 5's "done when"): register the bundled stairs mesh and
+# put the humanoid's feet on them. Standing at floor level in front of step
+# 2, both soles go up onto its tread (y = 0.3); turned sideways across the
+# edge between steps 1 and 2, one foot lands on each tread.
+terrains=$("$IKCTL" --server="$SERVER" terrain list) || fail "terrain list"
+grep -q '^slope .* heightfield ' <<<"$terrains" || fail "slope: $terrains"
+sed 's/"name": "stairs"/"name": "e2e_stairs"/' \
+  "$REPO/examples/terrains/stairs.json" >"$WORK/stairs.json"
+out=$("$IKCTL" --server="$SERVER" terrain register "$WORK/stairs.json") \
+  || fail "terrain register: $out"
+grep -q '^e2e_stairs sha256:.* (created)$' <<<"$out" || fail "register: $out"
+out=$("$IKCTL" --server="$SERVER" terrain list) || fail "terrain list"
+grep -q '^e2e_stairs .* mesh  *26 ' <<<"$out" || fail "terrain list: $out"
+
+# Each foot's grounded, reached and contact y from --json, one line per
+# foot, then the pelvis drop.
+feet() {
+  python3 -c 'import json, sys
+answer = json.load(sys.stdin)
+for foot in answer["feet"]:
+    print(foot["grounded"], foot["reached"], "%.6f" % foot["contact_point"]["y"])
+print("drop %.6f" % answer["pelvis_drop"])'
+}
+out=$("$IKCTL" --server="$SERVER" ground --rig humanoid --terrain e2e_stairs \
+  --root 0,0,0.45 --json) || fail "ground: $out"
+got=$(feet <<<"$out") || fail "ground --json: $out"
+[[ "$got" == $'True True 0.300000\nTrue True 0.300000\ndrop 0.000000' ]] \
+  || fail "feet not on step 2: $got"
+printf '%s\n' '{"root": {"translation": {"x": 0, "y": 0.3, "z": 0.3},' \
+  '"rotation": {"x": 0, "y": 0.7071067811865476, "z": 0,' \
+  '"w": 0.7071067811865476}}}' >"$WORK/sideways.json"
+out=$("$IKCTL" --server="$SERVER" ground --rig humanoid --terrain e2e_stairs \
+  --pose "$WORK/sideways.json" --json) || fail "ground sideways: $out"
+got=$(feet <<<"$out") || fail "ground --json: $out"
+[[ "$got" == $'True True 0.150000\nTrue True 0.300000\ndrop 0.150506' ]] \
+  || fail "feet not on steps 1 and 2: $got"
+out=$("$IKCTL" --server="$SERVER" ground --rig humanoid \
+  --plane 0,0.1,0,0,1,0 --plane 0,-1,0,0,1,0 --weights 1,0.5) \
+  || fail "ground planes: $out"
+grep -q '^left_leg  *yes  *yes  *(0.090000, 0.100000, ' <<<"$out" \
+  || fail "ground planes readable: $out"
+code=0
+err=$("$IKCTL" --server="$SERVER" ground --rig humanoid --terrain nowhere \
+  2>&1) || code=$?
+[[ $code -eq 1 ]] || fail "unknown terrain exit code $code"
+grep -q "NOT_FOUND: ground.terrains\[0\]: terrain 'nowhere'" <<<"$err" \
+  || fail "unknown terrain: $err"
+code=0
+"$IKCTL" --server="$SERVER" ground --rig humanoid --plane 0,0,0 \
+  2>/dev/null || code=$?
+[[ $code -eq 2 ]] || fail "bad --plane exit code $code"
+out=$("$IKCTL" --server="$SERVER" terrain delete e2e_stairs) || fail "delete"
+grep -q '^deleted e2e_stairs sha256:' <<<"$out" || fail "delete: $out"
+
 code=0
 "$IKCTL" --server="$SERVER" frobnicate 2>/dev/null || code=$?
 [[ $code -eq 2 ]] || fail "usage error exit code $code"

@@ -88,11 +88,11 @@ TEST(ConvertTest, PrefixStartsEveryRigError) {
 TEST(ConvertTest, RevisionDependsOnContentOnly) {
   absl::StatusOr<Rig> rig = RigFromProto(ArmRig(), ServiceLimits(), "");
   ASSERT_TRUE(rig.ok());
-  const std::string revision = RigRevision(NormalizedRig(ArmRig(), *rig));
-  EXPECT_EQ(revision, RigRevision(NormalizedRig(ArmRig(), *rig)));
+  const std::string revision = ContentRevision(NormalizedRig(ArmRig(), *rig));
+  EXPECT_EQ(revision, ContentRevision(NormalizedRig(ArmRig(), *rig)));
   v1::Rig renamed = ArmRig();
   renamed.set_name("arm2");
-  EXPECT_NE(revision, RigRevision(renamed));
+  EXPECT_NE(revision, ContentRevision(renamed));
 }
 
 TEST(ConvertTest, PoseOverridesByNameAndIndex) {

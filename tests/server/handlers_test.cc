@@ -180,7 +180,8 @@ void ExpectFiniteAnswer(const v1::SolveChainResponse& response) {
 
 TEST(HandlersRobustnessTest, RandomSolveRequestsNeverCrash) {
   RigRegistry registry(8);
-  IkHandlers handlers(registry, ServiceLimits());
+  TerrainRegistry terrains(8);
+  IkHandlers handlers(registry, terrains, ServiceLimits());
   v1::RegisterRigRequest arm;
   *arm.mutable_rig() = ArmRig();
   v1::RegisterRigResponse registered;
@@ -208,7 +209,8 @@ TEST(HandlersRobustnessTest, RandomSolveRequestsNeverCrash) {
 
 TEST(HandlersRobustnessTest, RandomRigsAreRegisteredWholeOrNotAtAll) {
   RigRegistry registry(1024);
-  IkHandlers handlers(registry, ServiceLimits());
+  TerrainRegistry terrains(8);
+  IkHandlers handlers(registry, terrains, ServiceLimits());
   RandomInput random(7);
   int accepted = 0;
   for (int i = 0; i < 20000; ++i) {

@@ -1,11 +1,10 @@
-#include "server/rig_loader.h"
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/directory_loader.h"
 
 namespace ik::server {
 namespace {

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <memory>
+#include <ostream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -15,6 +17,28 @@
 #include "tests/server/test_rigs.h"
 
 namespace ik::server {
+
+// One case of a parameterised error test: how it spoils a good request, and
+// the status code and start of the message that must come back. Printed
+// (and, with BadRequestName, named) after `name`.
+template <typename Request>
+struct BadRequest {
+  const char* name;
+  void (*mutate)(Request&);
+  grpc::StatusCode code;
+  const char* message;
+
+  friend void PrintTo(const BadRequest& bad, std::ostream* out) {
+    *out << bad.name;
+  }
+};
+
+struct BadRequestName {
+  template <typename Info>
+  std::string operator()(const Info& info) const {
+    return info.param.name;
+  }
+};
 
 class IkServiceTest : public ::testing::Test {
  protected:

@@ -206,13 +206,7 @@ TEST_F(StepDynamicsTest, ReportsWhyAChainStartedFromRest) {
   EXPECT_EQ(response.results(0).substeps(), 16);
 }
 
-// One bad request: its status code and message.
-struct BadStep {
-  const char* name;
-  void (*mutate)(v1::StepDynamicsRequest&);
-  grpc::StatusCode code;
-  const char* message;
-};
+using BadStep = BadRequest<v1::StepDynamicsRequest>;
 
 class StepDynamicsErrorTest : public StepDynamicsTest,
                               public ::testing::WithParamInterface<BadStep> {};
@@ -288,7 +282,7 @@ INSTANTIATE_TEST_SUITE_P(
                   NAN);
             },
             grpc::StatusCode::INVALID_ARGUMENT, "pose.root.translation"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    BadRequestName());
 
 TEST_F(StepDynamicsTest, ARigWithoutDynamicChainsIsAPreconditionFailure) {
   RegisterArm();
@@ -300,13 +294,7 @@ TEST_F(StepDynamicsTest, ARigWithoutDynamicChainsIsAPreconditionFailure) {
   EXPECT_THAT(status.error_message(), HasSubstr("no dynamic chains"));
 }
 
-// A bad rig part: its status code and message at registration.
-struct BadPart {
-  const char* name;
-  void (*mutate)(v1::Rig&);
-  grpc::StatusCode code;
-  const char* message;
-};
+using BadPart = BadRequest<v1::Rig>;
 
 class RigPartsErrorTest : public StepDynamicsTest,
                           public ::testing::WithParamInterface<BadPart> {};
@@ -402,7 +390,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadPart{"ZeroForward",
                 [](v1::Rig& r) { *r.mutable_forward() = Vec(0, 0, 0); },
                 grpc::StatusCode::INVALID_ARGUMENT, "rig.forward"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    BadRequestName());
 
 }  // namespace
 }  // namespace ik::server

@@ -1,5 +1,7 @@
 #include "tests/server/test_rigs.h"
 
+#include <cstdint>
+
 namespace ik::testing {
 
 v1::Vec3 Vec(double x, double y, double z) {
@@ -17,6 +19,33 @@ v1::Quat Rotation(double x, double y, double z, double w) {
   q.set_z(z);
   q.set_w(w);
   return q;
+}
+
+v1::TriangleMesh GridMesh(int cells_x, int cells_z, double spacing,
+                          double min_x, double min_z, double base_y,
+                          double slope_z) {
+  v1::TriangleMesh mesh;
+  for (int k = 0; k <= cells_z; ++k) {
+    for (int i = 0; i <= cells_x; ++i) {
+      const double z = min_z + k * spacing;
+      mesh.add_vertices(min_x + i * spacing);
+      mesh.add_vertices(base_y + slope_z * z);
+      mesh.add_vertices(z);
+    }
+  }
+  const auto vertex = [&](int i, int k) {
+    return static_cast<uint32_t>(k * (cells_x + 1) + i);
+  };
+  for (int k = 0; k < cells_z; ++k) {
+    for (int i = 0; i < cells_x; ++i) {
+      for (uint32_t index :
+           {vertex(i, k), vertex(i + 1, k), vertex(i + 1, k + 1), vertex(i, k),
+            vertex(i + 1, k + 1), vertex(i, k + 1)}) {
+        mesh.add_indices(index);
+      }
+    }
+  }
+  return mesh;
 }
 
 v1::Rig ArmRig() {

@@ -66,6 +66,20 @@ class Client {
   // back with the next step (ik.proto documents the state).
   absl::StatusOr<v1::StepDynamicsResponse> StepDynamics(
       const v1::StepDynamicsRequest& request);
+  // Puts a character's feet on the request's ground (planes, inline
+  // heightfields, registered terrains).
+  absl::StatusOr<v1::GroundFeetResponse> GroundFeet(
+      const v1::GroundFeetRequest& request);
+
+  // Terrains (heightfields and triangle meshes) for GroundFeet to name.
+  // A large mesh may need a longer deadline (the server builds its BVH) and
+  // a larger --max_message_bytes on the server.
+  absl::StatusOr<v1::RegisterTerrainResponse> RegisterTerrain(
+      const v1::Terrain& terrain, bool replace = false);
+  absl::StatusOr<v1::ListTerrainsResponse> ListTerrains();
+  // `revision`, when non-empty, must match the registered one.
+  absl::StatusOr<v1::DeleteTerrainResponse> DeleteTerrain(
+      absl::string_view name, absl::string_view revision = "");
 
   // The gRPC health status of `service` ("" for the whole server): OK with
   // true when SERVING, false otherwise; an error when the server cannot be
@@ -75,8 +89,13 @@ class Client {
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
  private:
-  // A context whose deadline is now + deadline_.
-  std::unique_ptr<grpc::ClientContext> NewContext() const;
+  // One unary call of `method` with a fresh context whose deadline is now +
+  // deadline_.
+  template <typename Request, typename Response>
+  absl::StatusOr<Response> Call(
+      grpc::Status (v1::IkService::Stub::*method)(grpc::ClientContext*,
+                                                  const Request&, Response*),
+      const Request& request) const;
 
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::IkService::Stub> stub_;

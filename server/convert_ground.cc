@@ -1,0 +1,126 @@
+#include "server/convert_ground.h"
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "ik/math.h"
+#include "ik/rig.h"
+#include "server/convert.h"
+
+namespace ik::server {
+namespace {
+
+absl::Status TooLarge(absl::string_view path, absl::string_view what,
+                      int64_t count, int limit, absl::string_view flag) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(path, ": ", count, " ", what, " exceed the limit of ", limit,
+                   " (ikd --", flag, ")"));
+}
+
+}  // namespace
+
+absl::StatusOr<GroundPlane> PlaneFromProto(const v1::Plane& plane,
+                                           absl::string_view path) {
+  GroundPlaneDefinition definition;
+  definition.point = FromProto(plane.point());
+  if (plane.has_normal()) definition.normal = FromProto(plane.normal());
+  if (plane.has_rectangle_xz()) {
+    const v1::RectangleXZ& rectangle = plane.rectangle_xz();
+    definition.rectangle_xz = RectangleXZ{rectangle.min_x(), rectangle.max_x(),
+                                          rectangle.min_z(), rectangle.max_z()};
+  }
+  if (plane.has_radius()) definition.radius = plane.radius();
+  return GroundPlane::Create(definition, path);
+}
+
+absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
+                                                 int max_samples,
+                                                 absl::string_view limit_flag,
+                                                 absl::string_view path) {
+  const int64_t samples = static_cast<int64_t>(field.columns()) * field.rows();
+  const std::string heights_path = absl::StrCat(path, ".heights");
+  if (field.columns() >= 2 && field.rows() >= 2 && samples > max_samples) {
+    return TooLarge(
+        heights_path,
+        absl::StrCat("samples (", field.columns(), " x ", field.rows(), ")"),
+        samples, max_samples, limit_flag);
+  }
+  if (field.heights_size() > max_samples) {
+    return TooLarge(heights_path, "heights", field.heights_size(), max_samples,
+                    limit_flag);
+  }
+  HeightfieldDefinition definition;
+  definition.origin = FromProto(field.origin());
+  definition.spacing_x = field.spacing_x();
+  definition.spacing_z = field.spacing_z();
+  definition.columns = field.columns();
+  definition.rows = field.rows();
+  definition.heights.assign(field.heights().begin(), field.heights().end());
+  return Heightfield::Create(std::move(definition), path);
+}
+
+absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
+                                           int max_triangles,
+                                           absl::string_view path) {
+  const std::string vertices_path = absl::StrCat(path, ".vertices");
+  if (mesh.vertices_size() % 3 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(vertices_path, ": ", mesh.vertices_size(),
+                     " values, not a multiple of 3 (x, y, z per vertex)"));
+  }
+  const int vertex_count = mesh.vertices_size() / 3;
+  if (vertex_count > max_triangles) {
+    return TooLarge(vertices_path, "vertices", vertex_count, max_triangles,
+                    "max_mesh_triangles");
+  }
+  if (mesh.indices_size() / 3 > max_triangles) {
+    return TooLarge(absl::StrCat(path, ".indices"), "triangles",
+                    mesh.indices_size() / 3, max_triangles,
+                    "max_mesh_triangles");
+  }
+  for (int i = 0; i < mesh.vertices_size(); ++i) {
+    const double value = mesh.vertices(i);
+    if (!std::isfinite(value)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(vertices_path, "[", i, "]: not finite"));
+    }
+    if (std::abs(value) > kMaxCoordinate) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(vertices_path, "[", i, "]: ", value, " is beyond ",
+                       kMaxCoordinate, " m"));
+    }
+  }
+  TriangleMeshDefinition definition;
+  definition.vertices.reserve(vertex_count);
+  for (int v = 0; v < vertex_count; ++v) {
+    definition.vertices.emplace_back(mesh.vertices(3 * v),
+                                     mesh.vertices(3 * v + 1),
+                                     mesh.vertices(3 * v + 2));
+  }
+  definition.indices.assign(mesh.indices().begin(), mesh.indices().end());
+  return TriangleMesh::Create(std::move(definition), path);
+}
+
+absl::Status ValidateTerrainName(absl::string_view name,
+                                 absl::string_view path) {
+  if (name.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": required"));
+  }
+  if (name.size() > static_cast<size_t>(kMaxNameLength)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": ", name.size(), " characters, at most ", kMaxNameLength));
+  }
+  for (char c : name) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' &&
+        c != '.' && c != '-') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": '", name, "' has a character outside [A-Za-z0-9_.-]"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik::server

@@ -1,0 +1,196 @@
+// IkHandlers::GroundFeet: the grounding pass over the request's ground.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "ik/grounding.h"
+#include "ik/terrain.h"
+#include "server/convert.h"
+#include "server/convert_ground.h"
+#include "server/handlers.h"
+
+namespace ik::server {
+namespace {
+
+// The ground of one request, owned for the call: inline planes and patches,
+// and the registered terrains pinned (a terrain deleted or replaced meanwhile
+// stays alive until the call ends).
+class RequestGround {
+ public:
+  absl::Status Build(const v1::Ground& ground, const TerrainRegistry& terrains,
+                     const ServiceLimits& limits) {
+    const int shapes = ground.planes_size() + ground.heightfields_size() +
+                       ground.terrains_size();
+    if (shapes > limits.max_ground_shapes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("ground: ", shapes,
+                       " planes, heightfields and terrains exceed the "
+                       "limit of ",
+                       limits.max_ground_shapes, " (ikd --max_ground_shapes)"));
+    }
+    planes_.reserve(ground.planes_size());
+    for (int i = 0; i < ground.planes_size(); ++i) {
+      absl::StatusOr<GroundPlane> plane = PlaneFromProto(
+          ground.planes(i), absl::StrCat("ground.planes[", i, "]"));
+      if (!plane.ok()) return plane.status();
+      planes_.push_back(*std::move(plane));
+    }
+    patches_.reserve(ground.heightfields_size());
+    for (int i = 0; i < ground.heightfields_size(); ++i) {
+      absl::StatusOr<Heightfield> field = HeightfieldFromProto(
+          ground.heightfields(i), limits.max_inline_heightfield_samples,
+          "max_inline_heightfield_samples",
+          absl::StrCat("ground.heightfields[", i, "]"));
+      if (!field.ok()) return field.status();
+      patches_.push_back(*std::move(field));
+    }
+    for (const Heightfield& field : patches_) heightfields_.push_back(&field);
+    for (int i = 0; i < ground.terrains_size(); ++i) {
+      const std::string path = absl::StrCat("ground.terrains[", i, "]");
+      if (ground.terrains(i).empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(path, ": empty name"));
+      }
+      absl::StatusOr<std::shared_ptr<const TerrainEntry>> entry =
+          terrains.Get(ground.terrains(i));
+      if (!entry.ok()) {
+        return absl::Status(entry.status().code(),
+                            absl::StrCat(path, ": ", entry.status().message()));
+      }
+      const TerrainEntry& terrain = **entry;
+      if (terrain.mesh.has_value()) meshes_.push_back(&*terrain.mesh);
+      if (terrain.heightfield.has_value()) {
+        heightfields_.push_back(&*terrain.heightfield);
+      }
+      pinned_.push_back(*std::move(entry));
+    }
+    return absl::OkStatus();
+  }
+
+  Ground view() const {
+    Ground ground;
+    ground.planes = planes_;
+    ground.heightfields = heightfields_;
+    ground.meshes = meshes_;
+    return ground;
+  }
+
+  const std::vector<std::shared_ptr<const TerrainEntry>>& terrains() const {
+    return pinned_;
+  }
+
+ private:
+  std::vector<GroundPlane> planes_;
+  std::vector<Heightfield> patches_;
+  std::vector<std::shared_ptr<const TerrainEntry>> pinned_;
+  std::vector<const Heightfield*> heightfields_;
+  std::vector<const TriangleMesh*> meshes_;
+};
+
+// The core names the pose "locals"; the request calls it "pose".
+absl::Status RequestError(const absl::Status& status) {
+  absl::string_view message = status.message();
+  if (absl::ConsumePrefix(&message, "locals")) {
+    return absl::Status(status.code(), absl::StrCat("pose", message));
+  }
+  return status;
+}
+
+}  // namespace
+
+absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
+                                    v1::GroundFeetResponse& response) {
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      PinnedRig(request.rig(), request.revision());
+  if (!entry.ok()) return entry.status();
+  const Rig& rig = (*entry)->rig;
+  if (rig.legs().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "rig: '", rig.name(), "' has no legs (Rig.legs) to ground"));
+  }
+  absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
+  if (!pose.ok()) return pose.status();
+  RequestGround ground;
+  if (absl::Status status = ground.Build(request.ground(), terrains_, limits_);
+      !status.ok()) {
+    return status;
+  }
+
+  const size_t legs = rig.legs().size();
+  std::vector<double> weights(request.weights().begin(),
+                              request.weights().end());
+  if (weights.empty()) weights.assign(legs, 1.0);
+  std::vector<Vec3> previous_offsets;
+  std::optional<GroundSmoothing> smoothing;
+  if (request.has_smoothing()) {
+    const v1::GroundSmoothing& in = request.smoothing();
+    for (const v1::Vec3& offset : in.previous_foot_offsets()) {
+      previous_offsets.push_back(FromProto(offset));
+    }
+    smoothing.emplace();
+    smoothing->previous_pelvis_drop = in.previous_pelvis_drop();
+    smoothing->previous_foot_offsets = previous_offsets;
+    smoothing->delta_time = in.delta_time();
+    if (in.has_max_pelvis_speed()) {
+      smoothing->max_pelvis_speed = in.max_pelvis_speed();
+    }
+    if (in.has_max_foot_speed()) {
+      smoothing->max_foot_speed = in.max_foot_speed();
+    }
+  }
+
+  std::vector<FootResult> feet(legs);
+  GroundFeetReport report;
+  GroundFeetJob job;
+  job.rig = &rig;
+  job.root = pose->root;
+  job.locals = absl::MakeSpan(pose->locals);
+  job.ground = ground.view();
+  job.weights = weights;
+  job.smoothing = smoothing;
+  if (request.has_tolerance()) job.tolerance = request.tolerance();
+  job.feet = absl::MakeSpan(feet);
+  job.report = &report;
+  if (absl::Status status = job.Run(); !status.ok()) {
+    return RequestError(status);
+  }
+
+  response.set_revision((*entry)->revision);
+  response.set_pelvis_drop(report.pelvis_drop);
+  response.set_pelvis_drop_target(report.pelvis_drop_target);
+  response.set_pelvis_drop_clamped(report.pelvis_drop_clamped);
+  *response.mutable_root_offset() = ToProto(report.root_offset);
+  for (size_t l = 0; l < legs; ++l) {
+    const Leg& leg = rig.legs()[l];
+    for (int joint : {leg.hip, leg.knee, leg.ankle}) {
+      AddJointRotation(rig, joint, pose->locals[joint].rotation,
+                       response.mutable_rotations());
+    }
+    const FootResult& foot = feet[l];
+    v1::FootResult* out = response.add_feet();
+    out->set_leg(leg.name);
+    out->set_ground_found(foot.ground_found);
+    if (foot.ground_found) {
+      *out->mutable_contact_point() = ToProto(foot.contact_point);
+      *out->mutable_contact_normal() = ToProto(foot.contact_normal);
+    }
+    out->set_grounded(foot.grounded);
+    *out->mutable_goal() = ToProto(foot.goal);
+    out->set_reached(foot.reached);
+    out->set_moved(foot.moved);
+    *out->mutable_foot_offset() = ToProto(foot.foot_offset);
+    out->set_tilt(foot.tilt);
+    out->set_tilt_clamped(foot.tilt_clamped);
+  }
+  for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
+    response.add_terrain_revisions(terrain->revision);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik::server

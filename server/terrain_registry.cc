@@ -1,0 +1,66 @@
+#include "server/terrain_registry.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "server/convert.h"
+#include "server/convert_ground.h"
+
+namespace ik::server {
+
+v1::TerrainKind TerrainEntry::kind() const {
+  return mesh.has_value() ? v1::TERRAIN_KIND_MESH
+                          : v1::TERRAIN_KIND_HEIGHTFIELD;
+}
+
+int TerrainEntry::vertex_count() const {
+  return mesh.has_value() ? mesh->vertex_count()
+                          : heightfield->columns() * heightfield->rows();
+}
+
+int TerrainEntry::triangle_count() const {
+  return mesh.has_value() ? mesh->triangle_count()
+                          : heightfield->triangle_count();
+}
+
+const Aabb& TerrainEntry::bounds() const {
+  return mesh.has_value() ? mesh->bounds() : heightfield->bounds();
+}
+
+absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
+    const v1::Terrain& terrain, const ServiceLimits& limits,
+    absl::string_view prefix) {
+  if (absl::Status status =
+          ValidateTerrainName(terrain.name(), absl::StrCat(prefix, "name"));
+      !status.ok()) {
+    return status;
+  }
+  auto entry = std::make_shared<TerrainEntry>();
+  entry->terrain_name = terrain.name();
+  switch (terrain.shape_case()) {
+    case v1::Terrain::kHeightfield: {
+      absl::StatusOr<Heightfield> field = HeightfieldFromProto(
+          terrain.heightfield(), limits.max_heightfield_samples,
+          "max_heightfield_samples", absl::StrCat(prefix, "heightfield"));
+      if (!field.ok()) return field.status();
+      entry->heightfield.emplace(*std::move(field));
+      break;
+    }
+    case v1::Terrain::kMesh: {
+      absl::StatusOr<TriangleMesh> mesh =
+          MeshFromProto(terrain.mesh(), limits.max_mesh_triangles,
+                        absl::StrCat(prefix, "mesh"));
+      if (!mesh.ok()) return mesh.status();
+      entry->mesh.emplace(*std::move(mesh));
+      break;
+    }
+    case v1::Terrain::SHAPE_NOT_SET:
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix, "shape: one of heightfield or mesh is required"));
+  }
+  entry->revision = ContentRevision(terrain);
+  return std::shared_ptr<const TerrainEntry>(std::move(entry));
+}
+
+}  // namespace ik::server

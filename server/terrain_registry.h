@@ -1,0 +1,52 @@
+// The terrain registry: named, immutable heightfields and triangle meshes
+// (with their BVH) that GroundFeet requests name, shared like the rigs
+// (server/registry.h). Thread-safe.
+#ifndef IK_SERVER_TERRAIN_REGISTRY_H_
+#define IK_SERVER_TERRAIN_REGISTRY_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ik/aabb.h"
+#include "ik/heightfield.h"
+#include "ik/triangle_mesh.h"
+#include "ik/v1/ik.pb.h"
+#include "server/registry.h"
+#include "server/service_limits.h"
+
+namespace ik::server {
+
+// One registered terrain: exactly one of `heightfield` and `mesh` is set.
+// The definition is not kept (a large mesh would be held twice).
+struct TerrainEntry {
+  std::string terrain_name;
+  std::string revision;
+  std::optional<Heightfield> heightfield;
+  std::optional<TriangleMesh> mesh;
+
+  const std::string& name() const { return terrain_name; }
+  v1::TerrainKind kind() const;
+  int vertex_count() const;
+  int triangle_count() const;
+  const Aabb& bounds() const;
+};
+
+// Validates `terrain` (name, shape, size limits) and builds it, BVH
+// included, outside any lock. `prefix` starts error messages ("terrain."
+// for requests, "<file>: " for files).
+absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
+    const v1::Terrain& terrain, const ServiceLimits& limits,
+    absl::string_view prefix);
+
+class TerrainRegistry : public Registry<TerrainEntry> {
+ public:
+  explicit TerrainRegistry(int max_terrains)
+      : Registry("terrain", max_terrains) {}
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_TERRAIN_REGISTRY_H_

@@ -1,0 +1,986 @@
+// GroundFeet through a real channel: the example humanoid on planes, a step,
+// the bundled slope and stairs and inline heightfields; planted weights,
+// stateless smoothing, determinism, rigid bones, and every error path of the
+// request. Every answer is checked by forward kinematics of the returned
+// rotations (the test's own, from the rig's rest pose and the answer).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "gtest/gtest.h"
+#include "ik/forward_kinematics.h"
+#include "ik/math.h"
+#include "ik/rig_json.h"
+#include "server/convert.h"
+#include "tests/server/service_fixture.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::Vec;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// The humanoid's legs (examples/rigs/humanoid.json).
+constexpr double kAnkleHeight = 0.07;
+constexpr double kMaxPelvisDrop = 0.3;
+// The bundled slope: rising 12 degrees along +Z, zero at z = 0.
+const double kSlopeAngle = 12.0 * kPi / 180.0;
+
+std::string DeterministicBytes(const google::protobuf::Message& message) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    EXPECT_TRUE(message.SerializeToCodedStream(&coded));
+  }
+  return bytes;
+}
+
+// An infinite level plane at height `y`.
+v1::Plane LevelPlane(double y) {
+  v1::Plane plane;
+  *plane.mutable_point() = Vec(0, y, 0);
+  return plane;
+}
+
+// A level plane at height `y` over the rectangle only.
+v1::Plane LevelRectangle(double y, double min_x, double max_x, double min_z,
+                         double max_z) {
+  v1::Plane plane = LevelPlane(y);
+  v1::RectangleXZ* rectangle = plane.mutable_rectangle_xz();
+  rectangle->set_min_x(min_x);
+  rectangle->set_max_x(max_x);
+  rectangle->set_min_z(min_z);
+  rectangle->set_max_z(max_z);
+  return plane;
+}
+
+// A bumpy 6 x 6 patch around the humanoid's feet (x in [-0.25, 0.25],
+// z in [-0.2, 0.3]), 2 to 5 cm above `base_y`.
+v1::Heightfield BumpyPatch(double base_y) {
+  v1::Heightfield field;
+  *field.mutable_origin() = Vec(-0.25, base_y, -0.2);
+  field.set_spacing_x(0.1);
+  field.set_spacing_z(0.1);
+  field.set_columns(6);
+  field.set_rows(6);
+  for (int row = 0; row < 6; ++row) {
+    for (int column = 0; column < 6; ++column) {
+      field.add_heights(0.035 + 0.01 * std::sin(1.3 * column) +
+                        0.005 * std::cos(0.7 * row + column));
+    }
+  }
+  return field;
+}
+
+// A rotation of `angle` radians about +Y, in wire order.
+v1::Quat AboutY(double angle) {
+  return ::ik::testing::Rotation(0, std::sin(angle / 2), 0,
+                                 std::cos(angle / 2));
+}
+
+// Whether two unit quaternions are the same rotation within `epsilon` per
+// component (q and -q are the same rotation).
+bool SameRotation(const Quat& a, const Quat& b, double epsilon) {
+  const double sign = glm::dot(a, b) < 0.0 ? -1.0 : 1.0;
+  return std::abs(a.w - sign * b.w) <= epsilon &&
+         std::abs(a.x - sign * b.x) <= epsilon &&
+         std::abs(a.y - sign * b.y) <= epsilon &&
+         std::abs(a.z - sign * b.z) <= epsilon;
+}
+
+class GroundFeetTest : public IkServiceTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.terrain_dir = std::string(IK_EXAMPLES_DIR) + "/terrains";
+    StartServer(options);
+    if (HasFatalFailure()) return;
+    absl::StatusOr<v1::Rig> rig =
+        ReadRigFile(std::string(IK_EXAMPLES_DIR) + "/rigs/humanoid.json");
+    ASSERT_TRUE(rig.ok()) << rig.status();
+    v1::RegisterRigResponse response;
+    grpc::Status status = Register(*rig, false, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    revision_ = response.revision();
+    absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+        server_->registry().Get("humanoid");
+    ASSERT_TRUE(entry.ok()) << entry.status();
+    humanoid_ = *std::move(entry);
+    ASSERT_EQ(humanoid().legs().size(), 2u);
+    // The rest pose at the origin: both soles at the same height, about
+    // half a millimetre above y = 0.
+    const std::vector<Transform> rest = World(Request(), nullptr);
+    sole_y_ = Ankle(rest, 0).y - kAnkleHeight;
+    ASSERT_NEAR(Ankle(rest, 1).y - kAnkleHeight, sole_y_, 1e-12);
+    ASSERT_NEAR(sole_y_, 0.0005, 1e-3);
+  }
+
+  const Rig& humanoid() const { return humanoid_->rig; }
+
+  // The humanoid standing at the origin in its rest pose, on no ground.
+  static v1::GroundFeetRequest Request() {
+    v1::GroundFeetRequest request;
+    request.set_rig("humanoid");
+    return request;
+  }
+
+  grpc::Status GroundFeet(const v1::GroundFeetRequest& request,
+                          v1::GroundFeetResponse* response) {
+    return stub_->GroundFeet(Context().get(), request, response);
+  }
+
+  // Runs `request`, which must succeed, and checks what holds for every
+  // answer: one result per leg, rigid legs, and reached feet whose ankles
+  // (by forward kinematics of the answer) are within the tolerance of their
+  // goals.
+  v1::GroundFeetResponse Ground(const v1::GroundFeetRequest& request) {
+    v1::GroundFeetResponse response;
+    grpc::Status status = GroundFeet(request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    if (!status.ok()) return response;
+    EXPECT_EQ(response.revision(), revision_);
+    EXPECT_EQ(response.rotations_size(), 6);
+    EXPECT_EQ(response.feet_size(), 2);
+    if (response.feet_size() != 2) return response;
+    EXPECT_GE(response.pelvis_drop(), 0.0);
+    EXPECT_LE(response.pelvis_drop(), kMaxPelvisDrop + 1e-12);
+    EXPECT_EQ(response.root_offset().x(), 0.0);
+    EXPECT_EQ(response.root_offset().y(), -response.pelvis_drop());
+    EXPECT_EQ(response.root_offset().z(), 0.0);
+    const std::vector<Transform> animated = World(request, nullptr);
+    const std::vector<Transform> grounded = World(request, &response);
+    const double tolerance =
+        request.has_tolerance() ? request.tolerance() : 1e-3;
+    for (int l = 0; l < 2; ++l) {
+      const Leg& leg = humanoid().legs()[l];
+      const v1::FootResult& foot = response.feet(l);
+      EXPECT_EQ(foot.leg(), leg.name);
+      // Bones keep their lengths.
+      for (auto [parent, child] :
+           {std::pair(leg.hip, leg.knee), std::pair(leg.knee, leg.ankle)}) {
+        EXPECT_NEAR(glm::length(grounded[child].translation -
+                                grounded[parent].translation),
+                    glm::length(humanoid().rest_pose()[child].translation),
+                    1e-9)
+            << leg.name << " bone to " << humanoid().joint(child).name;
+      }
+      const Vec3 ankle = Ankle(grounded, l);
+      const Vec3 goal = FromProto(foot.goal());
+      EXPECT_NEAR(foot.moved(), glm::length(ankle - Ankle(animated, l)), 1e-9)
+          << leg.name;
+      EXPECT_LT(glm::length(goal - Ankle(animated, l) -
+                            FromProto(foot.foot_offset())),
+                1e-9)
+          << leg.name;
+      if (foot.reached()) {
+        EXPECT_LE(glm::length(ankle - goal), tolerance) << leg.name;
+      }
+      EXPECT_GE(foot.tilt(), 0.0);
+      EXPECT_TRUE(std::isfinite(foot.tilt()));
+      if (foot.ground_found()) {
+        EXPECT_NEAR(glm::length(FromProto(foot.contact_normal())), 1.0, 1e-12);
+        EXPECT_GT(foot.contact_normal().y(), 0.0);
+      } else {
+        EXPECT_FALSE(foot.has_contact_point());
+        EXPECT_FALSE(foot.grounded());
+      }
+    }
+    return response;
+  }
+
+  // World transforms of every joint: of the request's animated pose when
+  // `answer` is null, else of the grounded pose (the answer's rotations,
+  // the root moved by its root_offset).
+  std::vector<Transform> World(const v1::GroundFeetRequest& request,
+                               const v1::GroundFeetResponse* answer) const {
+    absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), humanoid());
+    EXPECT_TRUE(pose.ok()) << pose.status();
+    if (!pose.ok()) return {};
+    if (answer != nullptr) {
+      for (const v1::JointRotation& rotation : answer->rotations()) {
+        EXPECT_EQ(humanoid().joint(rotation.index()).name, rotation.name());
+        pose->locals[rotation.index()].rotation =
+            FromProto(rotation.rotation());
+      }
+      pose->root.translation += FromProto(answer->root_offset());
+    }
+    std::vector<Transform> world(humanoid().joint_count());
+    LocalToModelJob forward_kinematics;
+    forward_kinematics.parents = humanoid().parents();
+    forward_kinematics.locals = pose->locals;
+    forward_kinematics.root = pose->root;
+    forward_kinematics.models = absl::MakeSpan(world);
+    EXPECT_TRUE(forward_kinematics.Run().ok());
+    return world;
+  }
+
+  Vec3 Ankle(const std::vector<Transform>& world, int leg) const {
+    return world[humanoid().legs()[leg].ankle].translation;
+  }
+
+  // The sole's up direction in the world: the ankle's rotation with its
+  // rest rotation taken out (the rest pose holds the sole level).
+  Vec3 SoleUp(const std::vector<Transform>& world, int leg) const {
+    const Leg& l = humanoid().legs()[leg];
+    return world[l.ankle].rotation * glm::inverse(l.ankle_rest_model) *
+           Vec3(0.0, 1.0, 0.0);
+  }
+
+  // Whether the answer left leg `leg`'s rotations as the request's (rest)
+  // pose had them.
+  void ExpectLegUntouched(const v1::GroundFeetResponse& response,
+                          int leg) const {
+    for (int j = 3 * leg; j < 3 * leg + 3; ++j) {
+      const v1::JointRotation& rotation = response.rotations(j);
+      EXPECT_TRUE(
+          SameRotation(FromProto(rotation.rotation()),
+                       humanoid().rest_pose()[rotation.index()].rotation, 1e-6))
+          << rotation.name();
+    }
+  }
+
+  std::string TerrainRevision(const std::string& name) {
+    v1::ListTerrainsResponse list;
+    EXPECT_TRUE(
+        stub_->ListTerrains(Context().get(), v1::ListTerrainsRequest(), &list)
+            .ok());
+    for (const v1::TerrainSummary& terrain : list.terrains()) {
+      if (terrain.name() == name) return terrain.revision();
+    }
+    ADD_FAILURE() << "no terrain " << name;
+    return "";
+  }
+
+  std::shared_ptr<const RigEntry> humanoid_;
+  std::string revision_;
+  // World height of the soles in the rest pose at the origin.
+  double sole_y_ = 0.0;
+};
+
+TEST_F(GroundFeetTest, GroundAtTheAnimatedSoleChangesNothing) {
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_);
+  const v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  EXPECT_NEAR(response.pelvis_drop(), 0.0, 1e-9);
+  EXPECT_FALSE(response.pelvis_drop_clamped());
+  const char* joints[] = {"left_hip",  "left_knee",  "left_ankle",
+                          "right_hip", "right_knee", "right_ankle"};
+  for (int j = 0; j < 6; ++j) {
+    EXPECT_EQ(response.rotations(j).name(), joints[j]);
+  }
+  ExpectLegUntouched(response, 0);
+  ExpectLegUntouched(response, 1);
+  for (const v1::FootResult& foot : response.feet()) {
+    EXPECT_TRUE(foot.ground_found()) << foot.leg();
+    EXPECT_TRUE(foot.grounded()) << foot.leg();
+    EXPECT_TRUE(foot.reached()) << foot.leg();
+    EXPECT_LT(foot.moved(), 1e-6) << foot.leg();
+    EXPECT_LT(foot.tilt(), 1e-6) << foot.leg();
+    EXPECT_FALSE(foot.tilt_clamped()) << foot.leg();
+    EXPECT_NEAR(foot.contact_point().y(), sole_y_, 1e-9) << foot.leg();
+    EXPECT_NEAR(foot.contact_normal().y(), 1.0, 1e-12) << foot.leg();
+  }
+  EXPECT_EQ(response.terrain_revisions_size(), 0);
+}
+
+TEST_F(GroundFeetTest, NoGroundLeavesThePoseAsAnimated) {
+  const v1::GroundFeetResponse response = Ground(Request());
+  ASSERT_EQ(response.feet_size(), 2);
+  EXPECT_EQ(response.pelvis_drop(), 0.0);
+  ExpectLegUntouched(response, 0);
+  ExpectLegUntouched(response, 1);
+  for (const v1::FootResult& foot : response.feet()) {
+    EXPECT_FALSE(foot.ground_found()) << foot.leg();
+    EXPECT_FALSE(foot.grounded()) << foot.leg();
+    EXPECT_TRUE(foot.reached()) << foot.leg();
+    EXPECT_EQ(foot.tilt(), 0.0) << foot.leg();
+  }
+}
+
+TEST_F(GroundFeetTest, StepUnderOneFootLiftsThatSoleOntoIt) {
+  constexpr double kRise = 0.1;
+  v1::GroundFeetRequest request = Request();
+  // Level ground at the soles, and a step under the left foot (x = +0.09)
+  // only, long enough for its toe.
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_);
+  *request.mutable_ground()->add_planes() =
+      LevelRectangle(sole_y_ + kRise, 0.0, 0.4, -0.3, 0.4);
+  const v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  // Lifting a foot needs no drop.
+  EXPECT_NEAR(response.pelvis_drop(), 0.0, 1e-9);
+  EXPECT_FALSE(response.pelvis_drop_clamped());
+
+  const std::vector<Transform> animated = World(request, nullptr);
+  const std::vector<Transform> grounded = World(request, &response);
+  const v1::FootResult& left = response.feet(0);
+  EXPECT_TRUE(left.grounded());
+  EXPECT_TRUE(left.reached());
+  EXPECT_NEAR(left.contact_point().y(), sole_y_ + kRise, 1e-9);
+  EXPECT_NEAR(left.goal().y(), sole_y_ + kRise + kAnkleHeight, 1e-9);
+  EXPECT_NEAR(left.goal().x(), Ankle(animated, 0).x, 1e-12);
+  EXPECT_NEAR(left.goal().z(), Ankle(animated, 0).z, 1e-12);
+  EXPECT_NEAR(left.foot_offset().y(), kRise, 1e-9);
+  // The sole is on the step, level (its toe is on the step too).
+  EXPECT_NEAR(Ankle(grounded, 0).y - kAnkleHeight, sole_y_ + kRise, 1e-3);
+  EXPECT_LT(left.tilt(), 1e-6);
+  EXPECT_GT(SoleUp(grounded, 0).y, std::cos(1e-3));
+
+  // The right foot stays as animated.
+  const v1::FootResult& right = response.feet(1);
+  EXPECT_TRUE(right.reached());
+  EXPECT_NEAR(right.contact_point().y(), sole_y_, 1e-9);
+  EXPECT_LT(right.moved(), 1e-6);
+  ExpectLegUntouched(response, 1);
+}
+
+TEST_F(GroundFeetTest, LowerGroundUnderOneFootDropsThePelvisByItsDepth) {
+  constexpr double kDepth = 0.1;
+  v1::GroundFeetRequest request = Request();
+  // Ground 10 cm lower everywhere but under the right foot (x = -0.09).
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_ - kDepth);
+  *request.mutable_ground()->add_planes() =
+      LevelRectangle(sole_y_, -0.4, 0.0, -0.3, 0.4);
+  const v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  // The rest pose already stretches the legs as far as they may go, so
+  // the pelvis comes down by the whole depth.
+  EXPECT_NEAR(response.pelvis_drop(), kDepth, 1e-6);
+  EXPECT_NEAR(response.pelvis_drop_target(), response.pelvis_drop(), 1e-12);
+  EXPECT_FALSE(response.pelvis_drop_clamped());
+
+  const std::vector<Transform> animated = World(request, nullptr);
+  const std::vector<Transform> grounded = World(request, &response);
+  const v1::FootResult& left = response.feet(0);
+  EXPECT_TRUE(left.grounded());
+  EXPECT_TRUE(left.reached());
+  EXPECT_NEAR(left.contact_point().y(), sole_y_ - kDepth, 1e-9);
+  EXPECT_NEAR(left.goal().y(), sole_y_ - kDepth + kAnkleHeight, 1e-9);
+  EXPECT_NEAR(Ankle(grounded, 0).y - kAnkleHeight, sole_y_ - kDepth, 1e-3);
+  // The right foot keeps its place in the world: its knee bends instead.
+  const v1::FootResult& right = response.feet(1);
+  EXPECT_TRUE(right.reached());
+  EXPECT_NEAR(right.goal().y(), Ankle(animated, 1).y, 1e-9);
+  EXPECT_LT(glm::length(Ankle(grounded, 1) - Ankle(animated, 1)), 1e-3);
+  EXPECT_GT(SoleUp(grounded, 1).y, std::cos(1e-3));
+}
+
+TEST_F(GroundFeetTest, SlopeTiltsBothSolesOntoIt) {
+  v1::GroundFeetRequest request = Request();
+  request.mutable_ground()->add_terrains("slope");
+  const v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  ASSERT_EQ(response.terrain_revisions_size(), 1);
+  EXPECT_EQ(response.terrain_revisions(0), TerrainRevision("slope"));
+
+  const Vec3 normal(0.0, std::cos(kSlopeAngle), -std::sin(kSlopeAngle));
+  const std::vector<Transform> grounded = World(request, &response);
+  for (int l = 0; l < 2; ++l) {
+    const v1::FootResult& foot = response.feet(l);
+    SCOPED_TRACE(foot.leg());
+    EXPECT_TRUE(foot.ground_found());
+    EXPECT_TRUE(foot.grounded());
+    EXPECT_TRUE(foot.reached());
+    // The bundled heights are rounded to the micrometre.
+    EXPECT_LT(glm::length(FromProto(foot.contact_normal()) - normal), 1e-5);
+    EXPECT_NEAR(foot.contact_point().y(),
+                foot.contact_point().z() * std::tan(kSlopeAngle), 2e-6);
+    // The ankle is the ankle height above the slope, along its normal...
+    EXPECT_NEAR(glm::dot(Ankle(grounded, l), normal), kAnkleHeight, 1e-3);
+    // ... and the foot is pitched up the slope, its sole on it.
+    if (foot.tilt_clamped()) {
+      EXPECT_GT(foot.tilt(), 0.0);
+    } else {
+      EXPECT_NEAR(foot.tilt(), kSlopeAngle, 0.01);
+      EXPECT_GT(glm::dot(SoleUp(grounded, l), normal), std::cos(0.01));
+    }
+  }
+}
+
+TEST_F(GroundFeetTest, GroundOutOfReachClampsTheDrop) {
+  constexpr double kDepth = 0.4;
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_ - kDepth);
+  const v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  EXPECT_NEAR(response.pelvis_drop(), kMaxPelvisDrop, 1e-12);
+  EXPECT_NEAR(response.pelvis_drop_target(), kMaxPelvisDrop, 1e-12);
+  EXPECT_TRUE(response.pelvis_drop_clamped());
+  const std::vector<Transform> grounded = World(request, &response);
+  for (int l = 0; l < 2; ++l) {
+    const v1::FootResult& foot = response.feet(l);
+    EXPECT_TRUE(foot.ground_found()) << foot.leg();
+    EXPECT_TRUE(foot.grounded()) << foot.leg();
+    EXPECT_FALSE(foot.reached()) << foot.leg();
+    EXPECT_NEAR(foot.goal().y(), sole_y_ - kDepth + kAnkleHeight, 1e-9);
+    // As close as the legs get: 10 cm short.
+    EXPECT_NEAR(Ankle(grounded, l).y - foot.goal().y(), kDepth - kMaxPelvisDrop,
+                1e-3)
+        << foot.leg();
+  }
+}
+
+TEST_F(GroundFeetTest, WeightsBlendTheFeetTowardsTheGround) {
+  constexpr double kClearance = 0.05;
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_ - kClearance);
+  const double ankle_y = sole_y_ + kAnkleHeight;
+
+  // 0: the left foot stays in the air as animated; 1: the right is planted.
+  request.add_weights(0.0);
+  request.add_weights(1.0);
+  v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  EXPECT_TRUE(response.feet(0).ground_found());
+  EXPECT_FALSE(response.feet(0).grounded());
+  EXPECT_TRUE(response.feet(0).reached());
+  EXPECT_NEAR(response.feet(0).goal().y(), ankle_y, 1e-12);
+  EXPECT_LT(glm::length(FromProto(response.feet(0).foot_offset())), 1e-15);
+  EXPECT_TRUE(response.feet(1).grounded());
+  EXPECT_TRUE(response.feet(1).reached());
+  EXPECT_NEAR(response.feet(1).goal().y(), ankle_y - kClearance, 1e-9);
+  EXPECT_NEAR(response.pelvis_drop(), kClearance, 1e-6);
+
+  // 0.5: halfway along the normal.
+  request.set_weights(0, 0.5);
+  request.set_weights(1, 0.5);
+  response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  for (const v1::FootResult& foot : response.feet()) {
+    EXPECT_TRUE(foot.grounded()) << foot.leg();
+    EXPECT_TRUE(foot.reached()) << foot.leg();
+    EXPECT_NEAR(foot.goal().y(), ankle_y - kClearance / 2, 1e-9) << foot.leg();
+  }
+  EXPECT_NEAR(response.pelvis_drop(), kClearance / 2, 1e-6);
+
+  // No weights: 1 for every leg.
+  request.set_weights(0, 1.0);
+  request.set_weights(1, 1.0);
+  const v1::GroundFeetResponse planted = Ground(request);
+  request.clear_weights();
+  EXPECT_EQ(DeterministicBytes(Ground(request)), DeterministicBytes(planted));
+  for (const v1::FootResult& foot : planted.feet()) {
+    EXPECT_NEAR(foot.goal().y(), ankle_y - kClearance, 1e-9) << foot.leg();
+  }
+}
+
+TEST_F(GroundFeetTest, WeightZeroStillLiftsASunkFootOut) {
+  constexpr double kSink = 0.05;
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_ + kSink);
+  request.add_weights(0.0);
+  request.add_weights(0.0);
+  const v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  EXPECT_NEAR(response.pelvis_drop(), 0.0, 1e-9);
+  for (const v1::FootResult& foot : response.feet()) {
+    EXPECT_TRUE(foot.grounded()) << foot.leg();
+    EXPECT_TRUE(foot.reached()) << foot.leg();
+    EXPECT_NEAR(foot.goal().y(), sole_y_ + kSink + kAnkleHeight, 1e-9)
+        << foot.leg();
+  }
+}
+
+TEST_F(GroundFeetTest, SmoothingMovesAtMostTheGivenSpeeds) {
+  constexpr double kDepth = 0.2;
+  constexpr double kStep = 0.05;  // seconds
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_planes() = LevelPlane(sole_y_ - kDepth);
+  v1::GroundSmoothing* smoothing = request.mutable_smoothing();
+  smoothing->set_previous_pelvis_drop(0.0);
+  *smoothing->add_previous_foot_offsets() = Vec(0, 0, 0);
+  *smoothing->add_previous_foot_offsets() = Vec(0, 0, 0);
+  smoothing->set_delta_time(kStep);
+  smoothing->set_max_pelvis_speed(1.0);
+  // Feet fast enough to reach their goals in one step.
+  smoothing->set_max_foot_speed(100.0);
+
+  v1::GroundFeetResponse response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  EXPECT_NEAR(response.pelvis_drop_target(), kDepth, 1e-6);
+  EXPECT_NEAR(response.pelvis_drop(), 1.0 * kStep, 1e-12);
+  for (const v1::FootResult& foot : response.feet()) {
+    EXPECT_NEAR(foot.foot_offset().y(), -kDepth, 1e-9) << foot.leg();
+    // The pelvis is still too high for the goal.
+    EXPECT_FALSE(foot.reached()) << foot.leg();
+  }
+
+  // Sending the answer back moves on from it...
+  for (int step = 2; step <= 4; ++step) {
+    smoothing->set_previous_pelvis_drop(response.pelvis_drop());
+    for (int l = 0; l < 2; ++l) {
+      *smoothing->mutable_previous_foot_offsets(l) =
+          response.feet(l).foot_offset();
+    }
+    response = Ground(request);
+    ASSERT_EQ(response.feet_size(), 2);
+    EXPECT_NEAR(response.pelvis_drop(), std::min(step * kStep, kDepth), 1e-6)
+        << "step " << step;
+  }
+  // ... and settles on the target without overshooting it.
+  EXPECT_NEAR(response.pelvis_drop(), kDepth, 1e-6);
+  EXPECT_TRUE(response.feet(0).reached());
+  EXPECT_TRUE(response.feet(1).reached());
+
+  // Down again from further below: at most the same speed.
+  smoothing->set_previous_pelvis_drop(0.3);
+  response = Ground(request);
+  EXPECT_NEAR(response.pelvis_drop(), 0.3 - kStep, 1e-12);
+
+  // A slow foot: its offset grows by at most max_foot_speed * delta_time,
+  // and the target drop follows the smoothed goals.
+  smoothing->set_previous_pelvis_drop(0.0);
+  smoothing->set_max_foot_speed(1.0);
+  for (int l = 0; l < 2; ++l) {
+    *smoothing->mutable_previous_foot_offsets(l) = Vec(0, 0, 0);
+  }
+  response = Ground(request);
+  ASSERT_EQ(response.feet_size(), 2);
+  for (const v1::FootResult& foot : response.feet()) {
+    EXPECT_NEAR(glm::length(FromProto(foot.foot_offset())), 1.0 * kStep, 1e-12)
+        << foot.leg();
+    EXPECT_NEAR(foot.foot_offset().y(), -1.0 * kStep, 1e-12) << foot.leg();
+  }
+  EXPECT_LE(response.pelvis_drop(), 1.0 * kStep + 1e-12);
+}
+
+TEST_F(GroundFeetTest, StairsByNamePutTheSolesOnTheTreads) {
+  const std::string stairs = TerrainRevision("stairs");
+  struct Stance {
+    const char* name;
+    v1::Transform root;
+    double left_tread;
+    double right_tread;
+  };
+  Stance facing_up;
+  facing_up.name = "facing up the stairs, both feet on the second step";
+  *facing_up.root.mutable_translation() = Vec(0, 0, 0.45);
+  facing_up.left_tread = 0.30;
+  facing_up.right_tread = 0.30;
+  Stance sideways;
+  // Facing +X: the left foot (model +X) goes to z = 0.21, the right to
+  // z = 0.39.
+  sideways.name = "sideways, the feet on the first and second steps";
+  *sideways.root.mutable_translation() = Vec(0, 0, 0.3);
+  *sideways.root.mutable_rotation() = AboutY(kPi / 2);
+  sideways.left_tread = 0.15;
+  sideways.right_tread = 0.30;
+
+  for (const Stance& stance : {facing_up, sideways}) {
+    SCOPED_TRACE(stance.name);
+    v1::GroundFeetRequest request = Request();
+    *request.mutable_pose()->mutable_root() = stance.root;
+    request.mutable_ground()->add_terrains("stairs");
+    const v1::GroundFeetResponse response = Ground(request);
+    ASSERT_EQ(response.feet_size(), 2);
+    ASSERT_EQ(response.terrain_revisions_size(), 1);
+    EXPECT_EQ(response.terrain_revisions(0), stairs);
+    EXPECT_NEAR(response.pelvis_drop(), 0.0, 1e-9);
+    const std::vector<Transform> grounded = World(request, &response);
+    const double treads[] = {stance.left_tread, stance.right_tread};
+    for (int l = 0; l < 2; ++l) {
+      const v1::FootResult& foot = response.feet(l);
+      SCOPED_TRACE(foot.leg());
+      EXPECT_TRUE(foot.ground_found());
+      EXPECT_TRUE(foot.grounded());
+      EXPECT_TRUE(foot.reached());
+      EXPECT_NEAR(foot.contact_point().y(), treads[l], 1e-6);
+      EXPECT_NEAR(foot.contact_normal().y(), 1.0, 1e-12);
+      EXPECT_NEAR(foot.goal().y(), treads[l] + kAnkleHeight, 1e-6);
+      EXPECT_NEAR(Ankle(grounded, l).y - kAnkleHeight, treads[l], 1e-3);
+      // Level treads: the toe ray does not turn the foot, and unless the
+      // ankle's limit holds it (a knee raised this high bends the shin far
+      // back) the sole lies flat on the tread.
+      EXPECT_LT(foot.tilt(), 1e-6);
+      if (!foot.tilt_clamped()) {
+        EXPECT_GT(SoleUp(grounded, l).y, std::cos(1e-3));
+      }
+    }
+  }
+}
+
+TEST_F(GroundFeetTest, SeededStancesOnTheStairsKeepTheLegsRigid) {
+  // Ground() checks bone lengths, reached goals and finite tilts.
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> x(-0.6, 0.6);
+  std::uniform_real_distribution<double> z(-0.6, 2.4);
+  std::uniform_real_distribution<double> height(-0.1, 0.6);
+  std::uniform_real_distribution<double> yaw(-kPi, kPi);
+  for (int i = 0; i < 24; ++i) {
+    v1::GroundFeetRequest request = Request();
+    *request.mutable_pose()->mutable_root()->mutable_translation() =
+        Vec(x(random), height(random), z(random));
+    *request.mutable_pose()->mutable_root()->mutable_rotation() =
+        AboutY(yaw(random));
+    request.mutable_ground()->add_terrains("stairs");
+    request.mutable_ground()->add_terrains("slope");
+    SCOPED_TRACE(request.pose().root().ShortDebugString());
+    const v1::GroundFeetResponse response = Ground(request);
+    ASSERT_EQ(response.feet_size(), 2);
+    ASSERT_EQ(response.terrain_revisions_size(), 2);
+    for (const v1::FootResult& foot : response.feet()) {
+      EXPECT_LE(foot.tilt(), 0.6 + 1e-12) << foot.leg();
+    }
+  }
+}
+
+TEST_F(GroundFeetTest, InlineHeightfieldAgreesWithTheSameTerrainByName) {
+  const v1::Heightfield patch = BumpyPatch(sole_y_);
+  v1::RegisterTerrainRequest registration;
+  registration.mutable_terrain()->set_name("bumps");
+  *registration.mutable_terrain()->mutable_heightfield() = patch;
+  v1::RegisterTerrainResponse registered;
+  ASSERT_TRUE(
+      stub_->RegisterTerrain(Context().get(), registration, &registered).ok());
+
+  // The same samples as a mesh, split along the same diagonals.
+  v1::TriangleMesh& mesh = *registration.mutable_terrain()->mutable_mesh();
+  for (int row = 0; row < patch.rows(); ++row) {
+    for (int column = 0; column < patch.columns(); ++column) {
+      mesh.add_vertices(patch.origin().x() + column * patch.spacing_x());
+      mesh.add_vertices(patch.origin().y() +
+                        patch.heights(row * patch.columns() + column));
+      mesh.add_vertices(patch.origin().z() + row * patch.spacing_z());
+    }
+  }
+  const auto sample = [&](int column, int row) {
+    return static_cast<uint32_t>(row * patch.columns() + column);
+  };
+  for (int row = 0; row + 1 < patch.rows(); ++row) {
+    for (int column = 0; column + 1 < patch.columns(); ++column) {
+      for (uint32_t index :
+           {sample(column, row), sample(column + 1, row),
+            sample(column + 1, row + 1), sample(column, row),
+            sample(column + 1, row + 1), sample(column, row + 1)}) {
+        mesh.add_indices(index);
+      }
+    }
+  }
+  registration.mutable_terrain()->set_name("bumps_mesh");
+  ASSERT_TRUE(
+      stub_->RegisterTerrain(Context().get(), registration, &registered).ok());
+
+  v1::GroundFeetRequest inline_request = Request();
+  *inline_request.mutable_pose()->mutable_root()->mutable_rotation() =
+      AboutY(0.2);
+  *inline_request.mutable_ground()->add_heightfields() = patch;
+  v1::GroundFeetRequest named_request = inline_request;
+  named_request.mutable_ground()->clear_heightfields();
+  named_request.mutable_ground()->add_terrains("bumps");
+  v1::GroundFeetRequest mesh_request = named_request;
+  mesh_request.mutable_ground()->set_terrains(0, "bumps_mesh");
+
+  const v1::GroundFeetResponse inline_answer = Ground(inline_request);
+  v1::GroundFeetResponse named_answer = Ground(named_request);
+  v1::GroundFeetResponse mesh_answer = Ground(mesh_request);
+  ASSERT_EQ(inline_answer.feet_size(), 2);
+  for (const v1::FootResult& foot : inline_answer.feet()) {
+    EXPECT_TRUE(foot.grounded()) << foot.leg();
+    EXPECT_TRUE(foot.reached()) << foot.leg();
+    EXPECT_GT(foot.tilt(), 0.0) << foot.leg();
+  }
+  EXPECT_EQ(inline_answer.terrain_revisions_size(), 0);
+  ASSERT_EQ(named_answer.terrain_revisions_size(), 1);
+  EXPECT_EQ(named_answer.terrain_revisions(0), TerrainRevision("bumps"));
+  named_answer.clear_terrain_revisions();
+  mesh_answer.clear_terrain_revisions();
+  EXPECT_EQ(DeterministicBytes(named_answer),
+            DeterministicBytes(inline_answer));
+  EXPECT_EQ(DeterministicBytes(mesh_answer), DeterministicBytes(inline_answer));
+}
+
+TEST_F(GroundFeetTest, IdenticalRequestsGiveIdenticalBytes) {
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_pose()->mutable_root()->mutable_translation() =
+      Vec(0.1, 0.4, 0.3);
+  *request.mutable_pose()->mutable_root()->mutable_rotation() = AboutY(1.0);
+  v1::JointPose* knee = request.mutable_pose()->add_joints();
+  knee->set_name("left_knee");
+  *knee->mutable_local()->mutable_rotation() =
+      ::ik::testing::Rotation(0.2588190451, 0, 0, 0.9659258263);
+  request.mutable_ground()->add_terrains("stairs");
+  *request.mutable_ground()->add_heightfields() = BumpyPatch(0.2);
+  *request.mutable_ground()->add_planes() = LevelPlane(-0.1);
+  request.add_weights(0.7);
+  request.add_weights(1.0);
+  const v1::GroundFeetResponse first = Ground(request);
+  const v1::GroundFeetResponse second = Ground(request);
+  EXPECT_EQ(DeterministicBytes(first), DeterministicBytes(second));
+  request.set_weights(0, 0.6);
+  EXPECT_NE(DeterministicBytes(Ground(request)), DeterministicBytes(first));
+}
+
+TEST_F(GroundFeetTest, ARigWithoutLegsIsAPreconditionFailure) {
+  RegisterArm();
+  v1::GroundFeetRequest request;
+  request.set_rig("arm");
+  *request.mutable_ground()->add_planes() = LevelPlane(0.0);
+  v1::GroundFeetResponse response;
+  grpc::Status status = GroundFeet(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), StartsWith("rig: 'arm' has no legs"));
+}
+
+TEST_F(GroundFeetTest, DeletedTerrainIsNotFound) {
+  v1::DeleteTerrainRequest request;
+  request.set_name("stairs");
+  v1::DeleteTerrainResponse deleted;
+  ASSERT_TRUE(stub_->DeleteTerrain(Context().get(), request, &deleted).ok());
+  v1::GroundFeetRequest ground = Request();
+  ground.mutable_ground()->add_terrains("stairs");
+  v1::GroundFeetResponse response;
+  grpc::Status status = GroundFeet(ground, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(),
+              StartsWith("ground.terrains[0]: terrain 'stairs'"));
+}
+
+using BadGround = BadRequest<v1::GroundFeetRequest>;
+
+class GroundFeetErrorTest : public GroundFeetTest,
+                            public ::testing::WithParamInterface<BadGround> {};
+
+TEST_P(GroundFeetErrorTest, IsRejectedWithTheFieldPath) {
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_planes() = LevelPlane(0.0);
+  *request.mutable_ground()->add_heightfields() = BumpyPatch(0.0);
+  request.add_weights(1.0);
+  request.add_weights(1.0);
+  v1::GroundSmoothing* smoothing = request.mutable_smoothing();
+  *smoothing->add_previous_foot_offsets() = Vec(0, 0, 0);
+  *smoothing->add_previous_foot_offsets() = Vec(0, 0, 0);
+  smoothing->set_delta_time(1.0 / 60);
+  v1::GroundFeetResponse response;
+  ASSERT_TRUE(GroundFeet(request, &response).ok());
+  GetParam().mutate(request);
+  grpc::Status status = GroundFeet(request, &response);
+  EXPECT_EQ(status.error_code(), GetParam().code) << status.error_message();
+  EXPECT_THAT(status.error_message(), StartsWith(GetParam().message));
+}
+
+v1::Plane& FirstPlane(v1::GroundFeetRequest& request) {
+  return *request.mutable_ground()->mutable_planes(0);
+}
+v1::Heightfield& FirstField(v1::GroundFeetRequest& request) {
+  return *request.mutable_ground()->mutable_heightfields(0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, GroundFeetErrorTest,
+    ::testing::Values(
+        BadGround{"NoRig", [](auto& r) { r.clear_rig(); },
+                  grpc::StatusCode::INVALID_ARGUMENT, "rig: required"},
+        BadGround{"UnknownRig", [](auto& r) { r.set_rig("nobody"); },
+                  grpc::StatusCode::NOT_FOUND,
+                  "rig 'nobody' is not registered"},
+        BadGround{"WrongRevision", [](auto& r) { r.set_revision("sha256:0"); },
+                  grpc::StatusCode::FAILED_PRECONDITION,
+                  "revision: rig 'humanoid' is at revision sha256:"},
+        BadGround{
+            "PoseUnknownJoint",
+            [](auto& r) { r.mutable_pose()->add_joints()->set_name("x"); },
+            grpc::StatusCode::NOT_FOUND,
+            "pose.joints[0].name: rig 'humanoid' has no joint 'x'"},
+        BadGround{"PoseZeroRotation",
+                  [](auto& r) {
+                    v1::JointPose* joint = r.mutable_pose()->add_joints();
+                    joint->set_name("left_knee");
+                    *joint->mutable_local()->mutable_rotation() = v1::Quat();
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "pose.joints[0].local.rotation"},
+        BadGround{"PoseJointTwice",
+                  [](auto& r) {
+                    r.mutable_pose()->add_joints()->set_name("left_knee");
+                    r.mutable_pose()->add_joints()->set_index(14);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT, "pose.joints[1]:"},
+        BadGround{
+            "PoseRootNotFinite",
+            [](auto& r) {
+              r.mutable_pose()->mutable_root()->mutable_translation()->set_y(
+                  NAN);
+            },
+            grpc::StatusCode::INVALID_ARGUMENT, "pose.root.translation"},
+        BadGround{"PoseRootZeroScale",
+                  [](auto& r) {
+                    *r.mutable_pose()->mutable_root()->mutable_scale() =
+                        Vec(1, 0, 1);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT, "pose.root.scale"},
+        BadGround{"PoseCollapsesALeg",
+                  [](auto& r) {
+                    // The knee on top of the hip.
+                    v1::JointPose* joint = r.mutable_pose()->add_joints();
+                    joint->set_name("left_knee");
+                    *joint->mutable_local()->mutable_translation() =
+                        Vec(0, 0, 0);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "pose: leg 'left_leg' cannot be solved in this pose"},
+        BadGround{
+            "PlaneZeroNormal",
+            [](auto& r) { *FirstPlane(r).mutable_normal() = Vec(0, 0, 0); },
+            grpc::StatusCode::INVALID_ARGUMENT, "ground.planes[0].normal"},
+        BadGround{"PlaneNormalNotFinite",
+                  [](auto& r) {
+                    *FirstPlane(r).mutable_normal() = Vec(0, INFINITY, 0);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.planes[0].normal"},
+        BadGround{"PlaneRectangleInsideOut",
+                  [](auto& r) {
+                    FirstPlane(r) = LevelRectangle(0, 1.0, -1.0, -1.0, 1.0);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.planes[0].rectangle_xz"},
+        BadGround{
+            "PlaneZeroRadius", [](auto& r) { FirstPlane(r).set_radius(0.0); },
+            grpc::StatusCode::INVALID_ARGUMENT, "ground.planes[0].radius"},
+        BadGround{"PlaneNegativeRadius",
+                  [](auto& r) {
+                    *r.mutable_ground()->add_planes() = LevelPlane(0.0);
+                    r.mutable_ground()->mutable_planes(1)->set_radius(-1.0);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.planes[1].radius"},
+        BadGround{"HeightfieldZeroSpacing",
+                  [](auto& r) { FirstField(r).set_spacing_x(0.0); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.heightfields[0].spacing_x"},
+        BadGround{"HeightfieldOneColumn",
+                  [](auto& r) { FirstField(r).set_columns(1); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.heightfields[0].columns"},
+        BadGround{"HeightfieldHeightNotFinite",
+                  [](auto& r) { FirstField(r).set_heights(3, NAN); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.heightfields[0].heights[3]: not finite"},
+        BadGround{"HeightfieldCountMismatch",
+                  [](auto& r) { FirstField(r).add_heights(0.0); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "ground.heightfields[0].heights: 37 values, expected 36"},
+        BadGround{"HeightfieldTooManySamples",
+                  [](auto& r) {
+                    // 90,000 samples: over the inline limit of 65,536.
+                    FirstField(r).set_columns(300);
+                    FirstField(r).set_rows(300);
+                  },
+                  grpc::StatusCode::RESOURCE_EXHAUSTED,
+                  "ground.heightfields[0].heights: 90000 samples"},
+        BadGround{"UnknownTerrain",
+                  [](auto& r) {
+                    r.mutable_ground()->add_terrains("stairs");
+                    r.mutable_ground()->add_terrains("nowhere");
+                  },
+                  grpc::StatusCode::NOT_FOUND,
+                  "ground.terrains[1]: terrain 'nowhere' is not registered"},
+        BadGround{"EmptyTerrainName",
+                  [](auto& r) { r.mutable_ground()->add_terrains(""); },
+                  grpc::StatusCode::INVALID_ARGUMENT, "ground.terrains[0]:"},
+        BadGround{"TooManyShapes",
+                  [](auto& r) {
+                    // 64 planes, the patch and a terrain: 66 of 64.
+                    for (int i = 0; i < 63; ++i) {
+                      *r.mutable_ground()->add_planes() = LevelPlane(-i);
+                    }
+                    r.mutable_ground()->add_terrains("slope");
+                  },
+                  grpc::StatusCode::RESOURCE_EXHAUSTED, "ground: 66 planes"},
+        BadGround{"OneWeightForTwoLegs",
+                  [](auto& r) { r.mutable_weights()->RemoveLast(); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "weights: 1 values for rig 'humanoid' of 2 legs"},
+        BadGround{"WeightAboveOne", [](auto& r) { r.set_weights(1, 1.5); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "weights[1]: 1.5 is not in [0, 1]"},
+        BadGround{"NegativeWeight", [](auto& r) { r.set_weights(1, -0.1); },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "weights[1]: -0.1 is not in [0, 1]"},
+        BadGround{"WeightNotANumber", [](auto& r) { r.set_weights(1, NAN); },
+                  grpc::StatusCode::INVALID_ARGUMENT, "weights[1]:"},
+        BadGround{"NegativePreviousDrop",
+                  [](auto& r) {
+                    r.mutable_smoothing()->set_previous_pelvis_drop(-0.1);
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "smoothing.previous_pelvis_drop:"},
+        BadGround{"OneOffsetForTwoLegs",
+                  [](auto& r) {
+                    r.mutable_smoothing()
+                        ->mutable_previous_foot_offsets()
+                        ->RemoveLast();
+                  },
+                  grpc::StatusCode::INVALID_ARGUMENT,
+                  "smoothing.previous_foot_offsets: 1 offsets for rig "
+                  "'humanoid' of 2 legs"},
+        BadGround{
+            "OffsetNotFinite",
+            [](auto& r) {
+              r.mutable_smoothing()->mutable_previous_foot_offsets(1)->set_z(
+                  NAN);
+            },
+            grpc::StatusCode::INVALID_ARGUMENT,
+            "smoothing.previous_foot_offsets[1]:"},
+        BadGround{"NegativeDeltaTime",
+                  [](auto& r) { r.mutable_smoothing()->set_delta_time(-0.01); },
+                  grpc::StatusCode::INVALID_ARGUMENT, "smoothing.delta_time:"},
+        BadGround{
+            "PelvisSpeedNotANumber",
+            [](auto& r) { r.mutable_smoothing()->set_max_pelvis_speed(NAN); },
+            grpc::StatusCode::INVALID_ARGUMENT, "smoothing.max_pelvis_speed:"},
+        BadGround{
+            "NegativeFootSpeed",
+            [](auto& r) { r.mutable_smoothing()->set_max_foot_speed(-1); },
+            grpc::StatusCode::INVALID_ARGUMENT, "smoothing.max_foot_speed:"},
+        BadGround{"NegativeTolerance", [](auto& r) { r.set_tolerance(-1e-3); },
+                  grpc::StatusCode::INVALID_ARGUMENT, "tolerance:"},
+        BadGround{"ToleranceNotANumber", [](auto& r) { r.set_tolerance(NAN); },
+                  grpc::StatusCode::INVALID_ARGUMENT, "tolerance:"}),
+    BadRequestName());
+
+TEST_F(GroundFeetTest, InlineSampleLimitIsTheServersOption) {
+  ServerOptions options;
+  options.limits.max_inline_heightfield_samples = 35;
+  options.limits.max_ground_shapes = 2;
+  StartServer(options);
+  absl::StatusOr<v1::Rig> rig =
+      ReadRigFile(std::string(IK_EXAMPLES_DIR) + "/rigs/humanoid.json");
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  v1::RegisterRigResponse registered;
+  ASSERT_TRUE(Register(*rig, false, &registered).ok());
+
+  v1::GroundFeetRequest request = Request();
+  *request.mutable_ground()->add_heightfields() = BumpyPatch(0.0);  // 36
+  v1::GroundFeetResponse response;
+  grpc::Status status = GroundFeet(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(),
+              StartsWith("ground.heightfields[0].heights: 36 samples"));
+  EXPECT_THAT(status.error_message(), HasSubstr("limit of 35"));
+
+  request.mutable_ground()->clear_heightfields();
+  for (int i = 0; i < 3; ++i) {
+    *request.mutable_ground()->add_planes() = LevelPlane(-i);
+  }
+  status = GroundFeet(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), StartsWith("ground: 3 planes"));
+  request.mutable_ground()->mutable_planes()->RemoveLast();
+  EXPECT_TRUE(GroundFeet(request, &response).ok());
+}
+
+}  // namespace
+}  // namespace ik::server
