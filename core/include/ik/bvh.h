@@ -113,12 +113,41 @@ class Bvh {
                 VisitLeaf&& visit_leaf) const;
 
  private:
-  static bool IntersectNode(const Ray& ray, const BvhNode& node,
-                            double max_distance, double* entry) {
-    double exit;
-    return ClipRayToBox(ray, Vec3(node.box_min), Vec3(node.box_max),
-                        max_distance, entry, &exit);
-  }
+  // The slab test, for any ray.
+  struct AnyRay {
+    bool operator()(const Ray& ray, const BvhNode& node, double max_distance,
+                    double* entry) const {
+      double exit;
+      return ClipRayToBox(ray, Vec3(node.box_min), Vec3(node.box_max),
+                          max_distance, entry, &exit);
+    }
+  };
+  // A ray along +-Y (direction exactly (0, +-1, 0), as the grounding pass
+  // casts): the box contains the origin's x and z, and the y range decides.
+  // Gives exactly the slab test's answer and entry for such a ray (its y
+  // slab computes the same differences; its x and z slabs only compare),
+  // with comparisons instead of six products.
+  struct VerticalRay {
+    bool operator()(const Ray& ray, const BvhNode& node, double max_distance,
+                    double* entry) const {
+      const Vec3& origin = ray.origin();
+      if (!(origin.x >= node.box_min.x && origin.x <= node.box_max.x &&
+            origin.z >= node.box_min.z && origin.z <= node.box_max.z)) {
+        return false;
+      }
+      const bool down = ray.direction().y < 0.0;
+      const double enter =
+          down ? origin.y - node.box_max.y : node.box_min.y - origin.y;
+      const double leave =
+          down ? origin.y - node.box_min.y : node.box_max.y - origin.y;
+      *entry = std::max(enter, 0.0);
+      return *entry <= std::min(leave, max_distance);
+    }
+  };
+
+  template <typename Intersect, typename VisitLeaf>
+  void TraverseWith(const Ray& ray, double* max_distance,
+                    VisitLeaf& visit_leaf) const;
 
   std::vector<BvhNode, CacheLineAllocator<BvhNode>> nodes_;
   std::vector<std::int32_t> order_;
@@ -128,7 +157,18 @@ class Bvh {
 template <typename VisitLeaf>
 void Bvh::Traverse(const Ray& ray, double* max_distance,
                    VisitLeaf&& visit_leaf) const {
+  if (ray.direction().x == 0.0 && ray.direction().z == 0.0) {
+    TraverseWith<VerticalRay>(ray, max_distance, visit_leaf);
+  } else {
+    TraverseWith<AnyRay>(ray, max_distance, visit_leaf);
+  }
+}
+
+template <typename Intersect, typename VisitLeaf>
+void Bvh::TraverseWith(const Ray& ray, double* max_distance,
+                       VisitLeaf& visit_leaf) const {
   if (nodes_.empty()) return;
+  const Intersect IntersectNode;
   const BvhNode* const nodes = nodes_.data();
   double entry = 0.0;
   if (!IntersectNode(ray, nodes[0], *max_distance, &entry)) return;
