@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ik/rig_json.h"
 #include "server/server.h"
 #include "tests/server/test_rigs.h"
 
@@ -59,6 +60,48 @@ TEST_F(ClientTest, EveryCallRoundTrips) {
   auto removed = client_->DeleteRig("arm", registered->revision());
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_EQ(client_->GetRig("arm").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(ClientTest, TerrainCallsAndGroundFeetRoundTrip) {
+  absl::StatusOr<v1::Rig> humanoid =
+      ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
+  ASSERT_TRUE(humanoid.ok()) << humanoid.status();
+  ASSERT_TRUE(client_->RegisterRig(*humanoid).ok());
+  // A floor 0.2 m up, 4 x 4 m around the origin.
+  v1::Terrain floor;
+  floor.set_name("floor");
+  *floor.mutable_mesh() = testing::GridMesh(4, 4, 1.0, -2.0, -2.0, 0.2, 0.0);
+  auto registered = client_->RegisterTerrain(floor);
+  ASSERT_TRUE(registered.ok()) << registered.status();
+  EXPECT_TRUE(registered->created());
+  EXPECT_FALSE(client_->RegisterTerrain(floor)->created());
+
+  auto listed = client_->ListTerrains();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->terrains_size(), 1);
+  EXPECT_EQ(listed->terrains(0).revision(), registered->revision());
+  EXPECT_EQ(listed->terrains(0).triangle_count(), 32);
+
+  v1::GroundFeetRequest request;
+  request.set_rig("humanoid");
+  request.mutable_ground()->add_terrains("floor");
+  auto grounded = client_->GroundFeet(request);
+  ASSERT_TRUE(grounded.ok()) << grounded.status();
+  ASSERT_EQ(grounded->feet_size(), 2);
+  for (const v1::FootResult& foot : grounded->feet()) {
+    EXPECT_TRUE(foot.grounded()) << foot.leg();
+    EXPECT_TRUE(foot.reached()) << foot.leg();
+    EXPECT_NEAR(foot.contact_point().y(), 0.2, 1e-9) << foot.leg();
+  }
+  EXPECT_THAT(grounded->terrain_revisions(),
+              ::testing::ElementsAre(registered->revision()));
+
+  auto removed = client_->DeleteTerrain("floor", registered->revision());
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(client_->GroundFeet(request).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(client_->DeleteTerrain("floor").status().code(),
             absl::StatusCode::kNotFound);
 }
 

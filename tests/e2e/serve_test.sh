@@ -137,10 +137,21 @@ err=$("$IKCTL" --server="$SERVER" ground --rig humanoid --terrain nowhere \
 [[ $code -eq 1 ]] || fail "unknown terrain exit code $code"
 grep -q "NOT_FOUND: ground.terrains\[0\]: terrain 'nowhere'" <<<"$err" \
   || fail "unknown terrain: $err"
+# Usage errors exit 2 without calling the server; the server's field errors
+# exit 1 with the path.
+for bad in "--plane 0,0,0" "--terrain=" "--plane 0,0,0,0,1,0 --weights 1,x" \
+    "--rig= --plane 0,0,0,0,1,0" "--plane 0,0,0,0,1,0 --root 1,2"; do
+  code=0
+  # shellcheck disable=SC2086  # the cases are word-split on purpose
+  "$IKCTL" --server="$SERVER" ground --rig humanoid $bad 2>/dev/null \
+    || code=$?
+  [[ $code -eq 2 ]] || fail "ground $bad: exit code $code"
+done
 code=0
-"$IKCTL" --server="$SERVER" ground --rig humanoid --plane 0,0,0 \
-  2>/dev/null || code=$?
-[[ $code -eq 2 ]] || fail "bad --plane exit code $code"
+err=$("$IKCTL" --server="$SERVER" ground --rig humanoid \
+  --plane 0,0,0,0,1,0 --weights 1,1.5 2>&1) || code=$?
+[[ $code -eq 1 ]] || fail "weight 1.5 exit code $code"
+grep -q 'INVALID_ARGUMENT: weights\[1\]' <<<"$err" || fail "weights: $err"
 out=$("$IKCTL" --server="$SERVER" terrain delete e2e_stairs) || fail "delete"
 grep -q '^deleted e2e_stairs sha256:' <<<"$out" || fail "delete: $out"
 
