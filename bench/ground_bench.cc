@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_rigs.h"
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
 #include "ik/grounding.h"
@@ -41,14 +42,7 @@ double Terrain(double x, double z) {
          0.05 * std::sin(7.1 * x + 3.3 * z);
 }
 
-const Rig& Humanoid() {
-  static const Rig* const rig = [] {
-    absl::StatusOr<Rig> created = Rig::Create(testing::HumanoidRigDefinition());
-    if (!created.ok()) std::abort();
-    return new Rig(*std::move(created));
-  }();
-  return *rig;
-}
+using ::ik::bench::Humanoid;
 
 const TriangleMesh& Mesh() {
   static const TriangleMesh* const mesh = [] {

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_rigs.h"
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
 #include "ik/solve_chain.h"
@@ -20,14 +21,7 @@ namespace {
 
 constexpr int kTargetCount = 1024;
 
-const Rig& Humanoid() {
-  static const Rig* const rig = [] {
-    absl::StatusOr<Rig> created = testing::HumanoidRig();
-    if (!created.ok()) std::abort();
-    return new Rig(*std::move(created));
-  }();
-  return *rig;
-}
+using ::ik::bench::Humanoid;
 
 // Targets the chain reaches within its limits, and swivels, seeded.
 struct Goals {

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_rigs.h"
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
 #include "ik/forward_kinematics.h"
@@ -17,14 +18,7 @@ namespace {
 
 constexpr int kTargetCount = 1024;
 
-const Rig& Humanoid() {
-  static const Rig* const rig = [] {
-    absl::StatusOr<Rig> created = testing::HumanoidRig();
-    if (!created.ok()) std::abort();
-    return new Rig(*std::move(created));
-  }();
-  return *rig;
-}
+using ::ik::bench::Humanoid;
 
 // Reachable model-space targets around the left shoulder, seeded.
 std::vector<Vec3> ReachableTargets(const Vec3& shoulder_model) {

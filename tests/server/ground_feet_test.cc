@@ -1,9 +1,7 @@
 // GroundFeet through a real channel: the example humanoid on planes, a step,
 // the bundled slope and stairs and inline heightfields; planted weights,
-// stateless smoothing, determinism, rigid bones, and every error path of the
-// request. Every answer is checked by forward kinematics of the returned
-// rotations (the test's own, from the rig's rest pose and the answer).
-
+// stateless smoothing, determinism and rigid bones (the fixture checks every
+// answer by forward kinematics). Errors: ground_feet_errors_test.cc.
 #include <cmath>
 #include <string>
 #include <vector>
