@@ -1,0 +1,33 @@
+#include "ik/field_error.h"
+
+#include "absl/strings/cord.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace ik {
+
+absl::Status FieldError(absl::StatusCode code, absl::string_view path,
+                        absl::string_view description) {
+  if (path.empty()) return absl::Status(code, description);
+  absl::Status status(code, absl::StrCat(path, ": ", description));
+  status.SetPayload(kFieldPathPayload, absl::Cord(path));
+  return status;
+}
+
+std::optional<std::string> FieldPathOf(const absl::Status& status) {
+  std::optional<absl::Cord> payload = status.GetPayload(kFieldPathPayload);
+  if (!payload.has_value()) return std::nullopt;
+  return std::string(*payload);
+}
+
+absl::string_view FieldDescriptionOf(const absl::Status& status) {
+  absl::string_view message = status.message();
+  std::optional<std::string> path = FieldPathOf(status);
+  if (path.has_value() && absl::StartsWith(message, *path) &&
+      absl::StartsWith(message.substr(path->size()), ": ")) {
+    message.remove_prefix(path->size() + 2);
+  }
+  return message;
+}
+
+}  // namespace ik
