@@ -15,7 +15,7 @@ absl::Status FieldError(absl::StatusCode code, absl::string_view path,
 }
 
 std::optional<std::string> FieldPathOf(const absl::Status& status) {
-  std::optional<absl::Cord> payload = status.GetPayload(kFieldPathPayload);
+  auto payload = status.GetPayload(kFieldPathPayload);
   if (!payload.has_value()) return std::nullopt;
   return std::string(*payload);
 }
