@@ -2,6 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/cord.h"
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace ik {
@@ -22,8 +25,29 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
+  absl::Status out(static_cast<absl::StatusCode>(status.error_code()),
+                   status.error_message());
+  if (!status.error_details().empty()) {
+    out.SetPayload(kRpcStatusPayload, absl::Cord(status.error_details()));
+  }
+  return out;
+}
+
+std::vector<FieldViolation> FieldViolations(const absl::Status& status) {
+  std::vector<FieldViolation> violations;
+  auto payload = status.GetPayload(kRpcStatusPayload);
+  google::rpc::Status details;
+  if (!payload.has_value() || !details.ParseFromString(std::string(*payload))) {
+    return violations;
+  }
+  for (const google::protobuf::Any& detail : details.details()) {
+    google::rpc::BadRequest bad_request;
+    if (!detail.UnpackTo(&bad_request)) continue;
+    for (const auto& violation : bad_request.field_violations()) {
+      violations.push_back({violation.field(), violation.description()});
+    }
+  }
+  return violations;
 }
 
 Client::Client(const ClientOptions& options)

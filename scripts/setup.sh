@@ -9,6 +9,7 @@ packages=(
   build-essential cmake pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libglm-dev libssl-dev grpc-proto
+  golang-github-gogo-googleapis-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--test" ]]; then

@@ -1,6 +1,11 @@
 #include "server/ik_service.h"
 
+#include <optional>
 #include <string>
+
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+#include "ik/field_error.h"
 
 namespace ik::server {
 namespace {
@@ -16,8 +21,20 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  const auto code = static_cast<grpc::StatusCode>(status.code());
+  std::string message(status.message());
+  std::optional<std::string> field = FieldPathOf(status);
+  if (!field.has_value()) return grpc::Status(code, std::move(message));
+  google::rpc::BadRequest bad_request;
+  google::rpc::BadRequest::FieldViolation* violation =
+      bad_request.add_field_violations();
+  violation->set_field(*std::move(field));
+  violation->set_description(std::string(FieldDescriptionOf(status)));
+  google::rpc::Status details;
+  details.set_code(static_cast<int>(code));
+  details.set_message(message);
+  details.add_details()->PackFrom(bad_request);
+  return grpc::Status(code, std::move(message), details.SerializeAsString());
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterRig(

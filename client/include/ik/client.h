@@ -23,6 +23,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -102,8 +103,30 @@ class Client {
   absl::Duration deadline_;
 };
 
-// grpc::Status -> absl::Status; the codes share their numbering.
+// grpc::Status -> absl::Status; the codes share their numbering. The status
+// details the server sent (a serialised google.rpc.Status) travel along as
+// the payload kRpcStatusPayload.
 absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// The payload type URL under which FromGrpcStatus keeps the details.
+inline constexpr absl::string_view kRpcStatusPayload =
+    "type.googleapis.com/google.rpc.Status";
+
+// One input at fault in a refused request: `field` is the request's field
+// path ("goals[3].target", "rig.colliders[0].sphere.radius"), `description`
+// the message after it.
+struct FieldViolation {
+  std::string field;
+  std::string description;
+};
+
+// The field violations (google.rpc.BadRequest) an error of a Client call
+// carries; empty when the error names no field (or is OK).
+//
+//   absl::StatusOr<v1::SolveChainResponse> answer = client.SolveChain(r);
+//   for (const ik::FieldViolation& v : ik::FieldViolations(answer.status()))
+//     std::cerr << v.field << ": " << v.description << "\n";
+std::vector<FieldViolation> FieldViolations(const absl::Status& status);
 
 }  // namespace ik
 
