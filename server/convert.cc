@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "ik/field_error.h"
 #include "server/convert_parts.h"
 
 namespace ik::server {
@@ -36,8 +37,8 @@ absl::StatusOr<SolverKind> SolverFromProto(v1::Solver solver,
     case v1::SOLVER_TORQUE:
       return SolverKind::kTorque;
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": unknown solver ", static_cast<int>(solver)));
+      return InvalidField(
+          path, absl::StrCat("unknown solver ", static_cast<int>(solver)));
   }
 }
 
@@ -79,18 +80,18 @@ absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
                                             std::deque<Chain>& ad_hoc_chains) {
   switch (goal.chain_ref_case()) {
     case v1::ChainGoal::CHAIN_REF_NOT_SET:
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ".chain: required (or ad_hoc_chain with root and tip)"));
+      return InvalidField(absl::StrCat(path, ".chain"),
+                          "required (or ad_hoc_chain with root and tip)");
     case v1::ChainGoal::kChain: {
       if (goal.chain().empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ".chain: required"));
+        return InvalidField(absl::StrCat(path, ".chain"), "required");
       }
       const Chain* chain = rig.FindChain(goal.chain());
       if (chain == nullptr) {
-        return absl::NotFoundError(absl::StrCat(path, ".chain: rig '",
-                                                rig.name(), "' has no chain '",
-                                                goal.chain(), "'"));
+        return FieldError(absl::StatusCode::kNotFound,
+                          absl::StrCat(path, ".chain"),
+                          absl::StrCat("rig '", rig.name(), "' has no chain '",
+                                       goal.chain(), "'"));
       }
       return chain;
     }
@@ -106,13 +107,13 @@ absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
       return &ad_hoc_chains.emplace_back(*std::move(chain));
     }
   }
-  return absl::InvalidArgumentError(absl::StrCat(path, ": bad chain"));
+  return InvalidField(path, "bad chain");
 }
 
 absl::Status CheckFinite(const Vec3& v, absl::string_view path) {
   if (IsFinite(v)) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrFormat("%s: not finite (%g, %g, %g)", path, v.x, v.y, v.z));
+  return InvalidField(
+      path, absl::StrFormat("not finite (%g, %g, %g)", v.x, v.y, v.z));
 }
 
 absl::StatusOr<JointLimit> LimitFromProto(const v1::JointLimit& limit,
@@ -134,8 +135,7 @@ absl::StatusOr<JointLimit> LimitFromProto(const v1::JointLimit& limit,
     case v1::JointLimit::kHinge: {
       const v1::HingeLimit& hinge = limit.hinge();
       if (!hinge.has_axis()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ".hinge.axis: required"));
+        return InvalidField(absl::StrCat(path, ".hinge.axis"), "required");
       }
       out.kind = JointLimit::Kind::kHinge;
       out.hinge.axis = FromProto(hinge.axis());
@@ -187,14 +187,16 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
                                  const ServiceLimits& limits,
                                  absl::string_view prefix) {
   if (rig.joints_size() > limits.max_joints_per_rig) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        prefix, "joints: ", rig.joints_size(), " joints exceed the limit of ",
-        limits.max_joints_per_rig));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, absl::StrCat(prefix, "joints"),
+        absl::StrCat(rig.joints_size(), " joints exceed the limit of ",
+                     limits.max_joints_per_rig));
   }
   if (rig.chains_size() > limits.max_chains_per_rig) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        prefix, "chains: ", rig.chains_size(), " chains exceed the limit of ",
-        limits.max_chains_per_rig));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, absl::StrCat(prefix, "chains"),
+        absl::StrCat(rig.chains_size(), " chains exceed the limit of ",
+                     limits.max_chains_per_rig));
   }
   const std::pair<const char*, int> part_counts[] = {
       {"legs", rig.legs_size()},
@@ -202,9 +204,10 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
       {"dynamic_chains", rig.dynamic_chains_size()}};
   for (const auto& [field, count] : part_counts) {
     if (count > limits.max_parts_per_rig) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(prefix, field, ": ", count, " exceed the limit of ",
-                       limits.max_parts_per_rig));
+      return FieldError(absl::StatusCode::kResourceExhausted,
+                        absl::StrCat(prefix, field),
+                        absl::StrCat(count, " exceed the limit of ",
+                                     limits.max_parts_per_rig));
     }
   }
   RigDefinition def;
@@ -222,10 +225,11 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
       case v1::Joint::kParentIndex:
         out.parent = joint.parent_index();
         if (out.parent < 0 || out.parent >= i) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              prefix, path, ".parent_index: ", out.parent,
-              " is not the index of an earlier joint (parents come before "
-              "children)"));
+          return InvalidField(
+              absl::StrCat(prefix, path, ".parent_index"),
+              absl::StrCat(out.parent,
+                           " is not the index of an earlier joint (parents "
+                           "come before children)"));
         }
         break;
       case v1::Joint::kParent: {
@@ -237,9 +241,11 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
           }
         }
         if (out.parent == kNoParent) {
-          return absl::NotFoundError(absl::StrCat(
-              prefix, path, ".parent: no earlier joint is called '",
-              joint.parent(), "' (parents come before children)"));
+          return FieldError(
+              absl::StatusCode::kNotFound,
+              absl::StrCat(prefix, path, ".parent"),
+              absl::StrCat("no earlier joint is called '", joint.parent(),
+                           "' (parents come before children)"));
         }
         break;
       }
@@ -272,15 +278,14 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
     if (!solver.ok()) return Prefixed(solver.status(), prefix);
     out.solver = *solver;
     if (chain.max_iterations() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix, path, ".max_iterations: ", chain.max_iterations(),
-          " is negative"));
+      return InvalidField(absl::StrCat(prefix, path, ".max_iterations"),
+                          absl::StrCat(chain.max_iterations(), " is negative"));
     }
     if (chain.max_iterations() > 0) out.max_iterations = chain.max_iterations();
     if (!(chain.tolerance() >= 0.0) || !IsFinite(chain.tolerance())) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s%s.tolerance: %g is not a finite distance >= 0",
-                          prefix, path, chain.tolerance()));
+      return InvalidField(absl::StrCat(prefix, path, ".tolerance"),
+                          absl::StrFormat("%g is not a finite distance >= 0",
+                                          chain.tolerance()));
     }
     if (chain.tolerance() > 0.0) out.tolerance = chain.tolerance();
     if (absl::Status status = ChainSettingsFromProto(chain, path, out);
@@ -347,29 +352,29 @@ absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
     int index = kNoParent;
     switch (joint.joint_case()) {
       case v1::JointPose::JOINT_NOT_SET:
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ": set either name or index"));
+        return InvalidField(path, "set either name or index");
       case v1::JointPose::kName:
         index = rig.FindJoint(joint.name());
         if (index == kNoParent) {
-          return absl::NotFoundError(
-              absl::StrCat(path, ".name: rig '", rig.name(), "' has no joint '",
+          return FieldError(
+              absl::StatusCode::kNotFound, absl::StrCat(path, ".name"),
+              absl::StrCat("rig '", rig.name(), "' has no joint '",
                            joint.name(), "'"));
         }
         break;
       case v1::JointPose::kIndex:
         index = joint.index();
         if (index < 0 || index >= rig.joint_count()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(path, ".index: ", index, " is out of range [0, ",
-                           rig.joint_count(), ")"));
+          return InvalidField(absl::StrCat(path, ".index"),
+                              absl::StrCat(index, " is out of range [0, ",
+                                           rig.joint_count(), ")"));
         }
         break;
     }
     if (set_by[index] >= 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": joint '", rig.joint(index).name,
-                       "' is already set by pose.joints[", set_by[index], "]"));
+      return InvalidField(path, absl::StrCat("joint '", rig.joint(index).name,
+                                             "' is already set by pose.joints[",
+                                             set_by[index], "]"));
     }
     set_by[index] = i;
     absl::StatusOr<Transform> local = TransformFromProto(
@@ -390,7 +395,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
   if (!chain.ok()) return chain.status();
   out.chain = *chain;
   if (!goal.has_target()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ".target: required"));
+    return InvalidField(absl::StrCat(path, ".target"), "required");
   }
   out.target_world = FromProto(goal.target());
   absl::Status status =
@@ -409,14 +414,14 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
     out.solver = *solver;
   }
   if (goal.max_iterations() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ".max_iterations: ", goal.max_iterations(), " is negative"));
+    return InvalidField(absl::StrCat(path, ".max_iterations"),
+                        absl::StrCat(goal.max_iterations(), " is negative"));
   }
   if (goal.max_iterations() > 0) out.max_iterations = goal.max_iterations();
   if (!(goal.tolerance() >= 0.0) || !IsFinite(goal.tolerance())) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s.tolerance: %g is not a finite distance >= 0", path,
-                        goal.tolerance()));
+    return InvalidField(
+        absl::StrCat(path, ".tolerance"),
+        absl::StrFormat("%g is not a finite distance >= 0", goal.tolerance()));
   }
   if (goal.tolerance() > 0.0) out.tolerance = goal.tolerance();
   if (goal.has_orientation()) {
@@ -428,12 +433,12 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
   if (goal.has_orientation_weight()) {
     const double weight = goal.orientation_weight();
     if (!goal.has_orientation()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ".orientation_weight: set without an orientation"));
+      return InvalidField(absl::StrCat(path, ".orientation_weight"),
+                          "set without an orientation");
     }
     if (!(weight >= 0.0 && weight <= 1.0)) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s.orientation_weight: %g is outside [0, 1]", path, weight));
+      return InvalidField(absl::StrCat(path, ".orientation_weight"),
+                          absl::StrFormat("%g is outside [0, 1]", weight));
     }
     out.orientation_weight = weight;
   }

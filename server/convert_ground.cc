@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "ik/field_error.h"
 #include "ik/math.h"
 #include "ik/rig.h"
 #include "server/convert.h"
@@ -15,9 +16,9 @@ namespace {
 
 absl::Status TooLarge(absl::string_view path, absl::string_view what,
                       int64_t count, int limit, absl::string_view flag) {
-  return absl::ResourceExhaustedError(
-      absl::StrCat(path, ": ", count, " ", what, " exceed the limit of ", limit,
-                   " (ikd --", flag, ")"));
+  return FieldError(absl::StatusCode::kResourceExhausted, path,
+                    absl::StrCat(count, " ", what, " exceed the limit of ",
+                                 limit, " (ikd --", flag, ")"));
 }
 
 }  // namespace
@@ -67,8 +68,9 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
                                            absl::string_view path) {
   const std::string vertices_path = absl::StrCat(path, ".vertices");
   if (mesh.vertices_size() % 3 != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(vertices_path, ": ", mesh.vertices_size(),
+    return InvalidField(
+        vertices_path,
+        absl::StrCat(mesh.vertices_size(),
                      " values, not a multiple of 3 (x, y, z per vertex)"));
   }
   const int vertex_count = mesh.vertices_size() / 3;
@@ -84,13 +86,13 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
   for (int i = 0; i < mesh.vertices_size(); ++i) {
     const double value = mesh.vertices(i);
     if (!std::isfinite(value)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(vertices_path, "[", i, "]: not finite"));
+      return InvalidField(absl::StrCat(vertices_path, "[", i, "]"),
+                          "not finite");
     }
     if (std::abs(value) > kMaxCoordinate) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(vertices_path, "[", i, "]: ", value, " is beyond ",
-                       kMaxCoordinate, " m"));
+      return InvalidField(
+          absl::StrCat(vertices_path, "[", i, "]"),
+          absl::StrCat(value, " is beyond ", kMaxCoordinate, " m"));
     }
   }
   TriangleMeshDefinition definition;
@@ -107,17 +109,18 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
 absl::Status ValidateTerrainName(absl::string_view name,
                                  absl::string_view path) {
   if (name.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": required"));
+    return InvalidField(path, "required");
   }
   if (name.size() > static_cast<size_t>(kMaxNameLength)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": ", name.size(), " characters, at most ", kMaxNameLength));
+    return InvalidField(path, absl::StrCat(name.size(), " characters, at most ",
+                                           kMaxNameLength));
   }
   for (char c : name) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' &&
         c != '.' && c != '-') {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": '", name, "' has a character outside [A-Za-z0-9_.-]"));
+      return InvalidField(
+          path,
+          absl::StrCat("'", name, "' has a character outside [A-Za-z0-9_.-]"));
     }
   }
   return absl::OkStatus();

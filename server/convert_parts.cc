@@ -1,6 +1,7 @@
 #include "server/convert_parts.h"
 
 #include "absl/strings/str_cat.h"
+#include "ik/field_error.h"
 #include "server/convert.h"
 
 namespace ik::server {
@@ -43,8 +44,8 @@ absl::StatusOr<ColliderDefinition> ColliderFromProto(
                                   collider.capsule().radius());
       break;
     case v1::Collider::SHAPE_NOT_SET:
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ".shape: set sphere or capsule"));
+      return InvalidField(absl::StrCat(path, ".sphere"),
+                          "set sphere or capsule");
   }
   return out;
 }
@@ -116,9 +117,9 @@ absl::Status ChainSettingsFromProto(const v1::Chain& chain,
       definition.swivel_space = SwivelSpace::kWorld;
       break;
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ".swivel_space: unknown space ",
-                       static_cast<int>(chain.swivel_space())));
+      return InvalidField(absl::StrCat(path, ".swivel_space"),
+                          absl::StrCat("unknown space ",
+                                       static_cast<int>(chain.swivel_space())));
   }
   if (chain.has_flip_warning_angle()) {
     definition.flip_warning_angle = chain.flip_warning_angle();

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "ik/field_error.h"
 #include "ik/forward_kinematics.h"
 #include "ik/rig_dynamics.h"
 #include "server/convert.h"
@@ -41,15 +42,17 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   const Rig& rig = (*entry)->rig;
   const std::string& revision = (*entry)->revision;
   if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "delta_time: ", request.delta_time(), " is not a finite time >= 0"));
+    return InvalidField(
+        "delta_time",
+        absl::StrCat(request.delta_time(), " is not a finite time >= 0"));
   }
 
   // The chains to step, each once.
   std::vector<const DynamicChainBinding*> chains;
   if (request.chains_size() == 0) {
     if (rig.dynamic_chains().empty()) {
-      return absl::FailedPreconditionError(
+      return FieldError(
+          absl::StatusCode::kFailedPrecondition, "rig",
           absl::StrCat("rig '", rig.name(), "' has no dynamic chains"));
     }
     for (const DynamicChainBinding& chain : rig.dynamic_chains()) {
@@ -60,14 +63,15 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     const DynamicChainBinding* chain = rig.FindDynamicChain(request.chains(i));
     const std::string path = absl::StrCat("chains[", i, "]");
     if (chain == nullptr) {
-      return absl::NotFoundError(absl::StrCat(path, ": rig '", rig.name(),
-                                              "' has no dynamic chain '",
-                                              request.chains(i), "'"));
+      return FieldError(
+          absl::StatusCode::kNotFound, path,
+          absl::StrCat("rig '", rig.name(), "' has no dynamic chain '",
+                       request.chains(i), "'"));
     }
     for (const DynamicChainBinding* seen : chains) {
       if (seen == chain) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path, ": dynamic chain '", chain->name, "' is listed twice"));
+        return InvalidField(path, absl::StrCat("dynamic chain '", chain->name,
+                                               "' is listed twice"));
       }
     }
     chains.push_back(chain);
@@ -82,19 +86,23 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
       stepped |= chain->name == state.chain();
     }
     if (!stepped) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ".chain: '", state.chain(),
-                       "' is not a dynamic chain this request steps"));
+      return InvalidField(absl::StrCat(path, ".chain"),
+                          absl::StrCat("'", state.chain(),
+                                       "' is not a dynamic chain this request "
+                                       "steps"));
     }
     if (!state_index.emplace(state.chain(), i).second) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ".chain: a second state for '", state.chain(), "'"));
+      return InvalidField(
+          absl::StrCat(path, ".chain"),
+          absl::StrCat("a second state for '", state.chain(), "'"));
     }
     if (!state.revision().empty() && state.revision() != revision) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(path, ".revision: the state was made with ",
-                       state.revision(), " but rig '", rig.name(), "' is now ",
-                       revision, " (reset the chain: send no state)"));
+      return FieldError(
+          absl::StatusCode::kFailedPrecondition,
+          absl::StrCat(path, ".revision"),
+          absl::StrCat("the state was made with ", state.revision(),
+                       " but rig '", rig.name(), "' is now ", revision,
+                       " (reset the chain: send no state)"));
     }
   }
   std::optional<WindSettings> wind;

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "ik/field_error.h"
 #include "ik/grounding.h"
 #include "ik/terrain.h"
 #include "server/convert.h"
@@ -28,8 +29,9 @@ class RequestGround {
     const int shapes = ground.planes_size() + ground.heightfields_size() +
                        ground.terrains_size();
     if (shapes > limits.max_ground_shapes) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("ground: ", shapes,
+      return FieldError(
+          absl::StatusCode::kResourceExhausted, "ground",
+          absl::StrCat(shapes,
                        " planes, heightfields and terrains exceed the "
                        "limit of ",
                        limits.max_ground_shapes, " (ikd --max_ground_shapes)"));
@@ -54,14 +56,11 @@ class RequestGround {
     for (int i = 0; i < ground.terrains_size(); ++i) {
       const std::string path = absl::StrCat("ground.terrains[", i, "]");
       if (ground.terrains(i).empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(path, ": empty name"));
+        return InvalidField(path, "empty name");
       }
       absl::StatusOr<std::shared_ptr<const TerrainEntry>> entry =
-          terrains.Get(ground.terrains(i));
-      if (!entry.ok()) {
-        return absl::Status(entry.status().code(),
-                            absl::StrCat(path, ": ", entry.status().message()));
-      }
+          terrains.Get({ground.terrains(i), path});
+      if (!entry.ok()) return entry.status();
       const TerrainEntry& terrain = **entry;
       if (terrain.mesh.has_value()) meshes_.push_back(&*terrain.mesh);
       if (terrain.heightfield.has_value()) {
@@ -110,8 +109,9 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   if (!entry.ok()) return entry.status();
   const Rig& rig = (*entry)->rig;
   if (rig.legs().empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "rig: '", rig.name(), "' has no legs (Rig.legs) to ground"));
+    return FieldError(
+        absl::StatusCode::kFailedPrecondition, "rig",
+        absl::StrCat("'", rig.name(), "' has no legs (Rig.legs) to ground"));
   }
   absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
   if (!pose.ok()) return pose.status();

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "ik/field_error.h"
 #include "ik/solve_chain.h"
 #include "server/convert.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 absl::Status RequireName(absl::string_view name, absl::string_view path) {
   if (!name.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(path, ": required"));
+  return InvalidField(path, "required");
 }
 
 // Register{Rig,Terrain}: registers a built entry and fills the answer.
@@ -40,7 +41,7 @@ absl::Status DeleteEntry(const Request& request, Registry<Entry>& registry,
     return status;
   }
   absl::StatusOr<std::string> removed =
-      registry.Delete(request.name(), request.revision());
+      registry.Delete({request.name(), "name", request.revision()});
   if (!removed.ok()) return removed.status();
   response.set_revision(*std::move(removed));
   return absl::OkStatus();
@@ -53,13 +54,13 @@ absl::StatusOr<std::shared_ptr<const RigEntry>> IkHandlers::PinnedRig(
   if (absl::Status status = RequireName(name, "rig"); !status.ok()) {
     return status;
   }
-  return registry_.GetPinned(name, revision);
+  return registry_.Get({name, "rig", revision});
 }
 
 absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
                                      v1::RegisterRigResponse& response) {
   if (!request.has_rig()) {
-    return absl::InvalidArgumentError("rig: required");
+    return InvalidField("rig", "required");
   }
   return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig."),
                        request.replace(), registry_, response);
@@ -71,7 +72,7 @@ absl::Status IkHandlers::GetRig(const v1::GetRigRequest& request,
     return status;
   }
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-      registry_.Get(request.name());
+      registry_.Get({request.name(), "name"});
   if (!entry.ok()) return entry.status();
   *response.mutable_rig() = (*entry)->definition;
   response.set_revision((*entry)->revision);
@@ -101,7 +102,7 @@ absl::Status IkHandlers::RegisterTerrain(
     const v1::RegisterTerrainRequest& request,
     v1::RegisterTerrainResponse& response) {
   if (!request.has_terrain()) {
-    return absl::InvalidArgumentError("terrain: required");
+    return InvalidField("terrain", "required");
   }
   return RegisterEntry(
       BuildTerrainEntry(request.terrain(), limits_, "terrain."),
@@ -137,12 +138,13 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
       PinnedRig(request.rig(), request.revision());
   if (!entry.ok()) return entry.status();
   if (request.goals_size() == 0) {
-    return absl::InvalidArgumentError("goals: at least one goal is required");
+    return InvalidField("goals", "at least one goal is required");
   }
   if (request.goals_size() > limits_.max_goals_per_request) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "goals: ", request.goals_size(), " goals exceed the limit of ",
-        limits_.max_goals_per_request, " per request"));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "goals",
+        absl::StrCat(request.goals_size(), " goals exceed the limit of ",
+                     limits_.max_goals_per_request, " per request"));
   }
   const Rig& rig = (*entry)->rig;
 

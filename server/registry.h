@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "ik/field_error.h"
 
 namespace ik::server {
 
@@ -51,9 +52,11 @@ class Registry {
     auto it = entries_.find(name);
     if (it == entries_.end()) {
       if (static_cast<int>(entries_.size()) >= max_entries_) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            kind_, ".name: the registry holds ", entries_.size(), " ", kind_,
-            "s, the limit; delete one before adding '", name, "'"));
+        return FieldError(
+            absl::StatusCode::kResourceExhausted, absl::StrCat(kind_, ".name"),
+            absl::StrCat("the registry holds ", entries_.size(), " ", kind_,
+                         "s, the limit; delete one before adding '", name,
+                         "'"));
       }
       entries_.emplace(name, entry);
       return RegisterResult{std::move(entry), true, false};
@@ -62,8 +65,9 @@ class Registry {
       return RegisterResult{it->second, false, false};
     }
     if (!replace) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(kind_, ".name: ", kind_, " '", name,
+      return FieldError(
+          absl::StatusCode::kAlreadyExists, absl::StrCat(kind_, ".name"),
+          absl::StrCat(kind_, " '", name,
                        "' is registered with different content (",
                        it->second->revision, "); set replace to overwrite it"));
     }
@@ -71,26 +75,29 @@ class Registry {
     return RegisterResult{std::move(entry), true, true};
   }
 
-  // NOT_FOUND when nothing is called `name`.
-  absl::StatusOr<std::shared_ptr<const Entry>> Get(absl::string_view name) const
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::MutexLock lock(&mu_);
-    auto it = entries_.find(name);
-    if (it == entries_.end()) return NotRegistered(name);
-    return it->second;
-  }
+  // Which entry a request names, and where in the request: `name_path` is
+  // the field that holds the name ("rig", "name", "ground.terrains[2]"),
+  // `revision_path` the one that pins a revision (empty `revision`: any).
+  struct Reference {
+    absl::string_view name;
+    absl::string_view name_path;
+    absl::string_view revision = {};
+    absl::string_view revision_path = "revision";
+  };
 
-  // Like Get, and FAILED_PRECONDITION when `revision` is non-empty and is
-  // not the registered one.
-  absl::StatusOr<std::shared_ptr<const Entry>> GetPinned(
-      absl::string_view name, absl::string_view revision) const
-      ABSL_LOCKS_EXCLUDED(mu_) {
-    absl::StatusOr<std::shared_ptr<const Entry>> entry = Get(name);
-    if (!entry.ok()) return entry;
-    if (!revision.empty() && (*entry)->revision != revision) {
-      return RevisionMismatch(name, (*entry)->revision, revision);
+  // NOT_FOUND (naming `reference.name_path`) when nothing is called
+  // `reference.name`; FAILED_PRECONDITION (naming `revision_path`) when a
+  // revision is given and is not the registered one.
+  absl::StatusOr<std::shared_ptr<const Entry>> Get(
+      const Reference& reference) const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    auto it = entries_.find(reference.name);
+    if (it == entries_.end()) return NotRegistered(reference);
+    if (!reference.revision.empty() &&
+        it->second->revision != reference.revision) {
+      return RevisionMismatch(reference, it->second->revision);
     }
-    return entry;
+    return it->second;
   }
 
   // All entries, sorted by name.
@@ -103,16 +110,15 @@ class Registry {
     return out;
   }
 
-  // Removes the entry and returns the removed revision. NOT_FOUND when there
-  // is none; FAILED_PRECONDITION when `revision` is non-empty and differs.
-  absl::StatusOr<std::string> Delete(absl::string_view name,
-                                     absl::string_view revision)
+  // Removes the entry and returns the removed revision; errors as for Get.
+  absl::StatusOr<std::string> Delete(const Reference& reference)
       ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    auto it = entries_.find(name);
-    if (it == entries_.end()) return NotRegistered(name);
-    if (!revision.empty() && it->second->revision != revision) {
-      return RevisionMismatch(name, it->second->revision, revision);
+    auto it = entries_.find(reference.name);
+    if (it == entries_.end()) return NotRegistered(reference);
+    if (!reference.revision.empty() &&
+        it->second->revision != reference.revision) {
+      return RevisionMismatch(reference, it->second->revision);
     }
     std::string removed = it->second->revision;
     entries_.erase(it);
@@ -125,17 +131,18 @@ class Registry {
   }
 
  private:
-  absl::Status RevisionMismatch(absl::string_view name,
-                                absl::string_view registered,
-                                absl::string_view expected) const {
-    return absl::FailedPreconditionError(
-        absl::StrCat("revision: ", kind_, " '", name, "' is at revision ",
-                     registered, ", not ", expected));
+  absl::Status RevisionMismatch(const Reference& reference,
+                                absl::string_view registered) const {
+    return FieldError(
+        absl::StatusCode::kFailedPrecondition, reference.revision_path,
+        absl::StrCat(kind_, " '", reference.name, "' is at revision ",
+                     registered, ", not ", reference.revision));
   }
 
-  absl::Status NotRegistered(absl::string_view name) const {
-    return absl::NotFoundError(
-        absl::StrCat(kind_, " '", name, "' is not registered"));
+  absl::Status NotRegistered(const Reference& reference) const {
+    return FieldError(
+        absl::StatusCode::kNotFound, reference.name_path,
+        absl::StrCat(kind_, " '", reference.name, "' is not registered"));
   }
 
   const std::string kind_;

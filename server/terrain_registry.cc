@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ik/field_error.h"
 #include "server/convert.h"
 #include "server/convert_ground.h"
 
@@ -56,8 +57,8 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
       break;
     }
     case v1::Terrain::SHAPE_NOT_SET:
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix, "shape: one of heightfield or mesh is required"));
+      return InvalidField(absl::StrCat(prefix, "heightfield"),
+                          "one of heightfield or mesh is required");
   }
   entry->revision = ContentRevision(terrain);
   return std::shared_ptr<const TerrainEntry>(std::move(entry));

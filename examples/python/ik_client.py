@@ -3,7 +3,8 @@
 
 Registers a small three-joint arm rig, then solves a reachable and an
 unreachable target for it, one for the bundled humanoid's left arm and one
-for the 13-joint tail with FABRIK.
+for the 13-joint tail with FABRIK; then sends two bad requests and prints
+the field violations (google.rpc.BadRequest) the errors carry.
 
     examples/python/generate_stubs.sh
     /usr/bin/python3 examples/python/ik_client.py --server 127.0.0.1:50051
@@ -67,6 +68,29 @@ def solve(stub, pb, timeout, rig, chain, target, solver=0):
     return answer
 
 
+def field_violations(error):
+    """The (field, description) pairs of the google.rpc.BadRequest an ikd
+    error carries in its status details (the grpc-status-details-bin
+    trailer), if any."""
+    from google.rpc import error_details_pb2, status_pb2
+
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin":
+            continue
+        status = status_pb2.Status.FromString(value)
+        for detail in status.details:
+            bad_request = error_details_pb2.BadRequest()
+            if detail.Unpack(bad_request):
+                for violation in bad_request.field_violations:
+                    yield violation.field, violation.description
+
+
+def print_error(error):
+    print(f"error: {error.code().name}: {error.details()}")
+    for field, description in field_violations(error):
+        print(f"  field {field}: {description}")
+
+
 def main():
     args = parse_args()
     sys.path.insert(0, args.stubs)
@@ -85,16 +109,18 @@ def main():
         solve(stub, pb, args.timeout, "python_arm", "arm", (0.0, -2.0, 0.0))
         solve(stub, pb, args.timeout, "humanoid", "left_arm", (0.45, 1.2, 0.15))
         solve(stub, pb, args.timeout, "tail", "tail", TAIL_TARGET, pb.SOLVER_FABRIK)
-        try:
-            stub.SolveChain(
-                pb.SolveChainRequest(
-                    rig="python_arm",
-                    goals=[pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0))],
-                ),
-                timeout=args.timeout,
-            )
-        except grpc.RpcError as error:
-            print(f"error: {error.code().name}: {error.details()}")
+        bad_goals = [
+            pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0)),
+            pb.ChainGoal(chain="arm", target=vec3(pb, 0, float("nan"), 0)),
+        ]
+        for goal in bad_goals:
+            try:
+                stub.SolveChain(
+                    pb.SolveChainRequest(rig="python_arm", goals=[goal]),
+                    timeout=args.timeout,
+                )
+            except grpc.RpcError as error:
+                print_error(error)
     return 0
 
 

@@ -17,5 +17,12 @@ grep -q '^humanoid/left_arm: reached=True' <<<"$out" || fail "humanoid"
 grep -q '^tail/tail: reached=True .* solver=SOLVER_FABRIK' <<<"$out" || fail "tail"
 grep -q "^error: NOT_FOUND: goals\[0\].chain: rig 'python_arm' has no chain 'tentacle'" \
   <<<"$out" || fail "error path"
+# The field violations (google.rpc.BadRequest in the status details).
+grep -q "^  field goals\[0\].chain: rig 'python_arm' has no chain 'tentacle'" \
+  <<<"$out" || fail "NOT_FOUND field violation"
+grep -q "^error: INVALID_ARGUMENT: goals\[0\].target: not finite" <<<"$out" \
+  || fail "invalid target"
+grep -q "^  field goals\[0\].target: not finite" <<<"$out" \
+  || fail "INVALID_ARGUMENT field violation"
 stop_server
 echo "python example: ok"

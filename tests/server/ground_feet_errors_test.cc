@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
                   grpc::StatusCode::INVALID_ARGUMENT, "rig: required"},
         BadGround{"UnknownRig", [](auto& r) { r.set_rig("nobody"); },
                   grpc::StatusCode::NOT_FOUND,
-                  "rig 'nobody' is not registered"},
+                  "rig: rig 'nobody' is not registered"},
         BadGround{"WrongRevision", [](auto& r) { r.set_revision("sha256:0"); },
                   grpc::StatusCode::FAILED_PRECONDITION,
                   "revision: rig 'humanoid' is at revision sha256:"},

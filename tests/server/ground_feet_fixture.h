@@ -113,7 +113,7 @@ class GroundFeetTest : public IkServiceTest {
     ASSERT_TRUE(status.ok()) << status.error_message();
     revision_ = response.revision();
     absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-        server_->registry().Get("humanoid");
+        server_->registry().Get({"humanoid", "name"});
     ASSERT_TRUE(entry.ok()) << entry.status();
     humanoid_ = *std::move(entry);
     ASSERT_EQ(humanoid().legs().size(), 2u);

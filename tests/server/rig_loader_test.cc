@@ -48,8 +48,8 @@ TEST_F(RigLoaderTest, LoadsEveryJsonFileAndIgnoresOthers) {
       LoadRigDirectory(dir_.string(), ServiceLimits(), registry_);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(*loaded, 2);
-  EXPECT_TRUE(registry_.Get("arm_a").ok());
-  EXPECT_TRUE(registry_.Get("arm_b").ok());
+  EXPECT_TRUE(registry_.Get({"arm_a", "name"}).ok());
+  EXPECT_TRUE(registry_.Get({"arm_b", "name"}).ok());
 }
 
 TEST_F(RigLoaderTest, BadFieldNamesFileAndField) {
@@ -99,12 +99,12 @@ TEST_F(RigLoaderTest, BundledExamplesLoad) {
       std::string(IK_EXAMPLES_DIR) + "/rigs", ServiceLimits(), registry_);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_GE(*loaded, 2);
-  auto humanoid = registry_.Get("humanoid");
+  auto humanoid = registry_.Get({"humanoid", "name"});
   ASSERT_TRUE(humanoid.ok());
   for (const char* chain : {"left_arm", "right_arm", "left_leg", "right_leg"}) {
     EXPECT_NE((*humanoid)->rig.FindChain(chain), nullptr) << chain;
   }
-  auto tail = registry_.Get("tail");
+  auto tail = registry_.Get({"tail", "name"});
   ASSERT_TRUE(tail.ok());
   ASSERT_FALSE((*tail)->rig.chains().empty());
   EXPECT_GE((*tail)->rig.chains()[0].joints.size(), 12u);

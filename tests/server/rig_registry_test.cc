@@ -35,7 +35,7 @@ TEST(RigRegistryTest, ListIsSortedByName) {
 TEST(RigRegistryTest, SnapshotOutlivesReplacement) {
   RigRegistry registry(10);
   ASSERT_TRUE(registry.Register(Entry(ArmRig()), false).ok());
-  auto before = registry.Get("arm");
+  auto before = registry.Get({"arm", "name"});
   ASSERT_TRUE(before.ok());
   v1::Rig changed = ArmRig();
   changed.mutable_joints(2)->mutable_rest()->mutable_translation()->set_y(-0.5);
@@ -44,7 +44,7 @@ TEST(RigRegistryTest, SnapshotOutlivesReplacement) {
   EXPECT_TRUE(replaced->replaced);
   // The old snapshot is untouched and still usable.
   EXPECT_DOUBLE_EQ((*before)->rig.rest_pose()[2].translation.y, -0.25);
-  auto after = registry.Get("arm");
+  auto after = registry.Get({"arm", "name"});
   ASSERT_TRUE(after.ok());
   EXPECT_DOUBLE_EQ((*after)->rig.rest_pose()[2].translation.y, -0.5);
   EXPECT_NE((*before)->revision, (*after)->revision);
@@ -77,13 +77,13 @@ TEST(RigRegistryTest, DeleteChecksRevision) {
   RigRegistry registry(10);
   auto registered = registry.Register(Entry(ArmRig()), false);
   ASSERT_TRUE(registered.ok());
-  auto wrong = registry.Delete("arm", "sha256:ffffffffffffffff");
+  auto wrong = registry.Delete({"arm", "name", "sha256:ffffffffffffffff"});
   EXPECT_EQ(wrong.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("revision"));
-  auto removed = registry.Delete("arm", registered->entry->revision);
+  auto removed = registry.Delete({"arm", "name", registered->entry->revision});
   ASSERT_TRUE(removed.ok());
   EXPECT_EQ(*removed, registered->entry->revision);
-  EXPECT_EQ(registry.Delete("arm", "").status().code(),
+  EXPECT_EQ(registry.Delete({"arm", "name"}).status().code(),
             absl::StatusCode::kNotFound);
 }
 
@@ -91,11 +91,11 @@ TEST(RigRegistryTest, GetPinnedChecksRevision) {
   RigRegistry registry(10);
   auto registered = registry.Register(Entry(ArmRig()), false);
   ASSERT_TRUE(registered.ok());
-  EXPECT_TRUE(registry.GetPinned("arm", "").ok());
-  EXPECT_TRUE(registry.GetPinned("arm", registered->entry->revision).ok());
-  EXPECT_EQ(registry.GetPinned("arm", "sha256:0").status().code(),
+  EXPECT_TRUE(registry.Get({"arm", "rig"}).ok());
+  EXPECT_TRUE(registry.Get({"arm", "rig", registered->entry->revision}).ok());
+  EXPECT_EQ(registry.Get({"arm", "rig", "sha256:0"}).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(registry.GetPinned("leg", "").status().code(),
+  EXPECT_EQ(registry.Get({"leg", "rig"}).status().code(),
             absl::StatusCode::kNotFound);
 }
 

@@ -323,7 +323,8 @@ INSTANTIATE_TEST_SUITE_P(
                 grpc::StatusCode::NOT_FOUND, "rig.colliders[0].joint"},
         BadPart{"ColliderWithoutShape",
                 [](v1::Rig& r) { r.mutable_colliders(1)->clear_shape(); },
-                grpc::StatusCode::INVALID_ARGUMENT, "rig.colliders[1].shape"},
+                grpc::StatusCode::INVALID_ARGUMENT,
+                "rig.colliders[1].sphere: set sphere or capsule"},
         BadPart{"NegativeColliderRadius",
                 [](v1::Rig& r) {
                   r.mutable_colliders(0)->mutable_sphere()->set_radius(-1);

@@ -137,7 +137,7 @@ TEST_F(TerrainServiceTest, DeleteChecksTheRevisionAndUsersSeeItGone) {
   status = DeleteTerrain("floor", "", &deleted);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_THAT(status.error_message(),
-              StartsWith("terrain 'floor' is not registered"));
+              StartsWith("name: terrain 'floor' is not registered"));
   status = DeleteTerrain("", "", &deleted);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), StartsWith("name: required"));
@@ -209,7 +209,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadTerrain{"NoShape",
                    [](auto& r) { r.mutable_terrain()->clear_shape(); },
                    grpc::StatusCode::INVALID_ARGUMENT,
-                   "terrain.shape: one of heightfield or mesh is required"},
+                   "terrain.heightfield: one of heightfield or mesh is required"},
         BadTerrain{"VerticesNotInThrees",
                    [](auto& r) { Mesh(r).add_vertices(0.0); },
                    grpc::StatusCode::INVALID_ARGUMENT,
