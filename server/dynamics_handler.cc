@@ -12,8 +12,9 @@
 #include "ik/field_error.h"
 #include "ik/forward_kinematics.h"
 #include "ik/rig_dynamics.h"
-#include "server/convert.h"
-#include "server/convert_parts.h"
+#include "server/convert/dynamics.h"
+#include "server/convert/rig.h"
+#include "server/convert/values.h"
 #include "server/handlers.h"
 
 namespace ik::server {
@@ -140,23 +141,8 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     if (absl::Status status = step.Run(); !status.ok()) {
       return StateError(status, index, chain->name);
     }
-    v1::DynamicChainResult* result = response.add_results();
-    result->set_chain(chain->name);
-    // Joints with a simulated child turn; leaves keep their animation.
-    std::vector<bool> has_child(chain->joints.size(), false);
-    for (const DynamicJoint& joint : chain->chain.joints) {
-      if (joint.parent != kDynamicRoot) has_child[joint.parent] = true;
-    }
-    for (size_t k = 0; k < chain->joints.size(); ++k) {
-      const int joint = chain->joints[k];
-      result->add_joints(rig.joint(joint).name);
-      if (!has_child[k]) continue;
-      AddJointRotation(rig, joint, rotations[k], result->mutable_rotations());
-    }
-    *result->mutable_state() = StateToProto(state, chain->name, revision);
-    result->set_substeps(report.substeps);
-    result->set_clamped(report.clamped);
-    result->set_reset(ResetToProto(report.reset));
+    *response.add_results() = DynamicChainResultToProto(
+        rig, *chain, rotations, state, report, revision);
   }
   return absl::OkStatus();
 }

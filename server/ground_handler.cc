@@ -12,8 +12,9 @@
 #include "ik/field_error.h"
 #include "ik/grounding.h"
 #include "ik/terrain.h"
-#include "server/convert.h"
-#include "server/convert_ground.h"
+#include "server/convert/ground.h"
+#include "server/convert/terrain.h"
+#include "server/convert/values.h"
 #include "server/handlers.h"
 
 namespace ik::server {
@@ -126,23 +127,8 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
                               request.weights().end());
   if (weights.empty()) weights.assign(legs, 1.0);
   std::vector<Vec3> previous_offsets;
-  std::optional<GroundSmoothing> smoothing;
-  if (request.has_smoothing()) {
-    const v1::GroundSmoothing& in = request.smoothing();
-    for (const v1::Vec3& offset : in.previous_foot_offsets()) {
-      previous_offsets.push_back(FromProto(offset));
-    }
-    smoothing.emplace();
-    smoothing->previous_pelvis_drop = in.previous_pelvis_drop();
-    smoothing->previous_foot_offsets = previous_offsets;
-    smoothing->delta_time = in.delta_time();
-    if (in.has_max_pelvis_speed()) {
-      smoothing->max_pelvis_speed = in.max_pelvis_speed();
-    }
-    if (in.has_max_foot_speed()) {
-      smoothing->max_foot_speed = in.max_foot_speed();
-    }
-  }
+  std::optional<GroundSmoothing> smoothing =
+      SmoothingFromProto(request, previous_offsets);
 
   std::vector<FootResult> feet(legs);
   GroundFeetReport report;
@@ -161,32 +147,7 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   }
 
   response.set_revision((*entry)->revision);
-  response.set_pelvis_drop(report.pelvis_drop);
-  response.set_pelvis_drop_target(report.pelvis_drop_target);
-  response.set_pelvis_drop_clamped(report.pelvis_drop_clamped);
-  *response.mutable_root_offset() = ToProto(report.root_offset);
-  for (size_t l = 0; l < legs; ++l) {
-    const Leg& leg = rig.legs()[l];
-    for (int joint : {leg.hip, leg.knee, leg.ankle}) {
-      AddJointRotation(rig, joint, pose->locals[joint].rotation,
-                       response.mutable_rotations());
-    }
-    const FootResult& foot = feet[l];
-    v1::FootResult* out = response.add_feet();
-    out->set_leg(leg.name);
-    out->set_ground_found(foot.ground_found);
-    if (foot.ground_found) {
-      *out->mutable_contact_point() = ToProto(foot.contact_point);
-      *out->mutable_contact_normal() = ToProto(foot.contact_normal);
-    }
-    out->set_grounded(foot.grounded);
-    *out->mutable_goal() = ToProto(foot.goal);
-    out->set_reached(foot.reached);
-    out->set_moved(foot.moved);
-    *out->mutable_foot_offset() = ToProto(foot.foot_offset);
-    out->set_tilt(foot.tilt);
-    out->set_tilt_clamped(foot.tilt_clamped);
-  }
+  GroundFeetAnswerToProto(rig, pose->locals, report, feet, response);
   for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
     response.add_terrain_revisions(terrain->revision);
   }

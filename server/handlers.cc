@@ -8,7 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "ik/field_error.h"
 #include "ik/solve_chain.h"
-#include "server/convert.h"
+#include "server/convert/solve.h"
+#include "server/convert/values.h"
 
 namespace ik::server {
 namespace {

@@ -25,7 +25,10 @@
 #define IK_DEFAULT_TERRAIN_DIR "examples/terrains"
 #endif
 
-ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
+// Every limit's default is ServiceLimits' in-class default.
+constexpr ik::server::ServiceLimits kDefaultLimits;
+
+ABSL_FLAG(std::string, listen, ik::server::ServerOptions().listen,
           "host:port to serve on (port 0: any free port, printed at start)");
 ABSL_FLAG(std::string, rig_dir, IK_DEFAULT_RIG_DIR,
           "directory whose *.json rigs (protobuf JSON of ik.v1.Rig) are "
@@ -33,22 +36,29 @@ ABSL_FLAG(std::string, rig_dir, IK_DEFAULT_RIG_DIR,
 ABSL_FLAG(std::string, terrain_dir, IK_DEFAULT_TERRAIN_DIR,
           "directory whose *.json terrains (protobuf JSON of ik.v1.Terrain) "
           "are registered at start; empty for none");
-ABSL_FLAG(int, max_rigs, 1024, "rigs the registry holds at most");
-ABSL_FLAG(int, max_joints_per_rig, 512, "joints per rig at most");
-ABSL_FLAG(int, max_chains_per_rig, 64, "chains per rig at most");
-ABSL_FLAG(int, max_parts_per_rig, 64,
+ABSL_FLAG(int, max_rigs, kDefaultLimits.max_rigs,
+          "rigs the registry holds at most");
+ABSL_FLAG(int, max_joints_per_rig, kDefaultLimits.max_joints_per_rig,
+          "joints per rig at most");
+ABSL_FLAG(int, max_chains_per_rig, kDefaultLimits.max_chains_per_rig,
+          "chains per rig at most");
+ABSL_FLAG(int, max_parts_per_rig, kDefaultLimits.max_parts_per_rig,
           "legs, colliders and dynamic chains per rig at most (each)");
-ABSL_FLAG(int, max_goals_per_request, 64, "goals per SolveChain at most");
-ABSL_FLAG(int, max_terrains, 256, "terrains the registry holds at most");
-ABSL_FLAG(int, max_mesh_triangles, 1 << 20,
+ABSL_FLAG(int, max_goals_per_request, kDefaultLimits.max_goals_per_request,
+          "goals per SolveChain at most");
+ABSL_FLAG(int, max_terrains, kDefaultLimits.max_terrains,
+          "terrains the registry holds at most");
+ABSL_FLAG(int, max_mesh_triangles, kDefaultLimits.max_mesh_triangles,
           "triangles (and vertices) per registered mesh at most");
-ABSL_FLAG(int, max_heightfield_samples, 1 << 22,
+ABSL_FLAG(int, max_heightfield_samples, kDefaultLimits.max_heightfield_samples,
           "samples per registered heightfield at most");
-ABSL_FLAG(int, max_inline_heightfield_samples, 1 << 16,
+ABSL_FLAG(int, max_inline_heightfield_samples,
+          kDefaultLimits.max_inline_heightfield_samples,
           "samples per heightfield sent inline with GroundFeet at most");
-ABSL_FLAG(int, max_ground_shapes, 64,
+ABSL_FLAG(int, max_ground_shapes, kDefaultLimits.max_ground_shapes,
           "planes, inline heightfields and terrains per GroundFeet at most");
-ABSL_FLAG(int, max_message_bytes, 4 * 1024 * 1024,
+ABSL_FLAG(int, max_message_bytes,
+          ik::server::ServerOptions().max_receive_message_bytes,
           "largest request accepted, bytes (raise it to register large "
           "meshes: about 21 bytes per triangle)");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,

@@ -6,7 +6,7 @@
 // until that call finishes. Thread-safe.
 //
 // `Entry` provides `name()` (its key) and a `revision` member (its content
-// hash; equal revisions mean equal content).
+// hash, ContentRevision below; equal revisions mean equal content).
 #ifndef IK_SERVER_REGISTRY_H_
 #define IK_SERVER_REGISTRY_H_
 
@@ -23,9 +23,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "google/protobuf/message.h"
 #include "ik/field_error.h"
 
 namespace ik::server {
+
+// The content hash of a registered entry's (normalised) definition, its
+// revision: "sha256:" and 16 hex digits of the SHA-256 of its deterministic
+// serialisation. Equal content gives equal revisions on every replica.
+std::string ContentRevision(const google::protobuf::Message& normalized);
 
 template <typename Entry>
 class Registry {

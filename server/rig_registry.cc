@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "server/convert.h"
+#include "server/convert/rig.h"
 
 namespace ik::server {
 

@@ -5,8 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ik/field_error.h"
-#include "server/convert.h"
-#include "server/convert_ground.h"
+#include "server/convert/terrain.h"
 
 namespace ik::server {
 

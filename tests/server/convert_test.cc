@@ -1,7 +1,9 @@
-#include "server/convert.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/convert/rig.h"
+#include "server/convert/solve.h"
+#include "server/convert/values.h"
+#include "server/registry.h"
 #include "tests/server/test_rigs.h"
 
 namespace ik::server {

@@ -22,7 +22,7 @@
 #include "ik/forward_kinematics.h"
 #include "ik/math.h"
 #include "ik/rig_json.h"
-#include "server/convert.h"
+#include "server/convert/values.h"
 #include "tests/server/service_fixture.h"
 
 namespace ik::server {

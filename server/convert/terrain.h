@@ -1,22 +1,19 @@
-// Conversion of ground and terrain messages (planes, heightfields, meshes)
-// to the core's ground types, with the service's size limits checked first.
-// Errors start with the field path under `path` ("ground.planes[1].normal:
-// zero length", "terrain.mesh.indices[7]: 1200 is out of range [0, 1000)").
-#ifndef IK_SERVER_CONVERT_GROUND_H_
-#define IK_SERVER_CONVERT_GROUND_H_
+// Wire -> core for terrain shapes (ik/v1/ground.proto): heightfields and
+// triangle meshes, registered as terrains or (heightfields) sent inline with
+// a GroundFeet request, with the service's size limits checked first. Errors
+// start with the field path under `path` ("terrain.mesh.indices[7]: 1200 is
+// out of range [0, 1000)", "ground.heightfields[0].rows: ...").
+#ifndef IK_SERVER_CONVERT_TERRAIN_H_
+#define IK_SERVER_CONVERT_TERRAIN_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ik/ground_plane.h"
 #include "ik/heightfield.h"
 #include "ik/triangle_mesh.h"
-#include "ik/v1/ik.pb.h"
+#include "ik/v1/ground.pb.h"
 
 namespace ik::server {
-
-absl::StatusOr<GroundPlane> PlaneFromProto(const v1::Plane& plane,
-                                           absl::string_view path);
 
 // RESOURCE_EXHAUSTED when the grid has more than `max_samples` samples (the
 // message names `limit_flag`, the ikd flag that sets it).
@@ -38,4 +35,4 @@ absl::Status ValidateTerrainName(absl::string_view name,
 
 }  // namespace ik::server
 
-#endif  // IK_SERVER_CONVERT_GROUND_H_
+#endif  // IK_SERVER_CONVERT_TERRAIN_H_

@@ -1,4 +1,4 @@
-#include "server/convert_ground.h"
+#include "server/convert/terrain.h"
 
 #include <cmath>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include "ik/field_error.h"
 #include "ik/math.h"
 #include "ik/rig.h"
-#include "server/convert.h"
+#include "server/convert/values.h"
 
 namespace ik::server {
 namespace {
@@ -22,20 +22,6 @@ absl::Status TooLarge(absl::string_view path, absl::string_view what,
 }
 
 }  // namespace
-
-absl::StatusOr<GroundPlane> PlaneFromProto(const v1::Plane& plane,
-                                           absl::string_view path) {
-  GroundPlaneDefinition definition;
-  definition.point = FromProto(plane.point());
-  if (plane.has_normal()) definition.normal = FromProto(plane.normal());
-  if (plane.has_rectangle_xz()) {
-    const v1::RectangleXZ& rectangle = plane.rectangle_xz();
-    definition.rectangle_xz = RectangleXZ{rectangle.min_x(), rectangle.max_x(),
-                                          rectangle.min_z(), rectangle.max_z()};
-  }
-  if (plane.has_radius()) definition.radius = plane.radius();
-  return GroundPlane::Create(definition, path);
-}
 
 absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
                                                  int max_samples,

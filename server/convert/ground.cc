@@ -1,0 +1,72 @@
+#include "server/convert/ground.h"
+
+#include "server/convert/values.h"
+
+namespace ik::server {
+
+absl::StatusOr<GroundPlane> PlaneFromProto(const v1::Plane& plane,
+                                           absl::string_view path) {
+  GroundPlaneDefinition definition;
+  definition.point = FromProto(plane.point());
+  if (plane.has_normal()) definition.normal = FromProto(plane.normal());
+  if (plane.has_rectangle_xz()) {
+    const v1::RectangleXZ& rectangle = plane.rectangle_xz();
+    definition.rectangle_xz = RectangleXZ{rectangle.min_x(), rectangle.max_x(),
+                                          rectangle.min_z(), rectangle.max_z()};
+  }
+  if (plane.has_radius()) definition.radius = plane.radius();
+  return GroundPlane::Create(definition, path);
+}
+
+std::optional<GroundSmoothing> SmoothingFromProto(
+    const v1::GroundFeetRequest& request, std::vector<Vec3>& previous_offsets) {
+  if (!request.has_smoothing()) return std::nullopt;
+  const v1::GroundSmoothing& in = request.smoothing();
+  previous_offsets.clear();
+  for (const v1::Vec3& offset : in.previous_foot_offsets()) {
+    previous_offsets.push_back(FromProto(offset));
+  }
+  GroundSmoothing smoothing;
+  smoothing.previous_pelvis_drop = in.previous_pelvis_drop();
+  smoothing.previous_foot_offsets = previous_offsets;
+  smoothing.delta_time = in.delta_time();
+  if (in.has_max_pelvis_speed()) {
+    smoothing.max_pelvis_speed = in.max_pelvis_speed();
+  }
+  if (in.has_max_foot_speed()) smoothing.max_foot_speed = in.max_foot_speed();
+  return smoothing;
+}
+
+void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Transform> locals,
+                             const GroundFeetReport& report,
+                             absl::Span<const FootResult> feet,
+                             v1::GroundFeetResponse& response) {
+  response.set_pelvis_drop(report.pelvis_drop);
+  response.set_pelvis_drop_target(report.pelvis_drop_target);
+  response.set_pelvis_drop_clamped(report.pelvis_drop_clamped);
+  *response.mutable_root_offset() = ToProto(report.root_offset);
+  for (size_t l = 0; l < rig.legs().size(); ++l) {
+    const Leg& leg = rig.legs()[l];
+    for (int joint : {leg.hip, leg.knee, leg.ankle}) {
+      AddJointRotation(rig, joint, locals[joint].rotation,
+                       response.mutable_rotations());
+    }
+    const FootResult& foot = feet[l];
+    v1::FootResult* out = response.add_feet();
+    out->set_leg(leg.name);
+    out->set_ground_found(foot.ground_found);
+    if (foot.ground_found) {
+      *out->mutable_contact_point() = ToProto(foot.contact_point);
+      *out->mutable_contact_normal() = ToProto(foot.contact_normal);
+    }
+    out->set_grounded(foot.grounded);
+    *out->mutable_goal() = ToProto(foot.goal);
+    out->set_reached(foot.reached);
+    out->set_moved(foot.moved);
+    *out->mutable_foot_offset() = ToProto(foot.foot_offset);
+    out->set_tilt(foot.tilt);
+    out->set_tilt_clamped(foot.tilt_clamped);
+  }
+}
+
+}  // namespace ik::server

@@ -1,0 +1,46 @@
+// Wire <-> core for rigs (ik/v1/rig.proto): joints and their limits, chains
+// with their solver settings, and the rig's parts (legs, colliders, dynamic
+// chains). Size limits are checked here (RESOURCE_EXHAUSTED); everything
+// else is validated by the core's Rig::Create, which names the field.
+#ifndef IK_SERVER_CONVERT_RIG_H_
+#define IK_SERVER_CONVERT_RIG_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ik/dynamics.h"
+#include "ik/rig.h"
+#include "ik/v1/rig.pb.h"
+#include "server/service_limits.h"
+
+namespace ik::server {
+
+// Converts and validates a rig definition. `prefix` starts every error
+// message's path ("rig." in a request, "<file>: " for a rig file). Checks
+// the size limits first, then resolves parent references, then lets
+// Rig::Create check the rest.
+absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
+                                 const ServiceLimits& limits,
+                                 absl::string_view prefix);
+
+// The rig as stored and hashed: `rig` with every rest rotation replaced by
+// the normalised one of `validated`.
+v1::Rig NormalizedRig(const v1::Rig& rig, const Rig& validated);
+
+// The solver enum, both ways (SOLVER_UNSPECIFIED means auto); an unknown
+// value is INVALID_ARGUMENT naming `path`.
+absl::StatusOr<SolverKind> SolverFromProto(v1::Solver solver,
+                                           absl::string_view path);
+v1::Solver SolverToProto(SolverKind solver);
+
+// Wire wind -> core wind, with the documented defaults for unset fields; raw
+// values (the dynamics step validates them).
+WindSettings WindFromProto(const v1::Wind& wind);
+
+// Prefixes a core status message with `prefix`, keeping the code: the core
+// does not take a field path yet.
+absl::Status Prefixed(const absl::Status& status, absl::string_view prefix);
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_CONVERT_RIG_H_

@@ -1,0 +1,161 @@
+#include "server/convert/solve.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "ik/field_error.h"
+#include "server/convert/rig.h"
+#include "server/convert/values.h"
+
+namespace ik::server {
+namespace {
+
+v1::StopReason StopReasonToProto(StopReason reason) {
+  switch (reason) {
+    case StopReason::kReached:
+      return v1::STOP_REASON_REACHED;
+    case StopReason::kIterationCap:
+      return v1::STOP_REASON_ITERATION_CAP;
+    case StopReason::kNoImprovement:
+      return v1::STOP_REASON_NO_IMPROVEMENT;
+    case StopReason::kOutOfReach:
+      return v1::STOP_REASON_OUT_OF_REACH;
+  }
+  return v1::STOP_REASON_UNSPECIFIED;
+}
+
+// Resolves the goal's chain reference: a rig chain by name, or an ad hoc
+// chain validated like a rig chain and kept in `ad_hoc_chains`.
+absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
+                                            const Rig& rig,
+                                            absl::string_view path,
+                                            std::deque<Chain>& ad_hoc_chains) {
+  switch (goal.chain_ref_case()) {
+    case v1::ChainGoal::CHAIN_REF_NOT_SET:
+      return InvalidField(absl::StrCat(path, ".chain"),
+                          "required (or ad_hoc_chain with root and tip)");
+    case v1::ChainGoal::kChain: {
+      if (goal.chain().empty()) {
+        return InvalidField(absl::StrCat(path, ".chain"), "required");
+      }
+      const Chain* chain = rig.FindChain(goal.chain());
+      if (chain == nullptr) {
+        return FieldError(absl::StatusCode::kNotFound,
+                          absl::StrCat(path, ".chain"),
+                          absl::StrCat("rig '", rig.name(), "' has no chain '",
+                                       goal.chain(), "'"));
+      }
+      return chain;
+    }
+    case v1::ChainGoal::kAdHocChain: {
+      ChainDefinition definition;
+      definition.root = goal.ad_hoc_chain().root();
+      definition.tip = goal.ad_hoc_chain().tip();
+      definition.name = absl::StrCat(definition.root, "..", definition.tip);
+      absl::StatusOr<Chain> chain = rig.MakeChain(definition);
+      if (!chain.ok()) {
+        return Prefixed(chain.status(), absl::StrCat(path, ".ad_hoc_chain."));
+      }
+      return &ad_hoc_chains.emplace_back(*std::move(chain));
+    }
+  }
+  return InvalidField(path, "bad chain");
+}
+
+}  // namespace
+
+absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
+                                        const Rig& rig, int index,
+                                        std::deque<Chain>& ad_hoc_chains) {
+  const std::string path = absl::StrCat("goals[", index, "]");
+  ChainGoal out;
+  absl::StatusOr<const Chain*> chain =
+      ChainFromProto(goal, rig, path, ad_hoc_chains);
+  if (!chain.ok()) return chain.status();
+  out.chain = *chain;
+  if (!goal.has_target()) {
+    return InvalidField(absl::StrCat(path, ".target"), "required");
+  }
+  out.target_world = FromProto(goal.target());
+  absl::Status status =
+      CheckFinite(out.target_world, absl::StrCat(path, ".target"));
+  if (!status.ok()) return status;
+  if (goal.has_pole()) {
+    out.pole_world = FromProto(goal.pole());
+    status = CheckFinite(*out.pole_world, absl::StrCat(path, ".pole"));
+    if (!status.ok()) return status;
+  }
+  if (goal.has_swivel()) out.swivel = goal.swivel();
+  if (goal.solver() != v1::SOLVER_UNSPECIFIED) {
+    absl::StatusOr<SolverKind> solver =
+        SolverFromProto(goal.solver(), absl::StrCat(path, ".solver"));
+    if (!solver.ok()) return solver.status();
+    out.solver = *solver;
+  }
+  if (goal.max_iterations() < 0) {
+    return InvalidField(absl::StrCat(path, ".max_iterations"),
+                        absl::StrCat(goal.max_iterations(), " is negative"));
+  }
+  if (goal.max_iterations() > 0) out.max_iterations = goal.max_iterations();
+  if (!(goal.tolerance() >= 0.0) || !IsFinite(goal.tolerance())) {
+    return InvalidField(
+        absl::StrCat(path, ".tolerance"),
+        absl::StrFormat("%g is not a finite distance >= 0", goal.tolerance()));
+  }
+  if (goal.tolerance() > 0.0) out.tolerance = goal.tolerance();
+  if (goal.has_orientation()) {
+    absl::StatusOr<Quat> orientation = NormalizeRotation(
+        FromProto(goal.orientation()), absl::StrCat(path, ".orientation"));
+    if (!orientation.ok()) return orientation.status();
+    out.orientation_world = *orientation;
+  }
+  if (goal.has_orientation_weight()) {
+    const double weight = goal.orientation_weight();
+    if (!goal.has_orientation()) {
+      return InvalidField(absl::StrCat(path, ".orientation_weight"),
+                          "set without an orientation");
+    }
+    if (!(weight >= 0.0 && weight <= 1.0)) {
+      return InvalidField(absl::StrCat(path, ".orientation_weight"),
+                          absl::StrFormat("%g is outside [0, 1]", weight));
+    }
+    out.orientation_weight = weight;
+  }
+  return out;
+}
+
+v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
+                                 const ChainSolveResult& result,
+                                 const std::vector<Transform>& locals) {
+  v1::GoalResult out;
+  const Chain& chain = *goal.chain;
+  out.set_chain(chain.name);
+  // A position goal leaves the tip's rotation alone; an orientation turns it.
+  const size_t joints = goal.orientation_world.has_value()
+                            ? chain.joints.size()
+                            : chain.joints.size() - 1;
+  for (size_t i = 0; i < joints; ++i) {
+    const int joint = chain.joints[i];
+    AddJointRotation(rig, joint, locals[joint].rotation,
+                     out.mutable_rotations());
+  }
+  out.set_reached(result.report.reached);
+  out.set_residual(result.report.residual);
+  out.set_iterations(result.report.iterations);
+  out.set_stop_reason(StopReasonToProto(result.stop_reason));
+  *out.mutable_effector() = ToProto(result.tip_world);
+  out.set_solver(SolverToProto(result.solver));
+  for (int joint : result.limited_joints) {
+    out.add_limited_joints(rig.joint(joint).name);
+  }
+  if (goal.swivel.has_value()) {
+    out.set_near_singularity(result.near_singularity);
+    out.set_singularity_angle(result.singularity_angle);
+  }
+  return out;
+}
+
+}  // namespace ik::server

@@ -1,0 +1,31 @@
+// Wire <-> core for SolveChain (ik/v1/solve.proto): goals in, goal results
+// out. Errors start with the goal's path ("goals[3].target: not finite").
+#ifndef IK_SERVER_CONVERT_SOLVE_H_
+#define IK_SERVER_CONVERT_SOLVE_H_
+
+#include <deque>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ik/rig.h"
+#include "ik/solve_chain.h"
+#include "ik/v1/solve.pb.h"
+
+namespace ik::server {
+
+// A goal of a SolveChain request; `index` is its position in `goals`. An ad
+// hoc chain is validated like a rig chain and stored in `ad_hoc_chains`
+// (whose elements never move), which must outlive the returned goal.
+absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
+                                        const Rig& rig, int index,
+                                        std::deque<Chain>& ad_hoc_chains);
+
+// The answer for one solved goal: local rotations of the chain's joints,
+// taken from `locals` (the tip's too when the goal had an orientation).
+v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
+                                 const ChainSolveResult& result,
+                                 const std::vector<Transform>& locals);
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_CONVERT_SOLVE_H_

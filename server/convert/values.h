@@ -1,0 +1,55 @@
+// Wire <-> core for the value types every area of the API shares
+// (ik/v1/values.proto): vectors, rotations, transforms, sparse poses, and the
+// joint rotations of answers. The leaf of the proto<->core edge: every other
+// converter includes it, it includes none of them.
+//
+// Validating conversions return errors that start with the field path they
+// are given (ik/field_error.h); the plain ones (FromProto, ToProto) only
+// copy numbers.
+#ifndef IK_SERVER_CONVERT_VALUES_H_
+#define IK_SERVER_CONVERT_VALUES_H_
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ik/math.h"
+#include "ik/rig.h"
+#include "ik/v1/values.pb.h"
+
+namespace ik::server {
+
+// Wire <-> core for plain values (no validation). Quaternions travel as named
+// x, y, z, w; GLM's constructor order (w, x, y, z) never meets wire data.
+Vec3 FromProto(const v1::Vec3& v);
+Quat FromProto(const v1::Quat& q);
+v1::Vec3 ToProto(const Vec3& v);
+v1::Quat ToProto(const Quat& q);
+
+// OK when every component of `v` is finite, else "<path>: not finite (...)".
+absl::Status CheckFinite(const Vec3& v, absl::string_view path);
+
+// A transform with unset sub-fields taken from `defaults`, validated (finite,
+// unit rotation normalised, positive scale); errors name `path`.
+absl::StatusOr<Transform> TransformFromProto(const v1::Transform& transform,
+                                             const Transform& defaults,
+                                             absl::string_view path);
+
+// A pose as dense local transforms (the rig's rest pose plus the request's
+// overrides) and the root transform. Errors name "pose....".
+struct DensePose {
+  Transform root;
+  std::vector<Transform> locals;
+};
+absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig);
+
+// Appends one joint's local rotation to an answer: its name, index and
+// rotation.
+void AddJointRotation(
+    const Rig& rig, int joint, const Quat& rotation,
+    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations);
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_CONVERT_VALUES_H_
