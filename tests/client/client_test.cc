@@ -1,7 +1,9 @@
 // ik::Client against a real ikd server on loopback.
 #include "ik/client.h"
 
+#include <cmath>
 #include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -116,6 +118,32 @@ TEST_F(ClientTest, ServerErrorsKeepCodeAndMessage) {
   auto accepted = client_->RegisterRig(changed, /*replace=*/true);
   ASSERT_TRUE(accepted.ok());
   EXPECT_TRUE(accepted->replaced());
+}
+
+TEST_F(ClientTest, ErrorsExposeTheirFieldViolations) {
+  ASSERT_TRUE(client_->RegisterRig(ArmRig()).ok());
+  v1::SolveChainRequest request;
+  request.set_rig("arm");
+  request.add_goals()->set_chain("arm");
+  v1::ChainGoal* bad = request.add_goals();
+  bad->set_chain("arm");
+  *bad->mutable_target() = Vec(0, std::nan(""), 0);
+  *request.mutable_goals(0)->mutable_target() = Vec(0.2, -0.3, 0.1);
+  auto refused = client_->SolveChain(request);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::vector<FieldViolation> violations =
+      FieldViolations(refused.status());
+  ASSERT_EQ(violations.size(), 1u) << refused.status();
+  EXPECT_EQ(violations[0].field, "goals[1].target");
+  EXPECT_EQ(absl::StrCat(violations[0].field, ": ", violations[0].description),
+            refused.status().message());
+
+  // NOT_FOUND names its field too; an OK status has no violations.
+  auto missing = client_->GetRig("nobody");
+  ASSERT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  ASSERT_EQ(FieldViolations(missing.status()).size(), 1u);
+  EXPECT_EQ(FieldViolations(missing.status())[0].field, "name");
+  EXPECT_TRUE(FieldViolations(absl::OkStatus()).empty());
 }
 
 TEST_F(ClientTest, HealthIsServingUntilShutdown) {
