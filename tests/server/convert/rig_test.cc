@@ -10,9 +10,6 @@ namespace ik::server {
 namespace {
 
 using ::ik::testing::ArmRig;
-using ::ik::testing::Rotation;
-using ::ik::testing::Vec;
-using ::testing::HasSubstr;
 
 TEST(RigConvertTest, ParentByNameAndByIndexGiveTheSameRig) {
   absl::StatusOr<Rig> by_mixed = RigFromProto(ArmRig(), ServiceLimits(), "");
