@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ik/field_error.h"
+#include "ik/validate.h"
 #include "server/convert/terrain.h"
 
 namespace ik::server {
@@ -32,7 +33,7 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
     absl::string_view prefix) {
   if (absl::Status status =
-          ValidateTerrainName(terrain.name(), absl::StrCat(prefix, "name"));
+          ValidateName(terrain.name(), absl::StrCat(prefix, "name"));
       !status.ok()) {
     return status;
   }

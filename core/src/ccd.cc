@@ -7,11 +7,10 @@
 
 #include "absl/status/status.h"
 #include "chain_internal.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
-
-using internal::kMinDirectionLength;
 
 // The turn about a hinge's `axis` (in the joint's rotated frame) that puts
 // the tip at `distance` (the target's distance) from the parent joint at

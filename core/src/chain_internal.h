@@ -11,11 +11,11 @@
 #include "ik/chain_job.h"
 #include "ik/joint_limits.h"
 #include "ik/math.h"
+#include "ik/validate.h"
 
 namespace ik::internal {
 
 // Vectors shorter than this, metres, count as zero directions.
-inline constexpr double kMinDirectionLength = 1e-12;
 
 // CCD's iterations (ccd.cc) from the pose in the workspace (its forward
 // kinematics current): sweeps counted on from *iterations up to

@@ -6,12 +6,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
 
 // Rotations may be this far from unit squared norm (as TwoBoneJob).
-constexpr double kUnitNormSquaredTolerance = 2e-3;
 
 absl::Status Invalid(absl::string_view field, int index,
                      absl::string_view what) {

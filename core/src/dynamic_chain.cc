@@ -7,18 +7,13 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
 
 bool InRange(double value, double low, double high) {
   return value >= low && value <= high;  // false for NaN
-}
-
-absl::Status OutOfRange(absl::string_view path, double value, double low,
-                        double high, absl::string_view unit = "") {
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, ": must be within [", low, ", ", high, "]", unit, ", got ", value));
 }
 
 absl::Status CheckUnitInterval(double value, absl::string_view path) {

@@ -16,7 +16,6 @@ namespace ik {
 namespace {
 
 // Rotations may be this far from unit squared norm.
-constexpr double kUnitNormSquaredTolerance = 2e-3;
 
 bool IsUnitRotation(const Quat& q) {
   const double norm_squared = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;

@@ -9,11 +9,10 @@
 #include "absl/status/status.h"
 #include "chain_internal.h"
 #include "fabrik_internal.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
-
-using internal::kMinDirectionLength;
 
 // PlaceAlong's rare case, out of line so that the common one loads nothing
 // it does not use.

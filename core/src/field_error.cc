@@ -14,6 +14,11 @@ absl::Status FieldError(absl::StatusCode code, absl::string_view path,
   return status;
 }
 
+absl::Status InvalidField(absl::string_view path, absl::string_view field,
+                          absl::string_view description) {
+  return InvalidField(absl::StrCat(path, ".", field), description);
+}
+
 std::optional<std::string> FieldPathOf(const absl::Status& status) {
   auto payload = status.GetPayload(kFieldPathPayload);
   if (!payload.has_value()) return std::nullopt;

@@ -6,31 +6,27 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
 
 constexpr double kMinNormalLength = 1e-12;
 
-absl::Status InvalidArgument(absl::string_view path, absl::string_view field,
-                             absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ".", field, ": ", what));
-}
-
 absl::Status ValidateRectangle(const RectangleXZ& rectangle,
                                absl::string_view path) {
   if (!IsFinite(rectangle.min_x) || !IsFinite(rectangle.max_x) ||
       !IsFinite(rectangle.min_z) || !IsFinite(rectangle.max_z)) {
-    return InvalidArgument(path, "rectangle_xz", "not finite");
+    return InvalidField(path, "rectangle_xz", "not finite");
   }
   if (rectangle.min_x > rectangle.max_x) {
-    return InvalidArgument(
+    return InvalidField(
         path, "rectangle_xz",
         absl::StrCat("min_x ", rectangle.min_x, " is greater than max_x ",
                      rectangle.max_x));
   }
   if (rectangle.min_z > rectangle.max_z) {
-    return InvalidArgument(
+    return InvalidField(
         path, "rectangle_xz",
         absl::StrCat("min_z ", rectangle.min_z, " is greater than max_z ",
                      rectangle.max_z));
@@ -43,14 +39,14 @@ absl::Status ValidateRectangle(const RectangleXZ& rectangle,
 absl::StatusOr<GroundPlane> GroundPlane::Create(
     const GroundPlaneDefinition& definition, absl::string_view path) {
   if (!IsFinite(definition.point)) {
-    return InvalidArgument(path, "point", "not finite");
+    return InvalidField(path, "point", "not finite");
   }
   if (!IsWithinRange(definition.point)) {
-    return InvalidArgument(path, "point",
-                           absl::StrCat("beyond ", kMaxCoordinate, " m"));
+    return InvalidField(path, "point",
+                        absl::StrCat("beyond ", kMaxCoordinate, " m"));
   }
   if (!IsFinite(definition.normal)) {
-    return InvalidArgument(path, "normal", "not finite");
+    return InvalidField(path, "normal", "not finite");
   }
   // Scaled first so that huge normals do not overflow the length.
   const Vec3& normal = definition.normal;
@@ -59,7 +55,7 @@ absl::StatusOr<GroundPlane> GroundPlane::Create(
   const Vec3 scaled = largest > 0.0 ? normal / largest : Vec3(0.0);
   const double scaled_length = glm::length(scaled);
   if (!(largest * scaled_length >= kMinNormalLength)) {
-    return InvalidArgument(path, "normal", "zero length");
+    return InvalidField(path, "normal", "zero length");
   }
   if (definition.rectangle_xz.has_value()) {
     if (absl::Status status = ValidateRectangle(*definition.rectangle_xz, path);
@@ -70,8 +66,8 @@ absl::StatusOr<GroundPlane> GroundPlane::Create(
   if (definition.radius.has_value()) {
     const double radius = *definition.radius;
     if (!(radius > 0.0 && IsFinite(radius))) {
-      return InvalidArgument(
-          path, "radius", absl::StrCat("must be finite and > 0, got ", radius));
+      return InvalidField(path, "radius",
+                          absl::StrCat("must be finite and > 0, got ", radius));
     }
   }
   GroundPlane plane;

@@ -15,6 +15,7 @@
 #include "grounding_internal.h"
 #include "ik/joint_limits.h"
 #include "ik/ray.h"
+#include "ik/validate.h"
 #include "two_bone_limits.h"
 
 namespace ik {
@@ -29,7 +30,6 @@ using internal::MoveTowards;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Rotations further than this from unit length are rejected (as
 // ValidateTransform does).
-constexpr double kUnitQuatTolerance = 1e-3;
 // A drop, or a tilt, beyond its maximum by less than this (metres or
 // radians) is rounding, not a clamp.
 constexpr double kClampSlack = 1e-9;
@@ -41,10 +41,6 @@ constexpr double kMinForwardLength = 1e-6;
 constexpr size_t kKeptLegPoses = 8;
 
 const Vec3 kUp(0.0, 1.0, 0.0);
-
-absl::Status InvalidArgument(absl::string_view path, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
-}
 
 // What ValidateTransform accepts (up to the rounding of the norm's square
 // at the tolerance's edges), without building a path or a square root.
@@ -75,7 +71,7 @@ absl::Status CheckSize(size_t size, size_t expected, absl::string_view path,
                        absl::string_view what, const Rig& rig,
                        absl::string_view per) {
   if (size == expected) return absl::OkStatus();
-  return InvalidArgument(
+  return InvalidField(
       path, absl::StrCat(size, " ", what, " for rig '", rig.name(), "' of ",
                          expected, " ", per));
 }
@@ -86,7 +82,7 @@ absl::Status CheckNonNegative(double value, absl::string_view path,
   if (value >= 0.0 && (allow_infinity || value < kInfinity)) {
     return absl::OkStatus();
   }
-  return InvalidArgument(
+  return InvalidField(
       path, absl::StrCat("must be ", allow_infinity ? "" : "finite and ",
                          ">= 0", unit, ", got ", value));
 }
@@ -107,7 +103,7 @@ absl::Status ValidateSmoothing(const GroundSmoothing& smoothing,
   }
   for (size_t l = 0; l < smoothing.previous_foot_offsets.size(); ++l) {
     if (!IsWithinRange(smoothing.previous_foot_offsets[l])) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat("smoothing.previous_foot_offsets[", l, "]"),
           absl::StrCat("not finite or beyond ", kMaxCoordinate, " m"));
     }
@@ -246,7 +242,7 @@ FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
 }  // namespace
 
 absl::Status GroundFeetJob::Validate() const {
-  if (rig == nullptr) return InvalidArgument("rig", "null");
+  if (rig == nullptr) return InvalidField("rig", "null");
   const size_t leg_count = rig->legs().size();
   if (leg_count == 0) {
     return absl::FailedPreconditionError(
@@ -286,8 +282,8 @@ absl::Status GroundFeetJob::Validate() const {
   }
   for (size_t l = 0; l < weights.size(); ++l) {
     if (!(weights[l] >= 0.0 && weights[l] <= 1.0)) {
-      return InvalidArgument(absl::StrCat("weights[", l, "]"),
-                             absl::StrCat(weights[l], " is not in [0, 1]"));
+      return InvalidField(absl::StrCat("weights[", l, "]"),
+                          absl::StrCat(weights[l], " is not in [0, 1]"));
     }
   }
   if (smoothing.has_value()) {
@@ -306,7 +302,7 @@ absl::Status GroundFeetJob::Validate() const {
       !status.ok()) {
     return status;
   }
-  if (report == nullptr) return InvalidArgument("report", "null output");
+  if (report == nullptr) return InvalidField("report", "null output");
   return absl::OkStatus();
 }
 

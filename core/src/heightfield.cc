@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "ik/aabb.h"
 #include "ik/ray_triangle.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
@@ -28,17 +29,12 @@ constexpr double kRoundingSlack = 1e-14;
 // away) cannot make a step test thousands of cells.
 constexpr double kMaxCellPadding = 4.0;
 
-absl::Status InvalidArgument(absl::string_view path, absl::string_view field,
-                             absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ".", field, ": ", what));
-}
-
 absl::Status ValidateSpacing(double spacing, absl::string_view path,
                              absl::string_view field) {
   if (spacing >= kMinHeightfieldSpacing && IsFinite(spacing)) {
     return absl::OkStatus();
   }
-  return InvalidArgument(
+  return InvalidField(
       path, field,
       absl::StrCat("must be finite and at least ", kMinHeightfieldSpacing,
                    " m, got ", spacing));
@@ -47,11 +43,11 @@ absl::Status ValidateSpacing(double spacing, absl::string_view path,
 absl::Status Validate(const HeightfieldDefinition& definition,
                       absl::string_view path) {
   if (!IsFinite(definition.origin)) {
-    return InvalidArgument(path, "origin", "not finite");
+    return InvalidField(path, "origin", "not finite");
   }
   if (!IsWithinRange(definition.origin)) {
-    return InvalidArgument(path, "origin",
-                           absl::StrCat("beyond ", kMaxCoordinate, " m"));
+    return InvalidField(path, "origin",
+                        absl::StrCat("beyond ", kMaxCoordinate, " m"));
   }
   if (absl::Status status =
           ValidateSpacing(definition.spacing_x, path, "spacing_x");
@@ -64,12 +60,12 @@ absl::Status Validate(const HeightfieldDefinition& definition,
     return status;
   }
   if (definition.columns < 2) {
-    return InvalidArgument(
+    return InvalidField(
         path, "columns",
         absl::StrCat("at least 2 needed, got ", definition.columns));
   }
   if (definition.rows < 2) {
-    return InvalidArgument(
+    return InvalidField(
         path, "rows", absl::StrCat("at least 2 needed, got ", definition.rows));
   }
   const std::int64_t samples =
@@ -80,7 +76,7 @@ absl::Status Validate(const HeightfieldDefinition& definition,
         " samples, at most ", kMaxHeightfieldSamples));
   }
   if (definition.heights.size() != static_cast<size_t>(samples)) {
-    return InvalidArgument(
+    return InvalidField(
         path, "heights",
         absl::StrCat(definition.heights.size(), " values, expected ", samples,
                      " (", definition.columns, " columns x ", definition.rows,
@@ -90,26 +86,25 @@ absl::Status Validate(const HeightfieldDefinition& definition,
   if (!(std::abs(definition.origin.x +
                  (definition.columns - 1) * definition.spacing_x) <=
         kMaxCoordinate)) {
-    return InvalidArgument(
+    return InvalidField(
         path, "spacing_x",
         absl::StrCat("the grid reaches beyond ", kMaxCoordinate, " m"));
   }
   if (!(std::abs(definition.origin.z +
                  (definition.rows - 1) * definition.spacing_z) <=
         kMaxCoordinate)) {
-    return InvalidArgument(
+    return InvalidField(
         path, "spacing_z",
         absl::StrCat("the grid reaches beyond ", kMaxCoordinate, " m"));
   }
   for (size_t i = 0; i < definition.heights.size(); ++i) {
     const double height = definition.heights[i];
     if (!IsFinite(height)) {
-      return InvalidArgument(path, absl::StrCat("heights[", i, "]"),
-                             "not finite");
+      return InvalidField(path, absl::StrCat("heights[", i, "]"), "not finite");
     }
     if (!(std::abs(definition.origin.y + height) <= kMaxCoordinate)) {
-      return InvalidArgument(path, absl::StrCat("heights[", i, "]"),
-                             absl::StrCat("beyond ", kMaxCoordinate, " m"));
+      return InvalidField(path, absl::StrCat("heights[", i, "]"),
+                          absl::StrCat("beyond ", kMaxCoordinate, " m"));
     }
   }
   return absl::OkStatus();

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ik/validate.h"
+
 namespace ik {
 namespace {
 
@@ -11,7 +13,6 @@ constexpr double kTwoPi = 2.0 * kPi;
 // rotation turns the twist axis half round and the twist is undefined.
 constexpr double kMinTwistNormSquared = 1e-24;
 // Directions shorter than this count as zero.
-constexpr double kMinDirectionLength = 1e-12;
 
 // The twist part of `rotation` about unit `axis`: unit, w >= 0, with its
 // angle in (-pi, pi]; identity when undefined.

@@ -2,11 +2,12 @@
 
 #include <cmath>
 
+#include "ik/validate.h"
+
 namespace ik {
 namespace {
 
 // Vectors shorter than this count as zero directions (metres or unitless).
-constexpr double kMinDirectionLength = 1e-12;
 
 // Below this value of 1 + cos(angle) two unit directions count as opposite:
 // their cross product then carries too few significant bits to give an axis

@@ -11,38 +11,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
-
-// Rest rotations may be this far from unit length and still get normalised.
-constexpr double kUnitQuatTolerance = 1e-3;
-// Limit axes shorter than this count as zero.
-constexpr double kMinAxisLength = 1e-12;
 
 std::string FormatVec3(const Vec3& v) {
   return absl::StrCat("(", v.x, ", ", v.y, ", ", v.z, ")");
 }
 
-absl::Status InvalidArgument(absl::string_view path, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
-}
-
-absl::Status ValidateName(absl::string_view name, absl::string_view path) {
-  if (name.empty()) return InvalidArgument(path, "empty");
-  if (name.size() > static_cast<size_t>(kMaxNameLength)) {
-    return InvalidArgument(path, absl::StrFormat("%d characters, at most %d",
-                                                 name.size(), kMaxNameLength));
-  }
-  return absl::OkStatus();
-}
-
 // Checks a limit axis and returns it normalised.
 absl::StatusOr<Vec3> NormalizeAxis(const Vec3& axis, absl::string_view path) {
-  if (!IsFinite(axis)) return InvalidArgument(path, "not finite");
+  if (!IsFinite(axis)) return InvalidField(path, "not finite");
   const double length = glm::length(axis);
-  if (!(length >= kMinAxisLength)) {
-    return InvalidArgument(path, "zero length");
+  if (!(length >= kMinDirectionLength)) {
+    return InvalidField(path, "zero length");
   }
   return axis / length;
 }
@@ -50,16 +33,15 @@ absl::StatusOr<Vec3> NormalizeAxis(const Vec3& axis, absl::string_view path) {
 absl::Status ValidateAngleRange(const AngleRange& range,
                                 absl::string_view path) {
   if (!IsFinite(range.min) || !IsFinite(range.max)) {
-    return InvalidArgument(path, "not finite");
+    return InvalidField(path, "not finite");
   }
   if (range.min > range.max) {
-    return InvalidArgument(
-        path,
-        absl::StrCat("min ", range.min, " is greater than max ", range.max));
+    return InvalidField(path, absl::StrCat("min ", range.min,
+                                           " is greater than max ", range.max));
   }
   if (range.min < -kPi || range.max > kPi) {
-    return InvalidArgument(path, absl::StrCat("[", range.min, ", ", range.max,
-                                              "] is not within [-pi, pi]"));
+    return InvalidField(path, absl::StrCat("[", range.min, ", ", range.max,
+                                           "] is not within [-pi, pi]"));
   }
   return absl::OkStatus();
 }
@@ -81,9 +63,8 @@ absl::Status ValidateLimit(JointLimit& limit, absl::string_view path) {
       }
       if (!IsFinite(ball.swing_max) || !(ball.swing_max > 0.0) ||
           ball.swing_max > kPi) {
-        return InvalidArgument(
-            absl::StrCat(ball_path, ".swing_max"),
-            absl::StrCat(ball.swing_max, " is not in (0, pi]"));
+        return InvalidField(absl::StrCat(ball_path, ".swing_max"),
+                            absl::StrCat(ball.swing_max, " is not in (0, pi]"));
       }
       if (ball.has_twist) {
         return ValidateAngleRange(ball.twist,
@@ -102,7 +83,7 @@ absl::Status ValidateLimit(JointLimit& limit, absl::string_view path) {
                                 absl::StrCat(hinge_path, ".range"));
     }
   }
-  return InvalidArgument(
+  return InvalidField(
       path, absl::StrCat("unknown limit kind ", static_cast<int>(limit.kind)));
 }
 
@@ -119,16 +100,16 @@ absl::StatusOr<Quat> NormalizeRotation(const Quat& rotation,
   const double norm = Norm(rotation);
   // Written so NaN and infinity fail; the error path then says which.
   if (std::abs(norm - 1.0) <= kUnitQuatTolerance) return rotation / norm;
-  if (!IsFinite(rotation)) return InvalidArgument(path, "not finite");
-  return InvalidArgument(
-      path, absl::StrCat("not a unit quaternion (norm ", norm, ")"));
+  if (!IsFinite(rotation)) return InvalidField(path, "not finite");
+  return InvalidField(path,
+                      absl::StrCat("not a unit quaternion (norm ", norm, ")"));
 }
 
 absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
                                             absl::string_view path) {
   // Paths are only built for errors: this runs for every joint of a pose.
   if (!IsFinite(transform.translation)) {
-    return InvalidArgument(absl::StrCat(path, ".translation"), "not finite");
+    return InvalidField(absl::StrCat(path, ".translation"), "not finite");
   }
   const double norm = Norm(transform.rotation);
   if (!(std::abs(norm - 1.0) <= kUnitQuatTolerance)) {
@@ -139,7 +120,7 @@ absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
   const Vec3& scale = transform.scale;
   if (!IsFinite(scale) || !(scale.x > 0.0) || !(scale.y > 0.0) ||
       !(scale.z > 0.0)) {
-    return InvalidArgument(
+    return InvalidField(
         absl::StrCat(path, ".scale"),
         absl::StrCat("must be finite and positive, got ", FormatVec3(scale)));
   }
@@ -155,7 +136,7 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
   }
   std::vector<JointDefinition>& joints = definition.joints;
   if (joints.empty()) {
-    return InvalidArgument("joints", "a rig needs at least one joint");
+    return InvalidField("joints", "a rig needs at least one joint");
   }
   if (joints.size() > static_cast<size_t>(kMaxJoints)) {
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -174,12 +155,12 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
       return status;
     }
     if (auto [it, inserted] = index_by_name.emplace(joint.name, i); !inserted) {
-      return InvalidArgument(absl::StrCat(path, ".name"),
-                             absl::StrCat("duplicate joint name '", joint.name,
-                                          "' (also joints[", it->second, "])"));
+      return InvalidField(absl::StrCat(path, ".name"),
+                          absl::StrCat("duplicate joint name '", joint.name,
+                                       "' (also joints[", it->second, "])"));
     }
     if (joint.parent != kNoParent && (joint.parent < 0 || joint.parent >= i)) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(path, ".parent"),
           absl::StrCat("parent index ", joint.parent,
                        " does not refer to an earlier joint (parents must "
@@ -218,12 +199,12 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
       const std::string path =
           absl::StrCat("joints[", i, "].limit.ball_socket.axis");
       if (child == kNoParent) {
-        return InvalidArgument(
+        return InvalidField(
             path, absl::StrCat("unset, and joint '", joints[i].name,
                                "' has no child to take the axis from"));
       }
       if (!has_bone) {
-        return InvalidArgument(
+        return InvalidField(
             path, absl::StrCat("unset, and the first child '",
                                joints[child].name, "' sits on joint '",
                                joints[i].name, "' (zero-length bone)"));
@@ -261,9 +242,9 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     }
     if (auto [it, inserted] = chain_index_by_name.emplace(chain.name, c);
         !inserted) {
-      return InvalidArgument(absl::StrCat(path, ".name"),
-                             absl::StrCat("duplicate chain name '", chain.name,
-                                          "' (also chains[", it->second, "])"));
+      return InvalidField(absl::StrCat(path, ".name"),
+                          absl::StrCat("duplicate chain name '", chain.name,
+                                       "' (also chains[", it->second, "])"));
     }
     absl::StatusOr<Chain> built =
         rig.BuildChain(chain, absl::StrCat(path, "."));
@@ -284,8 +265,8 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
                                       absl::string_view path_prefix) const {
   const std::string root_path = absl::StrCat(path_prefix, "root");
   const std::string tip_path = absl::StrCat(path_prefix, "tip");
-  if (definition.root.empty()) return InvalidArgument(root_path, "empty");
-  if (definition.tip.empty()) return InvalidArgument(tip_path, "empty");
+  if (definition.root.empty()) return InvalidField(root_path, "empty");
+  if (definition.tip.empty()) return InvalidField(tip_path, "empty");
   const int root = FindJoint(definition.root);
   if (root == kNoParent) {
     return absl::NotFoundError(
@@ -297,7 +278,7 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
         absl::StrCat(tip_path, ": unknown joint '", definition.tip, "'"));
   }
   if (tip == root) {
-    return InvalidArgument(
+    return InvalidField(
         tip_path,
         absl::StrCat("'", definition.tip,
                      "' is also the root; a chain needs at least 2 joints"));
@@ -310,16 +291,15 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
     joint = joints_[joint].parent;
   }
   if (joint != root) {
-    return InvalidArgument(
-        tip_path,
-        absl::StrCat("joint '", definition.tip,
-                     "' does not descend from root '", definition.root, "'"));
+    return InvalidField(tip_path, absl::StrCat("joint '", definition.tip,
+                                               "' does not descend from root '",
+                                               definition.root, "'"));
   }
   chain_joints.push_back(root);
   std::reverse(chain_joints.begin(), chain_joints.end());
   const int chain_length = static_cast<int>(chain_joints.size());
   if (chain_length > kMaxChainJoints) {
-    return InvalidArgument(
+    return InvalidField(
         tip_path, absl::StrCat("the chain from '", definition.root, "' to '",
                                definition.tip, "' has ", chain_length,
                                " joints, at most ", kMaxChainJoints));
@@ -344,7 +324,7 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
         k == 0 && chain.ancestors.empty() ? rest : Compose(rest_model, rest);
     if (k > 0 && !(glm::length(rest_model.translation - parent_position) >=
                    kMinBoneLength)) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(path_prefix, "tip"),
           absl::StrCat("zero-length bone from '",
                        joints_[chain_joints[k - 1]].name, "' to '",
@@ -354,24 +334,24 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
   }
 
   if (!IsKnownSolver(definition.solver)) {
-    return InvalidArgument(
+    return InvalidField(
         absl::StrCat(path_prefix, "solver"),
         absl::StrCat("unknown solver ", static_cast<int>(definition.solver)));
   }
   if (definition.solver == SolverKind::kTwoBone && chain_length != 3) {
-    return InvalidArgument(
+    return InvalidField(
         absl::StrCat(path_prefix, "solver"),
         absl::StrCat("the two-bone solver needs exactly 3 joints; the chain "
                      "has ",
                      chain_length));
   }
   if (definition.max_iterations < 1) {
-    return InvalidArgument(
+    return InvalidField(
         absl::StrCat(path_prefix, "max_iterations"),
         absl::StrCat("must be at least 1, got ", definition.max_iterations));
   }
   if (!IsFinite(definition.tolerance) || definition.tolerance < 0.0) {
-    return InvalidArgument(
+    return InvalidField(
         absl::StrCat(path_prefix, "tolerance"),
         absl::StrCat("must be finite and >= 0, got ", definition.tolerance));
   }
@@ -379,16 +359,16 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
   // rest pose with the definition's rotations) for the zero-plane map.
   if (definition.swivel_space != SwivelSpace::kStartParent &&
       definition.swivel_space != SwivelSpace::kWorld) {
-    return InvalidArgument(
+    return InvalidField(
         absl::StrCat(path_prefix, "swivel_space"),
         absl::StrCat("unknown swivel space ",
                      static_cast<int>(definition.swivel_space)));
   }
   if (!(definition.flip_warning_angle >= 0.0 &&
         definition.flip_warning_angle <= 0.5 * kPi)) {
-    return InvalidArgument(absl::StrCat(path_prefix, "flip_warning_angle"),
-                           absl::StrCat(definition.flip_warning_angle,
-                                        " is not within [0, pi/2]"));
+    return InvalidField(absl::StrCat(path_prefix, "flip_warning_angle"),
+                        absl::StrCat(definition.flip_warning_angle,
+                                     " is not within [0, pi/2]"));
   }
   std::vector<int> path = chain.ancestors;
   path.insert(path.end(), chain_joints.begin(), chain_joints.end());
@@ -407,14 +387,14 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
     const size_t at = static_cast<size_t>(
         std::find(path.begin(), path.end(), joint) - path.begin());
     if (at == path.size()) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(entry_path, ".joint"),
           absl::StrCat("'", entry.joint,
                        "' is neither a joint of the chain nor an ancestor "
                        "of its root"));
     }
     if (given_at[at] >= 0) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(entry_path, ".joint"),
           absl::StrCat("'", entry.joint, "' given twice (also preferred_pose[",
                        given_at[at], "])"));

@@ -14,23 +14,10 @@
 #include "absl/strings/strip.h"
 #include "ik/forward_kinematics.h"
 #include "ik/rig.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
-
-absl::Status InvalidArgument(absl::string_view path, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
-}
-
-absl::Status CheckName(absl::string_view name, absl::string_view path) {
-  if (name.empty()) return InvalidArgument(path, "empty");
-  if (name.size() > static_cast<size_t>(kMaxNameLength)) {
-    return InvalidArgument(
-        path,
-        absl::StrCat(name.size(), " characters, at most ", kMaxNameLength));
-  }
-  return absl::OkStatus();
-}
 
 // Checks that `name` is unique among the names seen so far under `what`
 // ("leg", "collider", ...), recording it.
@@ -38,9 +25,8 @@ absl::Status CheckUnique(const std::string& name, size_t index,
                          absl::string_view path, absl::string_view list,
                          std::map<std::string, size_t>& seen) {
   if (auto [it, inserted] = seen.emplace(name, index); !inserted) {
-    return InvalidArgument(
-        path, absl::StrCat("duplicate name '", name, "' (also ", list, "[",
-                           it->second, "])"));
+    return InvalidField(path, absl::StrCat("duplicate name '", name, "' (also ",
+                                           list, "[", it->second, "])"));
   }
   return absl::OkStatus();
 }
@@ -49,7 +35,7 @@ absl::Status CheckRange(double value, double min, double max, bool open_min,
                         absl::string_view path, absl::string_view unit) {
   const bool above_min = open_min ? value > min : value >= min;
   if (!(above_min && value <= max)) {
-    return InvalidArgument(
+    return InvalidField(
         path, absl::StrCat(value, " is not in ", open_min ? "(" : "[", min,
                            ", ", max, "]", unit));
   }
@@ -109,7 +95,7 @@ DynamicChain StandIn(const DynamicChain& settings, const DynamicJoint& joint) {
 absl::Status Rig::BuildParts(RigDefinition& definition) {
   if (!IsFinite(definition.forward) ||
       !(glm::length(definition.forward) >= 1e-12)) {
-    return InvalidArgument("forward", "must be a finite, non-zero direction");
+    return InvalidField("forward", "must be a finite, non-zero direction");
   }
   forward_ = glm::normalize(definition.forward);
 
@@ -127,7 +113,7 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
   // The joint called `name`, or NOT_FOUND naming `path`.
   auto find = [&](const std::string& name,
                   absl::string_view path) -> absl::StatusOr<int> {
-    if (name.empty()) return InvalidArgument(path, "empty");
+    if (name.empty()) return InvalidField(path, "empty");
     const int index = FindJoint(name);
     if (index == kNoParent) {
       return absl::NotFoundError(
@@ -140,7 +126,8 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
   for (size_t l = 0; l < definition.legs.size(); ++l) {
     const LegDefinition& in = definition.legs[l];
     const std::string path = absl::StrCat("legs[", l, "]");
-    if (absl::Status status = CheckName(in.name, absl::StrCat(path, ".name"));
+    if (absl::Status status =
+            ValidateName(in.name, absl::StrCat(path, ".name"));
         !status.ok()) {
       return status;
     }
@@ -163,14 +150,14 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       const auto [child, parent] = links[k];
       const std::string field_path = absl::StrCat(path, ".", fields[k]);
       if (parents_[child] != parent) {
-        return InvalidArgument(
+        return InvalidField(
             field_path,
             absl::StrCat("joint '", joints_[child].name,
                          "' is not a child of '", joints_[parent].name,
                          "' (a leg is a hip -> knee -> ankle path)"));
       }
       if (!(bone_length(child) >= kMinBoneLength)) {
-        return InvalidArgument(
+        return InvalidField(
             field_path,
             absl::StrCat("joint '", joints_[child].name,
                          "' sits on its parent (zero-length bone)"));
@@ -185,7 +172,7 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       int up = *toe;
       while (up != kNoParent && up != *ankle) up = parents_[up];
       if (up != *ankle || *toe == *ankle) {
-        return InvalidArgument(
+        return InvalidField(
             absl::StrCat(path, ".toe"),
             absl::StrCat("joint '", in.toe, "' does not descend from ankle '",
                          in.ankle, "'"));
@@ -213,7 +200,8 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
   for (size_t c = 0; c < definition.colliders.size(); ++c) {
     const ColliderDefinition& in = definition.colliders[c];
     const std::string path = absl::StrCat("colliders[", c, "]");
-    if (absl::Status status = CheckName(in.name, absl::StrCat(path, ".name"));
+    if (absl::Status status =
+            ValidateName(in.name, absl::StrCat(path, ".name"));
         !status.ok()) {
       return status;
     }
@@ -237,7 +225,8 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
   for (size_t d = 0; d < definition.dynamic_chains.size(); ++d) {
     DynamicChainDefinition& in = definition.dynamic_chains[d];
     const std::string path = absl::StrCat("dynamic_chains[", d, "]");
-    if (absl::Status status = CheckName(in.name, absl::StrCat(path, ".name"));
+    if (absl::Status status =
+            ValidateName(in.name, absl::StrCat(path, ".name"));
         !status.ok()) {
       return status;
     }
@@ -277,7 +266,7 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       }
       const double length = bone_length(j);
       if (!(length >= kMinDynamicBoneLength)) {
-        return InvalidArgument(
+        return InvalidField(
             absl::StrCat(path, ".root"),
             absl::StrCat("joint '", joints_[j].name,
                          "' sits on its parent (zero-length bone)"));
@@ -291,7 +280,7 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       binding.chain.joints.push_back(joint);
     }
     if (binding.joints.size() < 2) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(path, ".root"),
           absl::StrCat("joint '", in.root, "' has no descendants to simulate"));
     }
@@ -304,13 +293,13 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       if (!joint.ok()) return joint.status();
       const int index = chain_index[*joint];
       if (index < 0) {
-        return InvalidArgument(
+        return InvalidField(
             absl::StrCat(joint_path, ".joint"),
             absl::StrCat("joint '", settings.joint,
                          "' is not part of this dynamic chain"));
       }
       if (overridden[index]) {
-        return InvalidArgument(
+        return InvalidField(
             absl::StrCat(joint_path, ".joint"),
             absl::StrCat("joint '", settings.joint, "' is listed twice"));
       }
@@ -343,7 +332,7 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
             collider_path, ": unknown collider '", in.colliders[k], "'"));
       }
       if (used[it->second]) {
-        return InvalidArgument(
+        return InvalidField(
             collider_path,
             absl::StrCat("collider '", in.colliders[k], "' is listed twice"));
       }
@@ -401,13 +390,13 @@ absl::Status Rig::BuildTorque(const ChainDefinition& definition,
     size_t k = 0;
     while (k + 1 < count && chain.joints[k] != index) ++k;
     if (k + 1 >= count) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(joint_path, ".joint"),
           absl::StrCat("joint '", joint.joint,
                        "' is not a joint of the chain before its tip"));
     }
     if (seen[k]) {
-      return InvalidArgument(
+      return InvalidField(
           absl::StrCat(joint_path, ".joint"),
           absl::StrCat("joint '", joint.joint, "' is listed twice"));
     }

@@ -6,11 +6,12 @@
 #include <optional>
 #include <vector>
 
+#include "ik/validate.h"
+
 namespace ik {
 namespace {
 
 // Vectors shorter than this (unit directions' leftovers) count as zero.
-constexpr double kMinDirectionLength = 1e-12;
 // An end effector closer than this to the start, metres, gives no EE axis.
 constexpr double kMinAxisLength = 1e-9;
 // A target closer than this to the start joint, metres, gives no EE axis.

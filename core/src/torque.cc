@@ -8,14 +8,12 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "chain_internal.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
 
-using internal::kMinDirectionLength;
-
 // Preferred rotations may be this far from unit squared norm (as locals).
-constexpr double kUnitNormSquaredTolerance = 2e-3;
 
 // An iteration whose step leaves the tip no closer is retried this many
 // times (see Run) before the stopping rule judges it.

@@ -13,14 +13,10 @@
 #include "ik/aabb.h"
 #include "ik/bvh.h"
 #include "ik/ray_triangle.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
-
-absl::Status InvalidArgument(absl::string_view path, absl::string_view field,
-                             absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ".", field, ": ", what));
-}
 
 bool IsDegenerate(const Vec3& a, const Vec3& b, const Vec3& c) {
   const Vec3 ab = b - a;
@@ -38,15 +34,15 @@ absl::Status Validate(const TriangleMeshDefinition& definition,
                       absl::string_view path) {
   const std::vector<Vec3>& vertices = definition.vertices;
   const std::vector<std::uint32_t>& indices = definition.indices;
-  if (vertices.empty()) return InvalidArgument(path, "vertices", "empty");
+  if (vertices.empty()) return InvalidField(path, "vertices", "empty");
   if (vertices.size() > static_cast<size_t>(kMaxMeshVertices)) {
     return absl::ResourceExhaustedError(
         absl::StrCat(path, ".vertices: ", vertices.size(),
                      " vertices, at most ", kMaxMeshVertices));
   }
-  if (indices.empty()) return InvalidArgument(path, "indices", "empty");
+  if (indices.empty()) return InvalidField(path, "indices", "empty");
   if (indices.size() % 3 != 0) {
-    return InvalidArgument(
+    return InvalidField(
         path, "indices",
         absl::StrCat(indices.size(), " values, not a multiple of 3"));
   }
@@ -57,23 +53,23 @@ absl::Status Validate(const TriangleMeshDefinition& definition,
   }
   for (size_t i = 0; i < vertices.size(); ++i) {
     if (IsWithinRange(vertices[i])) continue;
-    return InvalidArgument(path, absl::StrCat("vertices[", i, "]"),
-                           IsFinite(vertices[i])
-                               ? absl::StrCat("beyond ", kMaxCoordinate, " m")
-                               : std::string("not finite"));
+    return InvalidField(path, absl::StrCat("vertices[", i, "]"),
+                        IsFinite(vertices[i])
+                            ? absl::StrCat("beyond ", kMaxCoordinate, " m")
+                            : std::string("not finite"));
   }
   for (size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] < vertices.size()) continue;
-    return InvalidArgument(path, absl::StrCat("indices[", i, "]"),
-                           absl::StrCat(indices[i], " is out of range [0, ",
-                                        vertices.size(), ")"));
+    return InvalidField(path, absl::StrCat("indices[", i, "]"),
+                        absl::StrCat(indices[i], " is out of range [0, ",
+                                     vertices.size(), ")"));
   }
   for (size_t i = 0; i < indices.size(); i += 3) {
     if (!IsDegenerate(vertices[indices[i]], vertices[indices[i + 1]],
                       vertices[indices[i + 2]])) {
       continue;
     }
-    return InvalidArgument(
+    return InvalidField(
         path, absl::StrCat("indices[", i, "]"),
         absl::StrCat("triangle ", i / 3, " (vertices ", indices[i], ", ",
                      indices[i + 1], ", ", indices[i + 2],

@@ -14,7 +14,6 @@ namespace ik {
 namespace {
 
 // Vectors shorter than this, metres, count as zero.
-constexpr double kMinDirectionLength = 1e-12;
 // A limb whose bones' cross product is below this fraction of l1 * l2 is
 // straight: its bend plane is undefined.
 constexpr double kStraightSine = 1e-10;
@@ -25,7 +24,6 @@ constexpr double kOnLineSine = 1e-9;
 // the target and FromTo's careful path takes over.
 constexpr double kOppositeThreshold = 1e-12;
 // Rotations may be this far from unit squared norm.
-constexpr double kUnitNormSquaredTolerance = 2e-3;
 
 bool IsUnitRotation(const Quat& q) {
   const double norm_squared = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;

@@ -4,11 +4,9 @@
 #include <cstdint>
 #include <utility>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "ik/field_error.h"
 #include "ik/math.h"
-#include "ik/rig.h"
 #include "server/convert/values.h"
 
 namespace ik::server {
@@ -92,24 +90,5 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
   return TriangleMesh::Create(std::move(definition), path);
 }
 
-absl::Status ValidateTerrainName(absl::string_view name,
-                                 absl::string_view path) {
-  if (name.empty()) {
-    return InvalidField(path, "required");
-  }
-  if (name.size() > static_cast<size_t>(kMaxNameLength)) {
-    return InvalidField(path, absl::StrCat(name.size(), " characters, at most ",
-                                           kMaxNameLength));
-  }
-  for (char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' &&
-        c != '.' && c != '-') {
-      return InvalidField(
-          path,
-          absl::StrCat("'", name, "' has a character outside [A-Za-z0-9_.-]"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace ik::server

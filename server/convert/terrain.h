@@ -29,9 +29,6 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
                                            int max_triangles,
                                            absl::string_view path);
 
-// A terrain's name: 1..kMaxNameLength characters of [A-Za-z0-9_.-].
-absl::Status ValidateTerrainName(absl::string_view name,
-                                 absl::string_view path);
 
 }  // namespace ik::server
 

@@ -84,7 +84,8 @@ TEST(RigPartsTest, RejectsLegNamesThatAreEmptyTooLongOrRepeated) {
                 "legs[1].name: empty");
   ExpectInvalid(
       Edited([](RigDefinition& d) { d.legs[0].name = std::string(129, 'l'); }),
-      "legs[0].name: 129 characters, at most 128");
+      "legs[0].name: '" + std::string(128, 'l') +
+          "...' is not a valid name (129 characters");
   ExpectInvalid(Edited([](RigDefinition& d) { d.legs[1].name = "left_leg"; }),
                 "legs[1].name: duplicate name 'left_leg' (also legs[0])");
 }
@@ -185,7 +186,8 @@ TEST(RigPartsTest, RejectsCollidersWithBadNamesJointsOrShapes) {
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.colliders[0].name = std::string(200, 'c');
                 }),
-                "colliders[0].name: 200 characters, at most 128");
+                "colliders[0].name: '" + std::string(128, 'c') +
+                    "...' is not a valid name (200 characters");
   ExpectInvalid(Edited([](RigDefinition& d) { d.colliders[3].name = "neck"; }),
                 "colliders[3].name: duplicate name 'neck' (also colliders[1])");
   ExpectInvalid(Edited([](RigDefinition& d) { d.colliders[1].joint.clear(); }),
@@ -210,7 +212,8 @@ TEST(RigPartsTest, RejectsDynamicChainsWithBadNamesOrRoots) {
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.dynamic_chains[0].name = std::string(129, 'd');
                 }),
-                "dynamic_chains[0].name: 129 characters, at most 128");
+                "dynamic_chains[0].name: '" + std::string(128, 'd') +
+                    "...' is not a valid name (129 characters");
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.dynamic_chains.push_back(d.dynamic_chains[0]);
                 }),

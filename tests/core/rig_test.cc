@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
+#include "ik/validate.h"
 #include "rig_fixtures.h"
 
 namespace ik {
@@ -134,7 +135,8 @@ TEST(RigTest, RejectsEmptyRigName) {
 TEST(RigTest, RejectsOverlongRigName) {
   RigDefinition def = ArmDefinition();
   def.name = std::string(kMaxNameLength + 1, 'a');
-  ExpectInvalid(std::move(def), "name: 129 characters, at most 128");
+  ExpectInvalid(std::move(def), "name: '" + std::string(kMaxNameLength, 'a') +
+                                    "...' is not a valid name (129 characters");
 }
 
 TEST(RigTest, AcceptsRigNameOfMaximumLength) {
@@ -167,7 +169,8 @@ TEST(RigTest, RejectsEmptyJointName) {
 TEST(RigTest, RejectsOverlongJointName) {
   RigDefinition def = ArmDefinition();
   def.joints[1].name = std::string(200, 'j');
-  ExpectInvalid(std::move(def), "joints[1].name: 200 characters");
+  ExpectInvalid(std::move(def), "joints[1].name: '" + std::string(128, 'j') +
+                                    "...' is not a valid name (200 characters");
 }
 
 TEST(RigTest, RejectsDuplicateJointNames) {

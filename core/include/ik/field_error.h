@@ -38,6 +38,10 @@ inline absl::Status InvalidField(absl::string_view path,
   return FieldError(absl::StatusCode::kInvalidArgument, path, description);
 }
 
+// InvalidField for `field` of the input at `path` ("<path>.<field>").
+absl::Status InvalidField(absl::string_view path, absl::string_view field,
+                          absl::string_view description);
+
 // The field path a status carries, if any.
 std::optional<std::string> FieldPathOf(const absl::Status& status);
 

@@ -35,7 +35,6 @@ inline constexpr int kNoParent = -1;
 // Size limits the core itself enforces (the server may set lower ones).
 inline constexpr int kMaxJoints = 65536;
 inline constexpr int kMaxChainJoints = 64;
-inline constexpr int kMaxNameLength = 128;
 
 // Bones shorter than this (metres, model space at rest) count as zero-length.
 inline constexpr double kMinBoneLength = 1e-6;
