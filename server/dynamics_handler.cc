@@ -12,6 +12,7 @@
 #include "ik/field_error.h"
 #include "ik/forward_kinematics.h"
 #include "ik/rig_dynamics.h"
+#include "ik/validate.h"
 #include "server/convert/dynamics.h"
 #include "server/convert/rig.h"
 #include "server/convert/values.h"
@@ -66,8 +67,8 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     if (chain == nullptr) {
       return FieldError(
           absl::StatusCode::kNotFound, path,
-          absl::StrCat("rig '", rig.name(), "' has no dynamic chain '",
-                       request.chains(i), "'"));
+          absl::StrCat("rig ", Quoted(rig.name()), " has no dynamic chain ",
+                       Quoted(request.chains(i))));
     }
     for (const DynamicChainBinding* seen : chains) {
       if (seen == chain) {
@@ -88,14 +89,14 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     }
     if (!stepped) {
       return InvalidField(absl::StrCat(path, ".chain"),
-                          absl::StrCat("'", state.chain(),
-                                       "' is not a dynamic chain this request "
+                          absl::StrCat(Quoted(state.chain()),
+                                       " is not a dynamic chain this request "
                                        "steps"));
     }
     if (!state_index.emplace(state.chain(), i).second) {
       return InvalidField(
           absl::StrCat(path, ".chain"),
-          absl::StrCat("a second state for '", state.chain(), "'"));
+          absl::StrCat("a second state for ", Quoted(state.chain())));
     }
     if (!state.revision().empty() && state.revision() != revision) {
       return FieldError(

@@ -12,6 +12,7 @@
 #include "ik/field_error.h"
 #include "ik/grounding.h"
 #include "ik/terrain.h"
+#include "ik/validate.h"
 #include "server/convert/ground.h"
 #include "server/convert/terrain.h"
 #include "server/convert/values.h"
@@ -58,6 +59,10 @@ class RequestGround {
       const std::string path = absl::StrCat("ground.terrains[", i, "]");
       if (ground.terrains(i).empty()) {
         return InvalidField(path, "empty name");
+      }
+      if (absl::Status status = ValidateName(ground.terrains(i), path);
+          !status.ok()) {
+        return status;
       }
       absl::StatusOr<std::shared_ptr<const TerrainEntry>> entry =
           terrains.Get({ground.terrains(i), path});

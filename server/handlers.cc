@@ -8,15 +8,18 @@
 #include "absl/strings/str_cat.h"
 #include "ik/field_error.h"
 #include "ik/solve_chain.h"
+#include "ik/validate.h"
 #include "server/convert/solve.h"
 #include "server/convert/values.h"
 
 namespace ik::server {
 namespace {
 
+// A name a request looks up: required, and following the name rule (so a
+// name that cannot be registered is INVALID_ARGUMENT, not NOT_FOUND).
 absl::Status RequireName(absl::string_view name, absl::string_view path) {
-  if (!name.empty()) return absl::OkStatus();
-  return InvalidField(path, "required");
+  if (name.empty()) return InvalidField(path, "required");
+  return ValidateName(name, path);
 }
 
 // Register{Rig,Terrain}: registers a built entry and fills the answer.

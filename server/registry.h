@@ -25,6 +25,7 @@
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/message.h"
 #include "ik/field_error.h"
+#include "ik/validate.h"
 
 namespace ik::server {
 
@@ -141,14 +142,14 @@ class Registry {
                                 absl::string_view registered) const {
     return FieldError(
         absl::StatusCode::kFailedPrecondition, reference.revision_path,
-        absl::StrCat(kind_, " '", reference.name, "' is at revision ",
+        absl::StrCat(kind_, " ", Quoted(reference.name), " is at revision ",
                      registered, ", not ", reference.revision));
   }
 
   absl::Status NotRegistered(const Reference& reference) const {
     return FieldError(
         absl::StatusCode::kNotFound, reference.name_path,
-        absl::StrCat(kind_, " '", reference.name, "' is not registered"));
+        absl::StrCat(kind_, " ", Quoted(reference.name), " is not registered"));
   }
 
   const std::string kind_;

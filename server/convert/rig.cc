@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ik/field_error.h"
+#include "ik/validate.h"
 #include "server/convert/values.h"
 
 namespace ik::server {
@@ -89,8 +90,8 @@ absl::StatusOr<int> ParentFromProto(const v1::Rig& rig, int index,
       }
       return FieldError(
           absl::StatusCode::kNotFound, absl::StrCat(path, ".parent"),
-          absl::StrCat("no earlier joint is called '", joint.parent(),
-                       "' (parents come before children)"));
+          absl::StrCat("no earlier joint is called ", Quoted(joint.parent()),
+                       " (parents come before children)"));
   }
   return kNoParent;
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ik/field_error.h"
+#include "ik/validate.h"
 #include "server/convert/rig.h"
 #include "server/convert/values.h"
 
@@ -45,8 +46,8 @@ absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
       if (chain == nullptr) {
         return FieldError(absl::StatusCode::kNotFound,
                           absl::StrCat(path, ".chain"),
-                          absl::StrCat("rig '", rig.name(), "' has no chain '",
-                                       goal.chain(), "'"));
+                          absl::StrCat("rig ", Quoted(rig.name()),
+                                       " has no chain ", Quoted(goal.chain())));
       }
       return chain;
     }

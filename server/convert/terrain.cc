@@ -90,5 +90,4 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
   return TriangleMesh::Create(std::move(definition), path);
 }
 
-
 }  // namespace ik::server

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ik/field_error.h"
+#include "ik/validate.h"
 
 namespace ik::server {
 
@@ -69,8 +70,8 @@ absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
         if (index == kNoParent) {
           return FieldError(
               absl::StatusCode::kNotFound, absl::StrCat(path, ".name"),
-              absl::StrCat("rig '", rig.name(), "' has no joint '",
-                           joint.name(), "'"));
+              absl::StrCat("rig ", Quoted(rig.name()), " has no joint ",
+                           Quoted(joint.name())));
         }
         break;
       case v1::JointPose::kIndex:
