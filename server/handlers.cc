@@ -164,16 +164,12 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
     goals.push_back(*goal);
   }
 
-  PoseSolver solver(rig);
+  PoseSolver solver(rig, "pose");
   response.set_revision((*entry)->revision);
   for (size_t i = 0; i < goals.size(); ++i) {
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(goals[i], pose->root, absl::MakeSpan(pose->locals));
-    if (!result.ok()) {
-      return absl::Status(
-          result.status().code(),
-          absl::StrCat("goals[", i, "]: ", result.status().message()));
-    }
+    if (!result.ok()) return result.status();
     *response.add_results() =
         GoalResultToProto(goals[i], rig, *result, pose->locals);
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,7 @@
 #include "ik/fabrik.h"
 #include "ik/swivel.h"
 #include "ik/torque.h"
+#include "ik/validate.h"
 #include "two_bone_limits.h"
 
 namespace ik {
@@ -22,14 +25,12 @@ bool IsKnownSolver(SolverKind solver) {
 }
 
 absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
-                              absl::string_view field) {
-  if (!IsFinite(point_world)) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": not finite"));
-  }
+                              absl::string_view path) {
+  if (!IsFinite(point_world)) return InvalidField(path, "not finite");
   if (!IsWithinRange(point_model)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": more than ", kMaxCoordinate,
-                     " m from the character in model space"));
+    return InvalidField(path, absl::StrCat("more than ", kMaxCoordinate,
+                                           " m from the character in model "
+                                           "space"));
   }
   return absl::OkStatus();
 }
@@ -76,57 +77,69 @@ SolverKind ResolveSolver(SolverKind requested, const Chain& chain) {
   return chain.joints.size() == 3 ? SolverKind::kTwoBone : SolverKind::kFabrik;
 }
 
-PoseSolver::PoseSolver(const Rig& rig) : rig_(rig) {}
+PoseSolver::PoseSolver(const Rig& rig, std::string pose_path)
+    : rig_(rig),
+      locals_path_(pose_path.empty() ? "locals" : pose_path),
+      root_path_(pose_path.empty() ? "root"
+                                   : absl::StrCat(pose_path, ".root")) {}
 
 absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
     const ChainGoal& goal, const Transform& root,
     absl::Span<Transform> locals) {
   // The goal and the pose.
-  if (goal.chain == nullptr) {
-    return absl::InvalidArgumentError("chain: not set");
-  }
+  // Every error about the goal names "<goal.path>.<field>".
+  const auto field = [&goal](absl::string_view name) {
+    return goal.path.empty() ? std::string(name)
+                             : absl::StrCat(goal.path, ".", name);
+  };
+  if (goal.chain == nullptr) return InvalidField(field("chain"), "not set");
   const Chain& chain = *goal.chain;
   if (!IsChainOf(rig_, chain)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("chain: not a chain of rig '", rig_.name(), "'"));
+    return InvalidField(field("chain"), absl::StrCat("not a chain of rig ",
+                                                     Quoted(rig_.name())));
   }
   if (locals.size() != static_cast<size_t>(rig_.joint_count())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("locals: ", locals.size(), " transforms for rig '",
-                     rig_.name(), "' of ", rig_.joint_count(), " joints"));
+    return InvalidField(
+        locals_path_,
+        absl::StrCat(locals.size(), " transforms for rig ", Quoted(rig_.name()),
+                     " of ", rig_.joint_count(), " joints"));
   }
-  if (absl::StatusOr<Transform> checked_root = ValidateTransform(root, "root");
+  if (absl::StatusOr<Transform> checked_root =
+          ValidateTransform(root, root_path_);
       !checked_root.ok()) {
     return checked_root.status();
   }
   if (goal.solver.has_value() && !IsKnownSolver(*goal.solver)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "solver: unknown solver ", static_cast<int>(*goal.solver)));
+    return InvalidField(
+        field("solver"),
+        absl::StrCat("unknown solver ", static_cast<int>(*goal.solver)));
   }
   if (goal.max_iterations.has_value() && *goal.max_iterations < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_iterations: must be at least 1, got ", *goal.max_iterations));
+    return InvalidField(
+        field("max_iterations"),
+        absl::StrCat("must be at least 1, got ", *goal.max_iterations));
   }
   if (goal.tolerance.has_value() &&
       (!IsFinite(*goal.tolerance) || *goal.tolerance < 0.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tolerance: must be finite and >= 0, got ", *goal.tolerance));
+    return InvalidField(
+        field("tolerance"),
+        absl::StrCat("must be finite and >= 0, got ", *goal.tolerance));
   }
   std::optional<Quat> orientation_world;
   if (goal.orientation_world.has_value()) {
     absl::StatusOr<Quat> orientation =
-        NormalizeRotation(*goal.orientation_world, "orientation");
+        NormalizeRotation(*goal.orientation_world, field("orientation"));
     if (!orientation.ok()) return orientation.status();
     orientation_world = *orientation;
     if (!(goal.orientation_weight >= 0.0 && goal.orientation_weight <= 1.0)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("orientation_weight: ", goal.orientation_weight,
-                       " is not within [0, 1]"));
+      return InvalidField(
+          field("orientation_weight"),
+          absl::StrCat(goal.orientation_weight, " is not within [0, 1]"));
     }
   }
   const Vec3 target_model = InverseTransformPoint(root, goal.target_world);
   if (absl::Status status =
-          CheckTargetPoint(goal.target_world, target_model, "target");
+          CheckTargetPoint(goal.target_world, target_model, field("target"));
       !status.ok()) {
     return status;
   }
@@ -134,7 +147,7 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   if (goal.pole_world.has_value()) {
     pole_model = InverseTransformPoint(root, *goal.pole_world);
     if (absl::Status status =
-            CheckTargetPoint(*goal.pole_world, *pole_model, "pole");
+            CheckTargetPoint(*goal.pole_world, *pole_model, field("pole"));
         !status.ok()) {
       return status;
     }
@@ -142,18 +155,20 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
 
   if (goal.swivel.has_value()) {
     if (goal.pole_world.has_value()) {
-      return absl::InvalidArgumentError(
-          "swivel: give a swivel or a pole, not both");
+      return InvalidField(field("swivel"), "give a swivel or a pole, not both");
     }
     if (!IsFinite(*goal.swivel)) {
-      return absl::InvalidArgumentError("swivel: not finite");
+      return InvalidField(field("swivel"), "not finite");
     }
     if (!chain.zero_plane_map.has_value() ||
         chain.preferred_rotations.size() != chain.joints.size()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "swivel: chain '", chain.name,
-          "' has no zero-plane map: its joints lie on one line in its "
-          "preferred pose (give the chain a preferred_pose that bends it)"));
+      return FieldError(
+          absl::StatusCode::kFailedPrecondition, field("swivel"),
+          absl::StrCat(
+              "chain '", chain.name,
+              "' has no zero-plane map: its joints lie on one line in its "
+              "preferred pose (give the chain a preferred_pose that bends "
+              "it)"));
     }
   }
 
@@ -162,10 +177,11 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   const SolverKind solver =
       ResolveSolver(goal.solver.value_or(chain.solver), chain);
   if (solver == SolverKind::kTwoBone && chain_length != 3) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "solver: the two-bone solver needs a chain of exactly 3 joints; chain "
-        "'",
-        chain.name, "' has ", chain_length));
+    return InvalidField(
+        field("solver"),
+        absl::StrCat("the two-bone solver needs a chain of exactly 3 joints; "
+                     "chain '",
+                     chain.name, "' has ", chain_length));
   }
 
   // Forward kinematics in model space down to the chain's root's parent.
@@ -347,8 +363,9 @@ absl::Status PoseSolver::SolveIterative(
     status = FabrikJob{job}.Run();
   }
   if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("locals: chain '", chain.name,
+    return InvalidField(
+        locals_path_,
+        absl::StrCat("chain '", chain.name,
                      "' cannot be solved in this pose: ", status.message()));
   }
   for (int k = 0; k + 1 < count; ++k) {
@@ -373,8 +390,9 @@ absl::Status PoseSolver::SolveTwoBone(const ChainGoal& goal, const Chain& chain,
           target_model, pole_model, goal.tolerance.value_or(chain.tolerance),
           locals, &result.report, &mask);
       !status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("locals: chain '", chain.name,
+    return InvalidField(
+        locals_path_,
+        absl::StrCat("chain '", chain.name,
                      "' cannot be solved in this pose: ", status.message()));
   }
   return absl::OkStatus();

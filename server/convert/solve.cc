@@ -71,59 +71,43 @@ absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
 absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
                                         const Rig& rig, int index,
                                         std::deque<Chain>& ad_hoc_chains) {
-  const std::string path = absl::StrCat("goals[", index, "]");
+  // Only what the wire form adds is checked here (the chain reference, a
+  // required target, the solver enum, 0 meaning unset); the values go to
+  // the core raw, which validates them under `path` (ChainGoal::path).
   ChainGoal out;
+  out.path = absl::StrCat("goals[", index, "]");
   absl::StatusOr<const Chain*> chain =
-      ChainFromProto(goal, rig, path, ad_hoc_chains);
+      ChainFromProto(goal, rig, out.path, ad_hoc_chains);
   if (!chain.ok()) return chain.status();
   out.chain = *chain;
   if (!goal.has_target()) {
-    return InvalidField(absl::StrCat(path, ".target"), "required");
+    return InvalidField(absl::StrCat(out.path, ".target"), "required");
   }
   out.target_world = FromProto(goal.target());
-  absl::Status status =
-      CheckFinite(out.target_world, absl::StrCat(path, ".target"));
-  if (!status.ok()) return status;
-  if (goal.has_pole()) {
-    out.pole_world = FromProto(goal.pole());
-    status = CheckFinite(*out.pole_world, absl::StrCat(path, ".pole"));
-    if (!status.ok()) return status;
-  }
+  if (goal.has_pole()) out.pole_world = FromProto(goal.pole());
   if (goal.has_swivel()) out.swivel = goal.swivel();
   if (goal.solver() != v1::SOLVER_UNSPECIFIED) {
     absl::StatusOr<SolverKind> solver =
-        SolverFromProto(goal.solver(), absl::StrCat(path, ".solver"));
+        SolverFromProto(goal.solver(), absl::StrCat(out.path, ".solver"));
     if (!solver.ok()) return solver.status();
     out.solver = *solver;
   }
-  if (goal.max_iterations() < 0) {
-    return InvalidField(absl::StrCat(path, ".max_iterations"),
-                        absl::StrCat(goal.max_iterations(), " is negative"));
-  }
-  if (goal.max_iterations() > 0) out.max_iterations = goal.max_iterations();
-  if (!(goal.tolerance() >= 0.0) || !IsFinite(goal.tolerance())) {
-    return InvalidField(
-        absl::StrCat(path, ".tolerance"),
-        absl::StrFormat("%g is not a finite distance >= 0", goal.tolerance()));
-  }
-  if (goal.tolerance() > 0.0) out.tolerance = goal.tolerance();
+  if (goal.max_iterations() != 0) out.max_iterations = goal.max_iterations();
+  if (goal.tolerance() != 0.0) out.tolerance = goal.tolerance();
   if (goal.has_orientation()) {
+    // Normalised here as well as in the core: the answers' bits depend on
+    // both roundings (the golden answers pin them).
     absl::StatusOr<Quat> orientation = NormalizeRotation(
-        FromProto(goal.orientation()), absl::StrCat(path, ".orientation"));
+        FromProto(goal.orientation()), absl::StrCat(out.path, ".orientation"));
     if (!orientation.ok()) return orientation.status();
     out.orientation_world = *orientation;
   }
   if (goal.has_orientation_weight()) {
-    const double weight = goal.orientation_weight();
     if (!goal.has_orientation()) {
-      return InvalidField(absl::StrCat(path, ".orientation_weight"),
+      return InvalidField(absl::StrCat(out.path, ".orientation_weight"),
                           "set without an orientation");
     }
-    if (!(weight >= 0.0 && weight <= 1.0)) {
-      return InvalidField(absl::StrCat(path, ".orientation_weight"),
-                          absl::StrFormat("%g is outside [0, 1]", weight));
-    }
-    out.orientation_weight = weight;
+    out.orientation_weight = goal.orientation_weight();
   }
   return out;
 }

@@ -72,7 +72,7 @@ TEST_F(SolveSwivelTest, SwivelWithAPoleIsRejected) {
   v1::SolveChainResponse response;
   grpc::Status status = Solve(request, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(status.error_message(), HasSubstr("goals[0]: swivel:"));
+  EXPECT_THAT(status.error_message(), HasSubstr("goals[0].swivel:"));
 }
 
 TEST_F(SolveSwivelTest, TorqueSolverReachesTheTail) {

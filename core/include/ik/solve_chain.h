@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -49,6 +50,10 @@ struct ChainGoal {
   // [0, 1] (slerp from the solved rotation), then clamped by the tip's limit.
   std::optional<Quat> orientation_world;
   double orientation_weight = 1.0;  // [0, 1]
+  // Where the goal sits in the caller's input (e.g. "goals[3]"): every error
+  // about it names "<path>.<field>" ("goals[3].target: not finite"). Empty:
+  // the goal's own field names alone.
+  std::string path;
 };
 
 struct ChainSolveResult {
@@ -82,7 +87,10 @@ struct ChainSolveResult {
 // rig must outlive it.
 class PoseSolver {
  public:
-  explicit PoseSolver(const Rig& rig);
+  // `pose_path` names the caller's pose in errors about `locals` and `root`
+  // (e.g. "pose": "pose: ...", "pose.root.scale: ..."); empty: "locals" and
+  // "root".
+  explicit PoseSolver(const Rig& rig, std::string pose_path = "");
 
   // Moves goal.chain's tip towards goal.target_world by updating the local
   // rotations of the chain's joints in `locals` (one per joint of the rig;
@@ -109,8 +117,9 @@ class PoseSolver {
   // two-bone solver). On error `locals` is left as it was.
   // INVALID_ARGUMENT for a goal that does not fit the rig or the solver
   // (e.g. two-bone on a chain that is not 3 joints long), with the goal's
-  // field name first ("target: not finite"); FAILED_PRECONDITION for a
-  // swivel on a chain without a zero-plane map (straight preferred pose).
+  // field path first ("goals[3].target: not finite", ChainGoal::path);
+  // FAILED_PRECONDITION for a swivel on a chain without a zero-plane map
+  // (straight preferred pose), naming "<path>.swivel".
   absl::StatusOr<ChainSolveResult> Solve(const ChainGoal& goal,
                                          const Transform& root,
                                          absl::Span<Transform> locals);
@@ -151,6 +160,8 @@ class PoseSolver {
                       absl::Span<const Transform> locals);
 
   const Rig& rig_;
+  const std::string locals_path_;
+  const std::string root_path_;
   ChainWorkspace workspace_;
   std::array<Transform, kMaxChainJoints> chain_locals_;
   std::array<JointConstraint, kMaxChainJoints> constraints_;
