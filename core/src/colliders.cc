@@ -33,22 +33,24 @@ Collider PlaceCollider(const Collider& collider_local,
   return placed;
 }
 
-absl::Status ValidateCollider(const Collider& collider,
-                              absl::string_view path) {
-  if (absl::Status status =
-          CheckPoint(collider.start, absl::StrCat(path, ".start"));
+absl::Status ValidateCollider(const Collider& collider, absl::string_view path,
+                              bool sphere) {
+  // A sphere's one point is its "center"; a capsule's are "start" and "end".
+  if (absl::Status status = CheckPoint(
+          collider.start, absl::StrCat(path, sphere ? ".center" : ".start"));
       !status.ok()) {
     return status;
   }
-  if (absl::Status status =
-          CheckPoint(collider.end, absl::StrCat(path, ".end"));
-      !status.ok()) {
-    return status;
+  if (!sphere) {
+    if (absl::Status status =
+            CheckPoint(collider.end, absl::StrCat(path, ".end"));
+        !status.ok()) {
+      return status;
+    }
   }
   if (!(collider.radius >= 0.0 && collider.radius <= kMaxColliderRadius)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ".radius: must be within [0, ", kMaxColliderRadius,
-                     "] m, got ", collider.radius));
+    return OutOfRange(absl::StrCat(path, ".radius"), collider.radius, 0.0,
+                      kMaxColliderRadius, " m");
   }
   return absl::OkStatus();
 }

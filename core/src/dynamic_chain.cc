@@ -30,14 +30,16 @@ bool GravityInRange(const Vec3& gravity) {
 absl::Status CheckGravity(const Vec3& gravity, absl::string_view path) {
   if (GravityInRange(gravity)) return absl::OkStatus();
   if (!IsFinite(gravity)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not finite"));
+    return InvalidField(path, "not finite");
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      path, ": each component must be within +-", kMaxGravity, " m/s²"));
+  return InvalidField(path, absl::StrCat("each component must be within +-",
+                                         kMaxGravity, " m/s²"));
 }
 
-absl::Status CheckOverrides(const DynamicJointOverrides& overrides,
-                            absl::string_view path) {
+}  // namespace
+
+absl::Status ValidateDynamicJointOverrides(
+    const DynamicJointOverrides& overrides, absl::string_view path) {
   if (overrides.drag.has_value()) {
     if (absl::Status status =
             CheckUnitInterval(*overrides.drag, absl::StrCat(path, ".drag"));
@@ -74,6 +76,8 @@ absl::Status CheckOverrides(const DynamicJointOverrides& overrides,
   return absl::OkStatus();
 }
 
+namespace {
+
 absl::Status CheckJoint(const DynamicJoint& joint, int index) {
   const std::string path = absl::StrCat("joints[", index, "]");
   if (index == 0) {
@@ -100,7 +104,8 @@ absl::Status CheckJoint(const DynamicJoint& joint, int index) {
                         kMaxDynamicRadius, " m");
     }
   }
-  return CheckOverrides(joint.overrides, absl::StrCat(path, ".overrides"));
+  return ValidateDynamicJointOverrides(joint.overrides,
+                                       absl::StrCat(path, ".overrides"));
 }
 
 bool UnitIntervalOrUnset(const std::optional<double>& value) {
@@ -150,35 +155,46 @@ absl::Status DynamicChain::Validate() const {
       return status;
     }
   }
-  if (absl::Status status = CheckUnitInterval(drag, "drag"); !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = CheckGravity(gravity, "gravity"); !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = CheckUnitInterval(stiffness, "stiffness");
+  return ValidateParameters();
+}
+
+absl::Status DynamicChain::ValidateParameters(absl::string_view path) const {
+  if (absl::Status status = CheckUnitInterval(drag, FieldPath(path, "drag"));
       !status.ok()) {
     return status;
   }
-  if (absl::Status status = CheckUnitInterval(rotation_blend, "rotation_blend");
+  if (absl::Status status = CheckGravity(gravity, FieldPath(path, "gravity"));
       !status.ok()) {
     return status;
   }
-  if (absl::Status status = wind.Validate(); !status.ok()) {
-    return absl::Status(status.code(), absl::StrCat("wind.", status.message()));
+  if (absl::Status status =
+          CheckUnitInterval(stiffness, FieldPath(path, "stiffness"));
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          CheckUnitInterval(rotation_blend, FieldPath(path, "rotation_blend"));
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = wind.Validate(FieldPath(path, "wind"));
+      !status.ok()) {
+    return status;
   }
   if (!InRange(substep, kMinSubstep, kMaxSubstep)) {
-    return OutOfRange("substep", substep, kMinSubstep, kMaxSubstep, " s");
+    return OutOfRange(FieldPath(path, "substep"), substep, kMinSubstep,
+                      kMaxSubstep, " s");
   }
   if (max_substeps < 1 || max_substeps > kMaxSubstepsLimit) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("max_substeps: must be within [1, ", kMaxSubstepsLimit,
-                     "], got ", max_substeps));
+    return InvalidField(FieldPath(path, "max_substeps"),
+                        absl::StrCat("must be within [1, ", kMaxSubstepsLimit,
+                                     "], got ", max_substeps));
   }
   // +infinity is allowed (no teleport detection); NaN fails the test.
   if (!(teleport_distance > 0.0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "teleport_distance: must be > 0 (or +inf), got ", teleport_distance));
+    return InvalidField(
+        FieldPath(path, "teleport_distance"),
+        absl::StrCat("must be > 0 (or +inf), got ", teleport_distance));
   }
   return absl::OkStatus();
 }

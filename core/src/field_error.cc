@@ -19,6 +19,11 @@ absl::Status InvalidField(absl::string_view path, absl::string_view field,
   return InvalidField(absl::StrCat(path, ".", field), description);
 }
 
+std::string FieldPath(absl::string_view prefix, absl::string_view field) {
+  if (prefix.empty()) return std::string(field);
+  return absl::StrCat(prefix, ".", field);
+}
+
 std::optional<std::string> FieldPathOf(const absl::Status& status) {
   auto payload = status.GetPayload(kFieldPathPayload);
   if (!payload.has_value()) return std::nullopt;

@@ -139,8 +139,9 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     return InvalidField("joints", "a rig needs at least one joint");
   }
   if (joints.size() > static_cast<size_t>(kMaxJoints)) {
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        "joints: %d joints, at most %d", joints.size(), kMaxJoints));
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "joints",
+        absl::StrFormat("%d joints, at most %d", joints.size(), kMaxJoints));
   }
   const int joint_count = static_cast<int>(joints.size());
 
@@ -269,13 +270,13 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
   if (definition.tip.empty()) return InvalidField(tip_path, "empty");
   const int root = FindJoint(definition.root);
   if (root == kNoParent) {
-    return absl::NotFoundError(
-        absl::StrCat(root_path, ": unknown joint '", definition.root, "'"));
+    return FieldError(absl::StatusCode::kNotFound, root_path,
+                      absl::StrCat("unknown joint ", Quoted(definition.root)));
   }
   const int tip = FindJoint(definition.tip);
   if (tip == kNoParent) {
-    return absl::NotFoundError(
-        absl::StrCat(tip_path, ": unknown joint '", definition.tip, "'"));
+    return FieldError(absl::StatusCode::kNotFound, tip_path,
+                      absl::StrCat("unknown joint ", Quoted(definition.tip)));
   }
   if (tip == root) {
     return InvalidField(
@@ -381,8 +382,9 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
         absl::StrCat(path_prefix, "preferred_pose[", p, "]");
     const int joint = FindJoint(entry.joint);
     if (joint == kNoParent) {
-      return absl::NotFoundError(absl::StrCat(
-          entry_path, ".joint: unknown joint '", entry.joint, "'"));
+      return FieldError(absl::StatusCode::kNotFound,
+                        absl::StrCat(entry_path, ".joint"),
+                        absl::StrCat("unknown joint ", Quoted(entry.joint)));
     }
     const size_t at = static_cast<size_t>(
         std::find(path.begin(), path.end(), joint) - path.begin());

@@ -68,28 +68,6 @@ absl::Status CheckLegSettings(const LegSettings& settings,
                     absl::StrCat(path, ".max_foot_tilt"), " rad");
 }
 
-// A status from DynamicChain::Validate on a stand-in chain, its path
-// `stand_in_prefix` (e.g. "joints[1].") replaced by `path_prefix`.
-absl::Status Reprefix(const absl::Status& status,
-                      absl::string_view stand_in_prefix,
-                      absl::string_view path_prefix) {
-  absl::string_view message = status.message();
-  absl::ConsumePrefix(&message, stand_in_prefix);
-  return absl::Status(status.code(), absl::StrCat(path_prefix, message));
-}
-
-// A two-joint chain with `settings`' parameters whose simulated joint
-// carries `joint`: validating it checks the parameters and the joint's
-// overrides and radius.
-DynamicChain StandIn(const DynamicChain& settings, const DynamicJoint& joint) {
-  DynamicChain chain = settings;
-  chain.joints.assign(2, DynamicJoint());
-  chain.joints[1] = joint;
-  chain.joints[1].parent = 0;
-  chain.joints[1].length = 1.0;
-  return chain;
-}
-
 }  // namespace
 
 absl::Status Rig::BuildParts(RigDefinition& definition) {
@@ -116,8 +94,8 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
     if (name.empty()) return InvalidField(path, "empty");
     const int index = FindJoint(name);
     if (index == kNoParent) {
-      return absl::NotFoundError(
-          absl::StrCat(path, ": unknown joint '", name, "'"));
+      return FieldError(absl::StatusCode::kNotFound, path,
+                        absl::StrCat("unknown joint ", Quoted(name)));
     }
     return index;
   };
@@ -179,8 +157,7 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       }
       leg.toe = *toe;
     }
-    if (absl::Status status =
-            CheckLegSettings(in.settings, absl::StrCat(path, ".settings"));
+    if (absl::Status status = CheckLegSettings(in.settings, path);
         !status.ok()) {
       return status;
     }
@@ -212,8 +189,9 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
     }
     absl::StatusOr<int> joint = find(in.joint, absl::StrCat(path, ".joint"));
     if (!joint.ok()) return joint.status();
-    if (absl::Status status =
-            ValidateCollider(in.shape, absl::StrCat(path, ".shape"));
+    if (absl::Status status = ValidateCollider(
+            in.shape, absl::StrCat(path, in.sphere ? ".sphere" : ".capsule"),
+            in.sphere);
         !status.ok()) {
       return status;
     }
@@ -243,9 +221,9 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
         !status.ok()) {
       return status;
     }
-    if (absl::Status status = StandIn(in.settings, DynamicJoint()).Validate();
+    if (absl::Status status = in.settings.ValidateParameters(path);
         !status.ok()) {
-      return Reprefix(status, "", absl::StrCat(path, ".settings."));
+      return status;
     }
     DynamicChainBinding binding;
     binding.name = in.name;
@@ -260,9 +238,10 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
     for (int j = *root + 1; j < joint_count(); ++j) {
       if (parents_[j] == kNoParent || chain_index[parents_[j]] < 0) continue;
       if (binding.joints.size() >= static_cast<size_t>(kMaxDynamicJoints)) {
-        return absl::ResourceExhaustedError(
-            absl::StrCat(path, ".root: more than ", kMaxDynamicJoints,
-                         " joints below '", in.root, "'"));
+        return FieldError(absl::StatusCode::kResourceExhausted,
+                          absl::StrCat(path, ".root"),
+                          absl::StrCat("more than ", kMaxDynamicJoints,
+                                       " joints below ", Quoted(in.root)));
       }
       const double length = bone_length(j);
       if (!(length >= kMinDynamicBoneLength)) {
@@ -314,11 +293,10 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
         }
         target.radius = *settings.radius;
       }
-      DynamicJoint stand_in;
-      stand_in.overrides = settings.overrides;
-      if (absl::Status status = StandIn(binding.chain, stand_in).Validate();
+      if (absl::Status status =
+              ValidateDynamicJointOverrides(settings.overrides, joint_path);
           !status.ok()) {
-        return Reprefix(status, "joints[1].", absl::StrCat(joint_path, "."));
+        return status;
       }
       target.overrides = settings.overrides;
     }
@@ -328,8 +306,9 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
           absl::StrCat(path, ".colliders[", k, "]");
       auto it = collider_names.find(in.colliders[k]);
       if (it == collider_names.end()) {
-        return absl::NotFoundError(absl::StrCat(
-            collider_path, ": unknown collider '", in.colliders[k], "'"));
+        return FieldError(
+            absl::StatusCode::kNotFound, collider_path,
+            absl::StrCat("unknown collider ", Quoted(in.colliders[k])));
       }
       if (used[it->second]) {
         return InvalidField(
@@ -339,8 +318,11 @@ absl::Status Rig::BuildParts(RigDefinition& definition) {
       used[it->second] = true;
       binding.colliders.push_back(static_cast<int>(it->second));
     }
+    // Every part was checked above; this holds the built chain to the
+    // step's own contract (the joints hanging below the root).
     if (absl::Status status = binding.chain.Validate(); !status.ok()) {
-      return Reprefix(status, "", absl::StrCat(path, "."));
+      return FieldError(status.code(), absl::StrCat(path, ".root"),
+                        status.message());
     }
     dynamic_chains_.push_back(std::move(binding));
   }
@@ -384,8 +366,9 @@ absl::Status Rig::BuildTorque(const ChainDefinition& definition,
     const std::string joint_path = absl::StrCat(path, ".joints[", j, "]");
     const int index = FindJoint(joint.joint);
     if (index == kNoParent) {
-      return absl::NotFoundError(absl::StrCat(
-          joint_path, ".joint: unknown joint '", joint.joint, "'"));
+      return FieldError(absl::StatusCode::kNotFound,
+                        absl::StrCat(joint_path, ".joint"),
+                        absl::StrCat("unknown joint ", Quoted(joint.joint)));
     }
     size_t k = 0;
     while (k + 1 < count && chain.joints[k] != index) ++k;

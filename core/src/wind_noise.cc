@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ik/validate.h"
 
 namespace ik {
 namespace {
@@ -82,27 +83,25 @@ double ValueNoise(uint64_t seed, uint64_t channel, double x) {
   return NoiseAt(ChannelHash(SeedHash(seed), channel), LatticePointAt(x));
 }
 
-absl::Status WindSettings::Validate() const {
+absl::Status WindSettings::Validate(absl::string_view path) const {
   if (!InRange(strength, 0.0, kMaxWindStrength)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("strength: must be within [0, ", kMaxWindStrength,
-                     "] m/s², got ", strength));
+    return OutOfRange(FieldPath(path, "strength"), strength, 0.0,
+                      kMaxWindStrength, " m/s²");
   }
   if (!IsFinite(direction) || !IsWithinRange(direction)) {
-    return absl::InvalidArgumentError("direction: not finite");
+    return InvalidField(FieldPath(path, "direction"), "not finite");
   }
   if (strength > 0.0 && !(glm::length(direction) >= kMinWindDirectionLength)) {
-    return absl::InvalidArgumentError(
-        "direction: zero length with a non-zero strength");
+    return InvalidField(FieldPath(path, "direction"),
+                        "zero length with a non-zero strength");
   }
   if (!InRange(turbulence, 0.0, 1.0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("turbulence: must be within [0, 1], got ", turbulence));
+    return OutOfRange(FieldPath(path, "turbulence"), turbulence, 0.0, 1.0);
   }
   if (!(gust_frequency > 0.0 && gust_frequency <= kMaxGustFrequency)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("gust_frequency: must be within (0, ", kMaxGustFrequency,
-                     "] Hz, got ", gust_frequency));
+    return InvalidField(FieldPath(path, "gust_frequency"),
+                        absl::StrCat("must be within (0, ", kMaxGustFrequency,
+                                     "] Hz, got ", gust_frequency));
   }
   return absl::OkStatus();
 }

@@ -229,6 +229,7 @@ absl::StatusOr<ColliderDefinition> ColliderFromProto(
     case v1::Collider::kSphere:
       out.shape = SphereCollider(FromProto(collider.sphere().center()),
                                  collider.sphere().radius());
+      out.sphere = true;
       break;
     case v1::Collider::kCapsule:
       out.shape = CapsuleCollider(FromProto(collider.capsule().start()),

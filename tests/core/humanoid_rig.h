@@ -70,7 +70,7 @@ inline void AddPonytail(RigDefinition& definition) {
     definition.joints.push_back(joint);
   }
   definition.colliders = {
-      {"head", "head", SphereCollider(Vec3(0.0, 0.1, 0.0), 0.1)},
+      {"head", "head", SphereCollider(Vec3(0.0, 0.1, 0.0), 0.1), true},
       {"neck", "neck",
        CapsuleCollider(Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.1, 0.0), 0.06)},
       {"shoulders", "chest",

@@ -148,21 +148,21 @@ TEST(RigPartsTest, RejectsLegSettingsOutOfRange) {
   };
   const Case cases[] = {
       {&LegSettings::ankle_height, -0.01,
-       "legs[0].settings.ankle_height: -0.01 is not in [0, 100] m"},
+       "legs[0].ankle_height: -0.01 is not in [0, 100] m"},
       {&LegSettings::ankle_height, kNan,
-       "legs[0].settings.ankle_height: nan is not in [0, 100] m"},
+       "legs[0].ankle_height: nan is not in [0, 100] m"},
       {&LegSettings::toe_forward, 0.0,
-       "legs[0].settings.toe_forward: 0 is not in (0, 100] m"},
+       "legs[0].toe_forward: 0 is not in (0, 100] m"},
       {&LegSettings::ray_above_hip, kInf,
-       "legs[0].settings.ray_above_hip: inf is not in [0, 100] m"},
+       "legs[0].ray_above_hip: inf is not in [0, 100] m"},
       {&LegSettings::ray_below_ankle, 0.0,
-       "legs[0].settings.ray_below_ankle: 0 is not in (0, 100] m"},
+       "legs[0].ray_below_ankle: 0 is not in (0, 100] m"},
       {&LegSettings::max_pelvis_drop, 101.0,
-       "legs[0].settings.max_pelvis_drop: 101 is not in [0, 100] m"},
+       "legs[0].max_pelvis_drop: 101 is not in [0, 100] m"},
       {&LegSettings::max_foot_tilt, 2.0,
-       "legs[0].settings.max_foot_tilt: 2 is not in [0, 1.5708] rad"},
+       "legs[0].max_foot_tilt: 2 is not in [0, 1.5708] rad"},
       {&LegSettings::max_foot_tilt, -0.1,
-       "legs[0].settings.max_foot_tilt: -0.1 is not in [0, 1.5708] rad"},
+       "legs[0].max_foot_tilt: -0.1 is not in [0, 1.5708] rad"},
   };
   for (const Case& c : cases) {
     ExpectInvalid(Edited([&](RigDefinition& d) {
@@ -196,13 +196,13 @@ TEST(RigPartsTest, RejectsCollidersWithBadNamesJointsOrShapes) {
               kNotFound, "colliders[1].joint: unknown joint 'tail'");
   ExpectInvalid(
       Edited([](RigDefinition& d) { d.colliders[0].shape.start.y = kNan; }),
-      "colliders[0].shape.start: not finite");
+      "colliders[0].sphere.center: not finite");
   ExpectInvalid(
       Edited([](RigDefinition& d) { d.colliders[1].shape.end.x = kInf; }),
-      "colliders[1].shape.end: not finite");
+      "colliders[1].capsule.end: not finite");
   ExpectInvalid(
       Edited([](RigDefinition& d) { d.colliders[2].shape.radius = -1.0; }),
-      "colliders[2].shape.radius: must be within [0, 1e+06] m, got -1");
+      "colliders[2].capsule.radius: must be within [0, 1e+06] m, got -1");
 }
 
 TEST(RigPartsTest, RejectsDynamicChainsWithBadNamesOrRoots) {
@@ -264,15 +264,15 @@ TEST(RigPartsTest, RejectsDynamicChainParametersWithTheirPaths) {
       "dynamic_chains[0].radius: -0.5 is not in [0, 1000] m");
   ExpectInvalid(
       Edited([](RigDefinition& d) { d.dynamic_chains[0].settings.drag = 2.0; }),
-      "dynamic_chains[0].settings.drag: must be within [0, 1], got 2");
+      "dynamic_chains[0].drag: must be within [0, 1], got 2");
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.dynamic_chains[0].settings.substep = 0.0;
                 }),
-                "dynamic_chains[0].settings.substep: must be within");
+                "dynamic_chains[0].substep: must be within");
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.dynamic_chains[0].settings.wind.turbulence = kNan;
                 }),
-                "dynamic_chains[0].settings.wind.turbulence");
+                "dynamic_chains[0].wind.turbulence");
 }
 
 TEST(RigPartsTest, RejectsDynamicJointSettingsWithTheirPaths) {
@@ -303,12 +303,12 @@ TEST(RigPartsTest, RejectsDynamicJointSettingsWithTheirPaths) {
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.dynamic_chains[0].joints[0].overrides.drag = -1.0;
                 }),
-                "dynamic_chains[0].joints[0].overrides.drag: must be within "
+                "dynamic_chains[0].joints[0].drag: must be within "
                 "[0, 1], got -1");
   ExpectInvalid(Edited([](RigDefinition& d) {
                   d.dynamic_chains[0].joints[0].overrides.wind_scale = kInf;
                 }),
-                "dynamic_chains[0].joints[0].overrides.wind_scale: must be "
+                "dynamic_chains[0].joints[0].wind_scale: must be "
                 "within");
 }
 

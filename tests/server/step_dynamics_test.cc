@@ -330,7 +330,7 @@ INSTANTIATE_TEST_SUITE_P(
                   r.mutable_colliders(0)->mutable_sphere()->set_radius(-1);
                 },
                 grpc::StatusCode::INVALID_ARGUMENT,
-                "rig.colliders[0].shape.radius"},
+                "rig.colliders[0].sphere.radius"},
         BadPart{"DuplicateCollider",
                 [](v1::Rig& r) {
                   r.mutable_colliders(1)->set_name(r.colliders(0).name());
@@ -348,7 +348,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadPart{"DragOutOfRange",
                 [](v1::Rig& r) { r.mutable_dynamic_chains(0)->set_drag(2); },
                 grpc::StatusCode::INVALID_ARGUMENT,
-                "rig.dynamic_chains[0].settings.drag"},
+                "rig.dynamic_chains[0].drag"},
         BadPart{"OverrideOutsideTheChain",
                 [](v1::Rig& r) {
                   r.mutable_dynamic_chains(0)->mutable_joints(0)->set_joint(
@@ -362,7 +362,7 @@ INSTANTIATE_TEST_SUITE_P(
                       -0.5);
                 },
                 grpc::StatusCode::INVALID_ARGUMENT,
-                "rig.dynamic_chains[0].joints[0].overrides.stiffness"},
+                "rig.dynamic_chains[0].joints[0].stiffness"},
         BadPart{"UnknownCollider",
                 [](v1::Rig& r) {
                   r.mutable_dynamic_chains(0)->add_colliders("hat");
@@ -387,7 +387,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadPart{"LegTiltOutOfRange",
                 [](v1::Rig& r) { r.mutable_legs(0)->set_max_foot_tilt(2.0); },
                 grpc::StatusCode::INVALID_ARGUMENT,
-                "rig.legs[0].settings.max_foot_tilt"},
+                "rig.legs[0].max_foot_tilt"},
         BadPart{"ZeroForward",
                 [](v1::Rig& r) { *r.mutable_forward() = Vec(0, 0, 0); },
                 grpc::StatusCode::INVALID_ARGUMENT, "rig.forward"}),

@@ -51,8 +51,10 @@ Collider PlaceCollider(const Collider& collider_local,
 
 // INVALID_ARGUMENT "<path>.start: not finite" (or .end, .radius) when the
 // collider's points are not finite or beyond kMaxCoordinate, or its radius is
-// negative, not finite or beyond kMaxColliderRadius.
-absl::Status ValidateCollider(const Collider& collider, absl::string_view path);
+// negative, not finite or beyond kMaxColliderRadius. A `sphere` (start ==
+// end) names its point "<path>.center" and has no end.
+absl::Status ValidateCollider(const Collider& collider, absl::string_view path,
+                              bool sphere = false);
 
 // The point of segment start..end closest to `point` (start when the segment
 // has zero length).

@@ -133,7 +133,16 @@ struct DynamicChain {
   // a length, radius or parameter out of its range, or a non-finite number;
   // RESOURCE_EXHAUSTED for more than kMaxDynamicJoints joints.
   absl::Status Validate() const;
+
+  // The chain-wide parameters only (not the joints), each named
+  // "<path>.<field>" ("dynamic_chains[0].drag: ..."; the field alone for an
+  // empty path).
+  absl::Status ValidateParameters(absl::string_view path = "") const;
 };
+
+// One joint's overrides, each named "<path>.<field>" ("...joints[2].drag").
+absl::Status ValidateDynamicJointOverrides(
+    const DynamicJointOverrides& overrides, absl::string_view path);
 
 }  // namespace ik
 

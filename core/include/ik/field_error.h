@@ -42,6 +42,9 @@ inline absl::Status InvalidField(absl::string_view path,
 absl::Status InvalidField(absl::string_view path, absl::string_view field,
                           absl::string_view description);
 
+// "<prefix>.<field>", or `field` alone when `prefix` is empty.
+std::string FieldPath(absl::string_view prefix, absl::string_view field);
+
 // The field path a status carries, if any.
 std::optional<std::string> FieldPathOf(const absl::Status& status);
 

@@ -128,6 +128,9 @@ struct ColliderDefinition {
   std::string name;
   std::string joint;  // joint name
   Collider shape;     // points in the joint's local space, metres
+  // Which form the definition took: a sphere (errors name "sphere.center"
+  // and "sphere.radius") or a capsule ("capsule.start", ".end", ".radius").
+  bool sphere = false;
 };
 
 // A validated collider: the joint's index.

@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "ik/math.h"
 
 namespace ik {
@@ -50,9 +51,10 @@ struct WindSettings {
   // Selects the noise: different seeds give unrelated winds.
   uint64_t seed = 0;
 
-  // INVALID_ARGUMENT naming the field ("strength: ...", "direction: ...")
-  // when a value is not finite or out of range.
-  absl::Status Validate() const;
+  // INVALID_ARGUMENT naming the field under `path` ("<path>.strength: ...",
+  // or "strength: ..." for an empty path) when a value is not finite or out
+  // of range.
+  absl::Status Validate(absl::string_view path = "") const;
 };
 
 // The wind's acceleration at `time` (seconds, in [0, kMaxWindTime]), world
