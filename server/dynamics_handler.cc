@@ -8,7 +8,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "ik/field_error.h"
 #include "ik/forward_kinematics.h"
 #include "ik/rig_dynamics.h"
@@ -19,23 +18,6 @@
 #include "server/handlers.h"
 
 namespace ik::server {
-namespace {
-
-// A core error about the state ("state.positions[2]: ...") renamed after
-// the request field the state came from ("states[1].positions[2]: ...").
-absl::Status StateError(const absl::Status& status, int state_index,
-                        absl::string_view chain) {
-  absl::string_view message = status.message();
-  if (state_index >= 0 && absl::ConsumePrefix(&message, "state.")) {
-    return absl::Status(status.code(),
-                        absl::StrCat("states[", state_index, "].", message));
-  }
-  return absl::Status(status.code(),
-                      absl::StrCat("dynamic chain '", chain, "': ", message));
-}
-
-}  // namespace
-
 absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
                                       v1::StepDynamicsResponse& response) {
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
@@ -108,7 +90,12 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     }
   }
   std::optional<WindSettings> wind;
-  if (request.has_wind()) wind = WindFromProto(request.wind());
+  if (request.has_wind()) {
+    wind = WindFromProto(request.wind());
+    if (absl::Status status = wind->Validate("wind"); !status.ok()) {
+      return status;
+    }
+  }
 
   absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
   if (!pose.ok()) return pose.status();
@@ -125,7 +112,11 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     auto found = state_index.find(chain->name);
     const int index = found == state_index.end() ? -1 : found->second;
     DynamicState state;
-    if (index >= 0) state = StateFromProto(request.states(index));
+    std::string state_path = "states";
+    if (index >= 0) {
+      state = StateFromProto(request.states(index));
+      state_path = absl::StrCat("states[", index, "]");
+    }
     std::vector<Quat> rotations(chain->joints.size());
     DynamicsReport report;
     RigDynamicsStep step;
@@ -137,11 +128,10 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     step.reset = request.reset();
     step.wind = wind.has_value() ? &*wind : nullptr;
     step.state = &state;
+    step.state_path = state_path;
     step.rotations_local = absl::MakeSpan(rotations);
     step.report = &report;
-    if (absl::Status status = step.Run(); !status.ok()) {
-      return StateError(status, index, chain->name);
-    }
+    if (absl::Status status = step.Run(); !status.ok()) return status;
     *response.add_results() = DynamicChainResultToProto(
         rig, *chain, rotations, state, report, revision);
   }

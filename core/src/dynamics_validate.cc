@@ -31,67 +31,69 @@ inline bool WithinRangeBits(const Vec3& v) {
 
 absl::Status CheckRotation(const Quat& q, absl::string_view path) {
   if (!IsFinite(q)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not finite"));
+    return InvalidField(path, "not finite");
   }
   if (!IsUnitRotation(q)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a unit quaternion (norm ", Norm(q), ")"));
+    return InvalidField(
+        path, absl::StrCat("not a unit quaternion (norm ", Norm(q), ")"));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckSize(size_t size, size_t joints, absl::string_view path) {
   if (size == joints) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(path, ": ", size, " entries for ", joints, " joints"));
+  return InvalidField(path,
+                      absl::StrCat(size, " entries for ", joints, " joints"));
 }
 
-absl::Status ValidateState(const DynamicState& state,
-                           const DynamicChain& chain) {
+// Every error names "<path>.<field>" (path: where the state came from).
+absl::Status ValidateState(const DynamicState& state, const DynamicChain& chain,
+                           absl::string_view path) {
   const size_t count = chain.joints.size();
   const bool empty = state.positions.empty() &&
                      state.previous_positions.empty() &&
                      state.rotations.empty();
   if (!empty) {
-    if (absl::Status status =
-            CheckSize(state.positions.size(), count, "state.positions");
+    if (absl::Status status = CheckSize(state.positions.size(), count,
+                                        FieldPath(path, "positions"));
         !status.ok()) {
       return status;
     }
     if (absl::Status status = CheckSize(state.previous_positions.size(), count,
-                                        "state.previous_positions");
+                                        FieldPath(path, "previous_positions"));
         !status.ok()) {
       return status;
     }
-    if (absl::Status status =
-            CheckSize(state.rotations.size(), count, "state.rotations");
+    if (absl::Status status = CheckSize(state.rotations.size(), count,
+                                        FieldPath(path, "rotations"));
         !status.ok()) {
       return status;
     }
     for (size_t i = 0; i < count; ++i) {
       if (!IsWithinRange(state.positions[i])) {
         return CheckPoint(state.positions[i],
-                          absl::StrCat("state.positions[", i, "]"));
+                          absl::StrCat(path, ".positions[", i, "]"));
       }
       if (!IsWithinRange(state.previous_positions[i])) {
         return CheckPoint(state.previous_positions[i],
-                          absl::StrCat("state.previous_positions[", i, "]"));
+                          absl::StrCat(path, ".previous_positions[", i, "]"));
       }
       if (!IsUnitRotation(state.rotations[i])) {  // false for NaN too
         return CheckRotation(state.rotations[i],
-                             absl::StrCat("state.rotations[", i, "]"));
+                             absl::StrCat(path, ".rotations[", i, "]"));
       }
     }
   }
   if (!(state.time_remainder >= 0.0 && state.time_remainder <= chain.substep)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("state.time_remainder: must be within [0, ", chain.substep,
+    return InvalidField(
+        FieldPath(path, "time_remainder"),
+        absl::StrCat("must be within [0, ", chain.substep,
                      "] s (chain.substep), got ", state.time_remainder));
   }
   if (!(state.noise_time >= 0.0 && state.noise_time <= kMaxWindTime)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("state.noise_time: must be within [0, ", kMaxWindTime,
-                     "] s, got ", state.noise_time));
+    return InvalidField(FieldPath(path, "noise_time"),
+                        absl::StrCat("must be within [0, ", kMaxWindTime,
+                                     "] s, got ", state.noise_time));
   }
   return absl::OkStatus();
 }
@@ -204,10 +206,11 @@ absl::Status StepDynamicsJob::Validate() const {
     DynamicState clocks;
     clocks.time_remainder = state->time_remainder;
     clocks.noise_time = state->noise_time;
-    if (absl::Status status = ValidateState(clocks, *chain); !status.ok()) {
+    if (absl::Status status = ValidateState(clocks, *chain, state_path);
+        !status.ok()) {
       return status;
     }
-  } else if (absl::Status status = ValidateState(*state, *chain);
+  } else if (absl::Status status = ValidateState(*state, *chain, state_path);
              !status.ok()) {
     return status;
   }

@@ -59,6 +59,7 @@ absl::Status RigDynamicsStep::Run() const {
   job.delta_time = delta_time;
   job.reset = reset;
   job.state = state;
+  job.state_path = state_path;
   job.corrections_local = absl::MakeSpan(corrections);
   job.report = report;
   if (absl::Status status = job.Run(); !status.ok()) return status;

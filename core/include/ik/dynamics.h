@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/colliders.h"
 #include "ik/dynamic_chain.h"
@@ -134,6 +135,9 @@ struct StepDynamicsJob {
   // positions within +-kMaxCoordinate, rotations unit (within about 1e-3),
   // clocks in range.
   DynamicState* state = nullptr;
+  // Where the state came from in the caller's input: errors about it name
+  // "<state_path>.<field>" ("states[1].positions[2]: not finite").
+  absl::string_view state_path = "state";
 
   // Outputs, each optional (an empty span skips it), else one per joint:
   // the new world rotation of each joint, D * animated rotation;

@@ -16,6 +16,7 @@
 #define IK_RIG_DYNAMICS_H_
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/dynamics.h"
 #include "ik/math.h"
@@ -37,8 +38,10 @@ struct RigDynamicsStep {
   bool reset = false;
   // Optional wind replacing the chain's (validated).
   const WindSettings* wind = nullptr;
-  // In and out, as StepDynamicsJob::state.
+  // In and out, as StepDynamicsJob::state; errors about it name
+  // "<state_path>...." (StepDynamicsJob::state_path).
   DynamicState* state = nullptr;
+  absl::string_view state_path = "state";
   // Output, one per chain joint (chain->joints order): the new local
   // rotation (animated local rotation times the simulation's correction).
   absl::Span<Quat> rotations_local;
