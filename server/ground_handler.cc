@@ -6,9 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "ik/field_error.h"
 #include "ik/grounding.h"
 #include "ik/terrain.h"
@@ -97,15 +95,6 @@ class RequestGround {
   std::vector<const TriangleMesh*> meshes_;
 };
 
-// The core names the pose "locals"; the request calls it "pose".
-absl::Status RequestError(const absl::Status& status) {
-  absl::string_view message = status.message();
-  if (absl::ConsumePrefix(&message, "locals")) {
-    return absl::Status(status.code(), absl::StrCat("pose", message));
-  }
-  return status;
-}
-
 }  // namespace
 
 absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
@@ -141,15 +130,14 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   job.rig = &rig;
   job.root = pose->root;
   job.locals = absl::MakeSpan(pose->locals);
+  job.pose_path = "pose";
   job.ground = ground.view();
   job.weights = weights;
   job.smoothing = smoothing;
   if (request.has_tolerance()) job.tolerance = request.tolerance();
   job.feet = absl::MakeSpan(feet);
   job.report = &report;
-  if (absl::Status status = job.Run(); !status.ok()) {
-    return RequestError(status);
-  }
+  if (absl::Status status = job.Run(); !status.ok()) return status;
 
   response.set_revision((*entry)->revision);
   GroundFeetAnswerToProto(rig, pose->locals, report, feet, response);

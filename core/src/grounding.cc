@@ -249,7 +249,9 @@ absl::Status GroundFeetJob::Validate() const {
         absl::StrCat("rig: '", rig->name(), "' has no legs"));
   }
   const size_t joint_count = static_cast<size_t>(rig->joint_count());
-  if (absl::Status status = CheckSize(locals.size(), joint_count, "locals",
+  const std::string locals_path =
+      pose_path.empty() ? "locals" : std::string(pose_path);
+  if (absl::Status status = CheckSize(locals.size(), joint_count, locals_path,
                                       "transforms", *rig, "joints");
       !status.ok()) {
     return status;
@@ -258,15 +260,19 @@ absl::Status GroundFeetJob::Validate() const {
   for (const Transform& local : locals) locals_valid &= LooksValid(local);
   for (size_t i = 0; !locals_valid && i < locals.size(); ++i) {
     if (LooksValid(locals[i])) continue;
-    if (absl::Status status =
-            ValidateTransform(locals[i], absl::StrCat("locals[", i, "]"))
-                .status();
-        !status.ok()) {
-      return status;
-    }
+    absl::Status status =
+        ValidateTransform(locals[i], absl::StrCat("locals[", i, "]")).status();
+    if (status.ok()) continue;
+    if (pose_path.empty()) return status;
+    // The dense pose has no field of the caller's own per joint.
+    return InvalidField(
+        pose_path,
+        absl::StrCat("joint ", Quoted(rig->joint(static_cast<int>(i)).name),
+                     ": ", FieldDescriptionOf(status)));
   }
   if (!LooksValid(root)) {
-    if (absl::Status status = ValidateTransform(root, "root").status();
+    if (absl::Status status =
+            ValidateTransform(root, FieldPath(pose_path, "root")).status();
         !status.ok()) {
       return status;
     }
@@ -419,8 +425,9 @@ absl::Status GroundFeetJob::Run() const {
             pose.knee.translation + bend, kDefaultTolerance, locals,
             &solve_report, &limited_mask);
         !status.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("locals: leg '", leg.name,
+      return InvalidField(
+          pose_path.empty() ? absl::string_view("locals") : pose_path,
+          absl::StrCat("leg '", leg.name,
                        "' cannot be solved in this pose: ", status.message()));
     }
 

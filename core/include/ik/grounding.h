@@ -169,6 +169,10 @@ struct GroundFeetJob {
   // report->root_offset. Legs are solved in Rig::legs() order; goals and
   // the drop come from the animated pose.
   absl::Span<Transform> locals;
+  // Where `locals` and `root` came from in the caller's input: errors about
+  // them name it ("pose: ...", "pose.root.scale: ..."). Empty: "locals" and
+  // "root".
+  absl::string_view pose_path;
   // Where the rays look (ik/terrain.h); an empty ground leaves the pose as
   // animated. The caller keeps it alive while Run() runs.
   Ground ground;
