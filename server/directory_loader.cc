@@ -35,15 +35,16 @@ absl::StatusOr<std::vector<std::string>> JsonFiles(const std::string& directory,
   return files;
 }
 
-// Reads (`read`) and builds (`build`) an entry from every file, its errors
-// prefixed by the file, then registers them all.
+// Reads (`read`) and builds (`build`) an entry from every file, then
+// registers them all. A start-up error names the file, then the field
+// within it ("rigs/arm.json: joints[1].parent: ...").
 template <typename Message, typename Entry>
 absl::StatusOr<int> LoadDirectory(
     const std::string& directory, absl::string_view kind,
     absl::StatusOr<Message> (*read)(const std::string& path),
     absl::StatusOr<std::shared_ptr<const Entry>> (*build)(
         const Message& message, const ServiceLimits& limits,
-        absl::string_view prefix),
+        absl::string_view path),
     const ServiceLimits& limits, Registry<Entry>& registry) {
   absl::StatusOr<std::vector<std::string>> files = JsonFiles(directory, kind);
   if (!files.ok()) return files.status();
@@ -53,8 +54,11 @@ absl::StatusOr<int> LoadDirectory(
     absl::StatusOr<Message> message = read(file);
     if (!message.ok()) return message.status();
     absl::StatusOr<std::shared_ptr<const Entry>> entry =
-        build(*message, limits, absl::StrCat(file, ": "));
-    if (!entry.ok()) return entry.status();
+        build(*message, limits, "");
+    if (!entry.ok()) {
+      return absl::Status(entry.status().code(),
+                          absl::StrCat(file, ": ", entry.status().message()));
+    }
     auto [previous, inserted] = file_of_name.emplace((*entry)->name(), file);
     if (!inserted) {
       return absl::AlreadyExistsError(

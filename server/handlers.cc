@@ -66,7 +66,7 @@ absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
   if (!request.has_rig()) {
     return InvalidField("rig", "required");
   }
-  return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig."),
+  return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig"),
                        request.replace(), registry_, response);
 }
 
@@ -108,9 +108,8 @@ absl::Status IkHandlers::RegisterTerrain(
   if (!request.has_terrain()) {
     return InvalidField("terrain", "required");
   }
-  return RegisterEntry(
-      BuildTerrainEntry(request.terrain(), limits_, "terrain."),
-      request.replace(), terrains_, response);
+  return RegisterEntry(BuildTerrainEntry(request.terrain(), limits_, "terrain"),
+                       request.replace(), terrains_, response);
 }
 
 absl::Status IkHandlers::ListTerrains(

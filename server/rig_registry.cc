@@ -7,8 +7,8 @@
 namespace ik::server {
 
 absl::StatusOr<std::shared_ptr<const RigEntry>> BuildRigEntry(
-    const v1::Rig& rig, const ServiceLimits& limits, absl::string_view prefix) {
-  absl::StatusOr<Rig> validated = RigFromProto(rig, limits, prefix);
+    const v1::Rig& rig, const ServiceLimits& limits, absl::string_view path) {
+  absl::StatusOr<Rig> validated = RigFromProto(rig, limits, path);
   if (!validated.ok()) return validated.status();
   v1::Rig normalized = NormalizedRig(rig, *validated);
   std::string revision = ContentRevision(normalized);

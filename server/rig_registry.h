@@ -25,10 +25,10 @@ struct RigEntry {
   const std::string& name() const { return rig.name(); }
 };
 
-// Validates `rig` and builds an entry for it (outside any lock). `prefix`
-// starts error messages ("rig." for requests, "<file>: " for files).
+// Validates `rig` and builds an entry for it (outside any lock). Errors
+// name "<path>.<field>" (`path`: "rig" in a request, "" for a file).
 absl::StatusOr<std::shared_ptr<const RigEntry>> BuildRigEntry(
-    const v1::Rig& rig, const ServiceLimits& limits, absl::string_view prefix);
+    const v1::Rig& rig, const ServiceLimits& limits, absl::string_view path);
 
 class RigRegistry : public Registry<RigEntry> {
  public:

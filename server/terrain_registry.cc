@@ -31,9 +31,9 @@ const Aabb& TerrainEntry::bounds() const {
 
 absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
-    absl::string_view prefix) {
+    absl::string_view path) {
   if (absl::Status status =
-          ValidateName(terrain.name(), absl::StrCat(prefix, "name"));
+          ValidateName(terrain.name(), FieldPath(path, "name"));
       !status.ok()) {
     return status;
   }
@@ -43,21 +43,20 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     case v1::Terrain::kHeightfield: {
       absl::StatusOr<Heightfield> field = HeightfieldFromProto(
           terrain.heightfield(), limits.max_heightfield_samples,
-          "max_heightfield_samples", absl::StrCat(prefix, "heightfield"));
+          "max_heightfield_samples", FieldPath(path, "heightfield"));
       if (!field.ok()) return field.status();
       entry->heightfield.emplace(*std::move(field));
       break;
     }
     case v1::Terrain::kMesh: {
-      absl::StatusOr<TriangleMesh> mesh =
-          MeshFromProto(terrain.mesh(), limits.max_mesh_triangles,
-                        absl::StrCat(prefix, "mesh"));
+      absl::StatusOr<TriangleMesh> mesh = MeshFromProto(
+          terrain.mesh(), limits.max_mesh_triangles, FieldPath(path, "mesh"));
       if (!mesh.ok()) return mesh.status();
       entry->mesh.emplace(*std::move(mesh));
       break;
     }
     case v1::Terrain::SHAPE_NOT_SET:
-      return InvalidField(absl::StrCat(prefix, "heightfield"),
+      return InvalidField(FieldPath(path, "heightfield"),
                           "one of heightfield or mesh is required");
   }
   entry->revision = ContentRevision(terrain);

@@ -35,11 +35,11 @@ struct TerrainEntry {
 };
 
 // Validates `terrain` (name, shape, size limits) and builds it, BVH
-// included, outside any lock. `prefix` starts error messages ("terrain."
-// for requests, "<file>: " for files).
+// included, outside any lock. Errors name "<path>.<field>" (`path`:
+// "terrain" in a request, "" for a file).
 absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
-    absl::string_view prefix);
+    absl::string_view path);
 
 class TerrainRegistry : public Registry<TerrainEntry> {
  public:

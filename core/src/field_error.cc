@@ -24,6 +24,15 @@ std::string FieldPath(absl::string_view prefix, absl::string_view field) {
   return absl::StrCat(prefix, ".", field);
 }
 
+absl::Status Rooted(const absl::Status& status, absl::string_view prefix) {
+  if (status.ok() || prefix.empty()) return status;
+  std::optional<std::string> path = FieldPathOf(status);
+  if (!path.has_value())
+    return FieldError(status.code(), prefix, status.message());
+  return FieldError(status.code(), FieldPath(prefix, *path),
+                    FieldDescriptionOf(status));
+}
+
 std::optional<std::string> FieldPathOf(const absl::Status& status) {
   auto payload = status.GetPayload(kFieldPathPayload);
   if (!payload.has_value()) return std::nullopt;

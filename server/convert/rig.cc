@@ -15,7 +15,7 @@ namespace {
 // RESOURCE_EXHAUSTED when the rig has more joints, chains or parts than the
 // service allows.
 absl::Status CheckRigSize(const v1::Rig& rig, const ServiceLimits& limits,
-                          absl::string_view prefix) {
+                          absl::string_view rig_path) {
   const struct {
     const char* field;
     int count;
@@ -30,7 +30,7 @@ absl::Status CheckRigSize(const v1::Rig& rig, const ServiceLimits& limits,
   for (const auto& [field, count, limit] : counts) {
     if (count > limit) {
       return FieldError(
-          absl::StatusCode::kResourceExhausted, absl::StrCat(prefix, field),
+          absl::StatusCode::kResourceExhausted, FieldPath(rig_path, field),
           absl::StrCat(count, " ", field, " exceed the limit of ", limit));
     }
   }
@@ -99,13 +99,13 @@ absl::StatusOr<int> ParentFromProto(const v1::Rig& rig, int index,
 // Joint `index` with raw rest values (Rig::Create validates and normalises
 // them).
 absl::StatusOr<JointDefinition> JointFromProto(const v1::Rig& rig, int index,
-                                               absl::string_view prefix) {
+                                               absl::string_view rig_path) {
   const v1::Joint& joint = rig.joints(index);
-  const std::string path = absl::StrCat("joints[", index, "]");
+  const std::string path =
+      FieldPath(rig_path, absl::StrCat("joints[", index, "]"));
   JointDefinition out;
   out.name = joint.name();
-  absl::StatusOr<int> parent =
-      ParentFromProto(rig, index, absl::StrCat(prefix, path));
+  absl::StatusOr<int> parent = ParentFromProto(rig, index, path);
   if (!parent.ok()) return parent.status();
   out.parent = *parent;
   if (joint.rest().has_translation()) {
@@ -118,7 +118,7 @@ absl::StatusOr<JointDefinition> JointFromProto(const v1::Rig& rig, int index,
     out.rest.scale = FromProto(joint.rest().scale());
   absl::StatusOr<JointLimit> limit =
       LimitFromProto(joint.limit(), absl::StrCat(path, ".limit"));
-  if (!limit.ok()) return Prefixed(limit.status(), prefix);
+  if (!limit.ok()) return limit.status();
   out.limit = *limit;
   return out;
 }
@@ -170,31 +170,32 @@ absl::Status ChainSettingsFromProto(const v1::Chain& chain,
 
 // Chain `index` with its solver settings.
 absl::StatusOr<ChainDefinition> ChainFromProto(const v1::Rig& rig, int index,
-                                               absl::string_view prefix) {
+                                               absl::string_view rig_path) {
   const v1::Chain& chain = rig.chains(index);
-  const std::string path = absl::StrCat("chains[", index, "]");
+  const std::string path =
+      FieldPath(rig_path, absl::StrCat("chains[", index, "]"));
   ChainDefinition out;
   out.name = chain.name();
   out.root = chain.root();
   out.tip = chain.tip();
   absl::StatusOr<SolverKind> solver =
       SolverFromProto(chain.solver(), absl::StrCat(path, ".solver"));
-  if (!solver.ok()) return Prefixed(solver.status(), prefix);
+  if (!solver.ok()) return solver.status();
   out.solver = *solver;
   if (chain.max_iterations() < 0) {
-    return InvalidField(absl::StrCat(prefix, path, ".max_iterations"),
+    return InvalidField(absl::StrCat(path, ".max_iterations"),
                         absl::StrCat(chain.max_iterations(), " is negative"));
   }
   if (chain.max_iterations() > 0) out.max_iterations = chain.max_iterations();
   if (!(chain.tolerance() >= 0.0) || !IsFinite(chain.tolerance())) {
     return InvalidField(
-        absl::StrCat(prefix, path, ".tolerance"),
+        absl::StrCat(path, ".tolerance"),
         absl::StrFormat("%g is not a finite distance >= 0", chain.tolerance()));
   }
   if (chain.tolerance() > 0.0) out.tolerance = chain.tolerance();
   if (absl::Status status = ChainSettingsFromProto(chain, path, out);
       !status.ok()) {
-    return Prefixed(status, prefix);
+    return status;
   }
   return out;
 }
@@ -299,11 +300,6 @@ absl::Status PartsFromProto(const v1::Rig& rig, RigDefinition& definition) {
 
 }  // namespace
 
-absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
-  if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
-}
-
 absl::StatusOr<SolverKind> SolverFromProto(v1::Solver solver,
                                            absl::string_view path) {
   switch (solver) {
@@ -352,29 +348,29 @@ WindSettings WindFromProto(const v1::Wind& wind) {
 
 absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
                                  const ServiceLimits& limits,
-                                 absl::string_view prefix) {
-  if (absl::Status status = CheckRigSize(rig, limits, prefix); !status.ok()) {
+                                 absl::string_view path) {
+  if (absl::Status status = CheckRigSize(rig, limits, path); !status.ok()) {
     return status;
   }
   RigDefinition definition;
   definition.name = rig.name();
   definition.joints.reserve(rig.joints_size());
   for (int i = 0; i < rig.joints_size(); ++i) {
-    absl::StatusOr<JointDefinition> joint = JointFromProto(rig, i, prefix);
+    absl::StatusOr<JointDefinition> joint = JointFromProto(rig, i, path);
     if (!joint.ok()) return joint.status();
     definition.joints.push_back(*std::move(joint));
   }
   definition.chains.reserve(rig.chains_size());
   for (int i = 0; i < rig.chains_size(); ++i) {
-    absl::StatusOr<ChainDefinition> chain = ChainFromProto(rig, i, prefix);
+    absl::StatusOr<ChainDefinition> chain = ChainFromProto(rig, i, path);
     if (!chain.ok()) return chain.status();
     definition.chains.push_back(*std::move(chain));
   }
   if (absl::Status status = PartsFromProto(rig, definition); !status.ok()) {
-    return Prefixed(status, prefix);
+    return Rooted(status, path);
   }
   absl::StatusOr<Rig> created = Rig::Create(std::move(definition));
-  if (!created.ok()) return Prefixed(created.status(), prefix);
+  if (!created.ok()) return Rooted(created.status(), path);
   return created;
 }
 

@@ -15,13 +15,13 @@
 
 namespace ik::server {
 
-// Converts and validates a rig definition. `prefix` starts every error
-// message's path ("rig." in a request, "<file>: " for a rig file). Checks
-// the size limits first, then resolves parent references, then lets
-// Rig::Create check the rest.
+// Converts and validates a rig definition. `path` is where the rig sits in
+// the caller's input ("rig" in a RegisterRig request, "" for a rig file):
+// every error names "<path>.<field>". Checks the size limits first, then
+// resolves parent references, then lets Rig::Create check the rest.
 absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
                                  const ServiceLimits& limits,
-                                 absl::string_view prefix);
+                                 absl::string_view path);
 
 // The rig as stored and hashed: `rig` with every rest rotation replaced by
 // the normalised one of `validated`.
@@ -36,10 +36,6 @@ v1::Solver SolverToProto(SolverKind solver);
 // Wire wind -> core wind, with the documented defaults for unset fields; raw
 // values (the dynamics step validates them).
 WindSettings WindFromProto(const v1::Wind& wind);
-
-// Prefixes a core status message with `prefix`, keeping the code: the core
-// does not take a field path yet.
-absl::Status Prefixed(const absl::Status& status, absl::string_view prefix);
 
 }  // namespace ik::server
 

@@ -58,7 +58,7 @@ absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
       definition.name = absl::StrCat(definition.root, "..", definition.tip);
       absl::StatusOr<Chain> chain = rig.MakeChain(definition);
       if (!chain.ok()) {
-        return Prefixed(chain.status(), absl::StrCat(path, ".ad_hoc_chain."));
+        return Rooted(chain.status(), absl::StrCat(path, ".ad_hoc_chain"));
       }
       return &ad_hoc_chains.emplace_back(*std::move(chain));
     }

@@ -29,7 +29,6 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
                                            int max_triangles,
                                            absl::string_view path);
 
-
 }  // namespace ik::server
 
 #endif  // IK_SERVER_CONVERT_TERRAIN_H_

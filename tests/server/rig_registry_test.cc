@@ -11,7 +11,7 @@ using ::ik::testing::ArmRig;
 using ::testing::HasSubstr;
 
 std::shared_ptr<const RigEntry> Entry(const v1::Rig& rig) {
-  auto entry = BuildRigEntry(rig, ServiceLimits(), "rig.");
+  auto entry = BuildRigEntry(rig, ServiceLimits(), "rig");
   EXPECT_TRUE(entry.ok()) << entry.status();
   return *entry;
 }

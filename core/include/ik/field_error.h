@@ -45,6 +45,13 @@ absl::Status InvalidField(absl::string_view path, absl::string_view field,
 // "<prefix>.<field>", or `field` alone when `prefix` is empty.
 std::string FieldPath(absl::string_view prefix, absl::string_view field);
 
+// The same error seen from one level up: its path becomes
+// "<prefix>.<path>" in the payload and the message alike (a status without
+// a path gets `prefix` as its path). OK stays OK; an empty prefix changes
+// nothing. For callers that hand the core a part of their input whose path
+// the core cannot know.
+absl::Status Rooted(const absl::Status& status, absl::string_view prefix);
+
 // The field path a status carries, if any.
 std::optional<std::string> FieldPathOf(const absl::Status& status);
 

@@ -3,6 +3,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ik/field_error.h"
 #include "server/registry.h"
 #include "tests/server/test_rigs.h"
 
@@ -23,13 +24,27 @@ TEST(RigConvertTest, ParentByNameAndByIndexGiveTheSameRig) {
   EXPECT_THAT(by_index->parents(), ::testing::ElementsAre(-1, 0, 1));
 }
 
-TEST(RigConvertTest, PrefixStartsEveryRigError) {
+TEST(RigConvertTest, PathStartsEveryRigErrorAndItsPayload) {
   v1::Rig rig = ArmRig();
   rig.mutable_joints(1)->set_parent("missing");
-  absl::StatusOr<Rig> out = RigFromProto(rig, ServiceLimits(), "arm.json: ");
+  absl::StatusOr<Rig> out = RigFromProto(rig, ServiceLimits(), "rig");
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(std::string(out.status().message()),
-              ::testing::StartsWith("arm.json: joints[1].parent"));
+              ::testing::StartsWith("rig.joints[1].parent: "));
+  EXPECT_EQ(FieldPathOf(out.status()), "rig.joints[1].parent");
+
+  // Errors the core finds are rooted the same way.
+  rig = ArmRig();
+  rig.mutable_chains(0)->set_tip("missing");
+  out = RigFromProto(rig, ServiceLimits(), "rig");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(FieldPathOf(out.status()), "rig.chains[0].tip");
+  EXPECT_THAT(std::string(out.status().message()),
+              ::testing::StartsWith("rig.chains[0].tip: unknown joint"));
+
+  // Without a path (a rig file) the rig's own field names remain.
+  out = RigFromProto(rig, ServiceLimits(), "");
+  EXPECT_EQ(FieldPathOf(out.status()), "chains[0].tip");
 }
 
 TEST(RigConvertTest, RevisionDependsOnContentOnly) {
