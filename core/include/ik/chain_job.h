@@ -29,9 +29,9 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ik/defaults.h"
 #include "ik/joint_limits.h"
 #include "ik/math.h"
-#include "ik/rig.h"
 #include "ik/solve_report.h"
 
 namespace ik {

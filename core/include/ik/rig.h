@@ -22,64 +22,15 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/colliders.h"
+#include "ik/defaults.h"
 #include "ik/dynamic_chain.h"
+#include "ik/joint_limits.h"
 #include "ik/leg.h"
 #include "ik/math.h"
 #include "ik/swivel.h"
 #include "ik/torque_settings.h"
 
 namespace ik {
-
-inline constexpr int kNoParent = -1;
-
-// Size limits the core itself enforces (the server may set lower ones).
-inline constexpr int kMaxJoints = 65536;
-inline constexpr int kMaxChainJoints = 64;
-
-// Bones shorter than this (metres, model space at rest) count as zero-length.
-inline constexpr double kMinBoneLength = 1e-6;
-
-// Default iteration cap and tolerance of a chain (the seed chapter's values).
-inline constexpr int kDefaultMaxIterations = 15;
-inline constexpr double kDefaultTolerance = 1e-5;
-
-// A closed interval of angles, radians.
-struct AngleRange {
-  double min = 0.0;
-  double max = 0.0;
-};
-
-// Swing cone about `axis` (rest local frame of the joint, unit length after
-// Create) plus an optional twist range about the bone. Exact definitions and
-// the clamp: ik/joint_limits.h.
-struct BallSocketLimit {
-  Vec3 axis{0.0, 1.0, 0.0};
-  double swing_max = 0.0;  // (0, pi]
-  bool has_twist = false;
-  AngleRange twist;  // within [-pi, pi], min <= max
-  // The bone, which the cone constrains and the twist turns about: the unit
-  // rest direction from the joint to its first child, in the joint's rest
-  // local frame; `axis` for a joint without a child (or whose first child
-  // sits on it). Filled in by Create (any input value is ignored).
-  Vec3 twist_axis{0.0, 1.0, 0.0};
-};
-
-// Rotation only about `axis` (rest local frame, unit length after Create) by
-// an angle in `range`, relative to the rest rotation (ik/joint_limits.h).
-struct HingeLimit {
-  Vec3 axis{1.0, 0.0, 0.0};
-  AngleRange range;  // within [-pi, pi], min <= max
-};
-
-struct JointLimit {
-  enum class Kind { kNone, kBallSocket, kHinge };
-  Kind kind = Kind::kNone;
-  // When true for a ball-and-socket limit, the axis is taken from the rest
-  // direction to the joint's first child (filled in by Create).
-  bool axis_from_child = false;
-  BallSocketLimit ball_socket;  // valid when kind == kBallSocket
-  HingeLimit hinge;             // valid when kind == kHinge
-};
 
 struct JointDefinition {
   std::string name;

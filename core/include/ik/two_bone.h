@@ -31,8 +31,9 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "ik/defaults.h"
+#include "ik/joint_limits.h"
 #include "ik/math.h"
-#include "ik/rig.h"
 #include "ik/solve_report.h"
 
 namespace ik {
