@@ -98,13 +98,9 @@ class Registry {
   absl::StatusOr<std::shared_ptr<const Entry>> Get(
       const Reference& reference) const ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    auto it = entries_.find(reference.name);
-    if (it == entries_.end()) return NotRegistered(reference);
-    if (!reference.revision.empty() &&
-        it->second->revision != reference.revision) {
-      return RevisionMismatch(reference, it->second->revision);
-    }
-    return it->second;
+    auto it = Find(reference);
+    if (!it.ok()) return it.status();
+    return (*it)->second;
   }
 
   // All entries, sorted by name.
@@ -121,14 +117,10 @@ class Registry {
   absl::StatusOr<std::string> Delete(const Reference& reference)
       ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
-    auto it = entries_.find(reference.name);
-    if (it == entries_.end()) return NotRegistered(reference);
-    if (!reference.revision.empty() &&
-        it->second->revision != reference.revision) {
-      return RevisionMismatch(reference, it->second->revision);
-    }
-    std::string removed = it->second->revision;
-    entries_.erase(it);
+    auto it = Find(reference);
+    if (!it.ok()) return it.status();
+    std::string removed = (*it)->second->revision;
+    entries_.erase(*it);
     return removed;
   }
 
@@ -138,6 +130,21 @@ class Registry {
   }
 
  private:
+  using Map = std::map<std::string, std::shared_ptr<const Entry>, std::less<>>;
+
+  // The registered entry `reference` names (at its revision, if it pins
+  // one); the errors Get documents otherwise.
+  absl::StatusOr<typename Map::const_iterator> Find(
+      const Reference& reference) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = entries_.find(reference.name);
+    if (it == entries_.end()) return NotRegistered(reference);
+    if (!reference.revision.empty() &&
+        it->second->revision != reference.revision) {
+      return RevisionMismatch(reference, it->second->revision);
+    }
+    return it;
+  }
+
   absl::Status RevisionMismatch(const Reference& reference,
                                 absl::string_view registered) const {
     return FieldError(
@@ -155,8 +162,7 @@ class Registry {
   const std::string kind_;
   const int max_entries_;
   mutable absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<const Entry>, std::less<>> entries_
-      ABSL_GUARDED_BY(mu_);
+  Map entries_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ik::server
