@@ -87,7 +87,8 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
     const ChainGoal& goal, const Transform& root,
     absl::Span<Transform> locals) {
   // The goal and the pose.
-  // Every error about the goal names "<goal.path>.<field>".
+  // Every error about the goal names "<goal.path>.<field>" (the path is
+  // built on the error path only: a solve allocates no strings).
   const auto field = [&goal](absl::string_view name) {
     return goal.path.empty() ? std::string(name)
                              : absl::StrCat(goal.path, ".", name);
@@ -128,8 +129,8 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   std::optional<Quat> orientation_world;
   if (goal.orientation_world.has_value()) {
     absl::StatusOr<Quat> orientation =
-        NormalizeRotation(*goal.orientation_world, field("orientation"));
-    if (!orientation.ok()) return orientation.status();
+        NormalizeRotation(*goal.orientation_world, "orientation");
+    if (!orientation.ok()) return Rooted(orientation.status(), goal.path);
     orientation_world = *orientation;
     if (!(goal.orientation_weight >= 0.0 && goal.orientation_weight <= 1.0)) {
       return InvalidField(
@@ -139,17 +140,17 @@ absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
   }
   const Vec3 target_model = InverseTransformPoint(root, goal.target_world);
   if (absl::Status status =
-          CheckTargetPoint(goal.target_world, target_model, field("target"));
+          CheckTargetPoint(goal.target_world, target_model, "target");
       !status.ok()) {
-    return status;
+    return Rooted(status, goal.path);
   }
   std::optional<Vec3> pole_model;
   if (goal.pole_world.has_value()) {
     pole_model = InverseTransformPoint(root, *goal.pole_world);
     if (absl::Status status =
-            CheckTargetPoint(*goal.pole_world, *pole_model, field("pole"));
+            CheckTargetPoint(*goal.pole_world, *pole_model, "pole");
         !status.ok()) {
-      return status;
+      return Rooted(status, goal.path);
     }
   }
 
