@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "humanoid_rig.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 
 namespace ik::bench {
 

@@ -19,9 +19,9 @@
 
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
-#include "ik/ccd.h"
-#include "ik/chain_job.h"
-#include "ik/fabrik.h"
+#include "ik/solvers/ccd.h"
+#include "ik/solvers/chain_job.h"
+#include "ik/solvers/fabrik.h"
 #include "random_poses.h"
 #include "tail_rig.h"
 #include "warm_path.h"

@@ -24,9 +24,9 @@
 
 #include "benchmark/benchmark.h"
 #include "dynamics_fixtures.h"
-#include "ik/colliders.h"
-#include "ik/dynamic_chain.h"
-#include "ik/dynamics.h"
+#include "ik/dynamics/colliders.h"
+#include "ik/dynamics/dynamic_chain.h"
+#include "ik/dynamics/dynamics.h"
 
 namespace ik {
 namespace {

@@ -20,8 +20,8 @@
 #include "bench_rigs.h"
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
-#include "ik/grounding.h"
-#include "ik/terrain.h"
+#include "ik/ground/grounding.h"
+#include "ik/ground/terrain.h"
 #include "terrain_shapes.h"
 
 namespace ik {

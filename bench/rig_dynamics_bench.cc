@@ -13,8 +13,8 @@
 
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
-#include "ik/forward_kinematics.h"
-#include "ik/rig_dynamics.h"
+#include "ik/dynamics/rig_dynamics.h"
+#include "ik/rig/forward_kinematics.h"
 
 namespace ik {
 namespace {

@@ -12,8 +12,8 @@
 #include "bench_rigs.h"
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
-#include "ik/solve_chain.h"
-#include "ik/swivel.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/swivel.h"
 #include "random_poses.h"
 
 namespace ik {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "ik/bvh.h"
-#include "ik/terrain.h"
+#include "ik/geometry/bvh.h"
+#include "ik/ground/terrain.h"
 #include "terrain_shapes.h"
 
 namespace ik {

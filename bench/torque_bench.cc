@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "ik/torque.h"
+#include "ik/solvers/torque.h"
 #include "random_poses.h"
 #include "tail_rig.h"
 #include "warm_path.h"

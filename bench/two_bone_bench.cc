@@ -9,9 +9,9 @@
 #include "bench_rigs.h"
 #include "benchmark/benchmark.h"
 #include "humanoid_rig.h"
-#include "ik/forward_kinematics.h"
-#include "ik/solve_chain.h"
-#include "ik/two_bone.h"
+#include "ik/rig/forward_kinematics.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/two_bone.h"
 
 namespace ik {
 namespace {

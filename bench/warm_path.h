@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 #include "random_poses.h"
 
 namespace ik::bench {

@@ -6,9 +6,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "ik/field_error.h"
-#include "ik/solve_chain.h"
-#include "ik/validate.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
+#include "ik/rig/solve_chain.h"
 #include "server/convert/solve.h"
 #include "server/convert/values.h"
 

@@ -5,7 +5,7 @@
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
-#include "ik/field_error.h"
+#include "ik/base/field_error.h"
 
 namespace ik::server {
 namespace {

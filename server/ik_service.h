@@ -13,8 +13,8 @@
 namespace ik::server {
 
 // absl::Status -> grpc::Status; the codes share their numbering. A status
-// that names its field (ik/field_error.h) also carries, in the status details
-// (gRPC's richer error model, the `grpc-status-details-bin` trailer), a
+// that names its field (ik/base/field_error.h) also carries, in the status
+// details (gRPC's richer error model, the `grpc-status-details-bin` trailer), a
 // google.rpc.Status with the same code and message whose details hold one
 // google.rpc.BadRequest with a field violation {field: the path,
 // description: the message without the path}.

@@ -24,8 +24,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/message.h"
-#include "ik/field_error.h"
-#include "ik/validate.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
 
 namespace ik::server {
 

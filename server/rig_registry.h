@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 #include "ik/v1/ik.pb.h"
 #include "server/registry.h"
 #include "server/service_limits.h"

@@ -4,8 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "ik/field_error.h"
-#include "ik/validate.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
 #include "server/convert/terrain.h"
 
 namespace ik::server {

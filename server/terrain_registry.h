@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ik/aabb.h"
-#include "ik/heightfield.h"
-#include "ik/triangle_mesh.h"
+#include "ik/geometry/aabb.h"
+#include "ik/ground/heightfield.h"
+#include "ik/ground/triangle_mesh.h"
 #include "ik/v1/ik.pb.h"
 #include "server/registry.h"
 #include "server/service_limits.h"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "ik/dynamics.h"
-#include "ik/rig.h"
+#include "ik/dynamics/dynamics.h"
+#include "ik/rig/rig.h"
 #include "ik/v1/dynamics.pb.h"
 
 namespace ik::server {

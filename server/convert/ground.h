@@ -12,9 +12,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "ik/ground_plane.h"
-#include "ik/grounding.h"
-#include "ik/rig.h"
+#include "ik/ground/ground_plane.h"
+#include "ik/ground/grounding.h"
+#include "ik/rig/rig.h"
 #include "ik/v1/ground.pb.h"
 
 namespace ik::server {

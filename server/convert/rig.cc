@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "ik/field_error.h"
-#include "ik/validate.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
 #include "server/convert/values.h"
 
 namespace ik::server {

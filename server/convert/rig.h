@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ik/dynamics.h"
-#include "ik/rig.h"
+#include "ik/dynamics/dynamics.h"
+#include "ik/rig/rig.h"
 #include "ik/v1/rig.pb.h"
 #include "server/service_limits.h"
 

@@ -6,8 +6,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "ik/field_error.h"
-#include "ik/validate.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
 #include "server/convert/rig.h"
 #include "server/convert/values.h"
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ik/rig.h"
-#include "ik/solve_chain.h"
+#include "ik/rig/rig.h"
+#include "ik/rig/solve_chain.h"
 #include "ik/v1/solve.pb.h"
 
 namespace ik::server {

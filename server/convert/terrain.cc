@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "ik/field_error.h"
-#include "ik/math.h"
+#include "ik/base/field_error.h"
+#include "ik/base/math.h"
 #include "server/convert/values.h"
 
 namespace ik::server {

@@ -9,8 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ik/heightfield.h"
-#include "ik/triangle_mesh.h"
+#include "ik/ground/heightfield.h"
+#include "ik/ground/triangle_mesh.h"
 #include "ik/v1/ground.pb.h"
 
 namespace ik::server {

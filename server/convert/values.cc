@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "ik/field_error.h"
-#include "ik/validate.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
 
 namespace ik::server {
 

@@ -4,7 +4,7 @@
 // converter includes it, it includes none of them.
 //
 // Validating conversions return errors that start with the field path they
-// are given (ik/field_error.h); the plain ones (FromProto, ToProto) only
+// are given (ik/base/field_error.h); the plain ones (FromProto, ToProto) only
 // copy numbers.
 #ifndef IK_SERVER_CONVERT_VALUES_H_
 #define IK_SERVER_CONVERT_VALUES_H_
@@ -14,8 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "ik/math.h"
-#include "ik/rig.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
 #include "ik/v1/values.pb.h"
 
 namespace ik::server {

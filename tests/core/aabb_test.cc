@@ -1,4 +1,4 @@
-#include "ik/aabb.h"
+#include "ik/geometry/aabb.h"
 
 #include <cmath>
 #include <limits>
@@ -6,7 +6,7 @@
 #include <random>
 
 #include "gtest/gtest.h"
-#include "ik/ray.h"
+#include "ik/geometry/ray.h"
 
 namespace ik {
 namespace {

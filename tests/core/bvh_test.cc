@@ -1,4 +1,4 @@
-#include "ik/bvh.h"
+#include "ik/geometry/bvh.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ik/aabb.h"
-#include "ik/ray.h"
+#include "ik/geometry/aabb.h"
+#include "ik/geometry/ray.h"
 #include "terrain_shapes.h"
 
 namespace ik {

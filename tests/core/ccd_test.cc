@@ -1,4 +1,4 @@
-#include "ik/ccd.h"
+#include "ik/solvers/ccd.h"
 
 #include <cmath>
 #include <cstdint>

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "ik/chain_job.h"
-#include "ik/joint_limits.h"
-#include "ik/math.h"
-#include "ik/rig.h"
+#include "ik/base/joint_limits.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
+#include "ik/solvers/chain_job.h"
 
 namespace ik::testing {
 

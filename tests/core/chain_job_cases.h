@@ -16,8 +16,8 @@
 #include "absl/status/status.h"
 #include "chain_fixtures.h"
 #include "gtest/gtest.h"
-#include "ik/chain_job.h"
-#include "ik/math.h"
+#include "ik/base/math.h"
+#include "ik/solvers/chain_job.h"
 
 namespace ik::testing {
 

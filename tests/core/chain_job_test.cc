@@ -1,6 +1,6 @@
 // ChainJob::Validate, which FabrikJob::Run and CcdJob::Run call first: one
 // block per invalid input, each with its status code and field.
-#include "ik/chain_job.h"
+#include "ik/solvers/chain_job.h"
 
 #include <cstring>
 #include <limits>
@@ -11,8 +11,8 @@
 #include "absl/strings/match.h"
 #include "chain_fixtures.h"
 #include "gtest/gtest.h"
-#include "ik/ccd.h"
-#include "ik/fabrik.h"
+#include "ik/solvers/ccd.h"
+#include "ik/solvers/fabrik.h"
 
 namespace ik {
 namespace {

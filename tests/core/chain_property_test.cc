@@ -14,8 +14,8 @@
 
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/fabrik.h"
-#include "ik/solve_chain.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/fabrik.h"
 #include "independent_checks.h"
 #include "random_poses.h"
 #include "tail_rig.h"

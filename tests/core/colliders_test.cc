@@ -1,4 +1,4 @@
-#include "ik/colliders.h"
+#include "ik/dynamics/colliders.h"
 
 #include <algorithm>
 #include <cmath>

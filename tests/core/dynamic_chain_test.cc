@@ -1,4 +1,4 @@
-#include "ik/dynamic_chain.h"
+#include "ik/dynamics/dynamic_chain.h"
 
 #include <functional>
 #include <limits>

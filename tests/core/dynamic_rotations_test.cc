@@ -1,4 +1,4 @@
-#include "ik/dynamic_rotations.h"
+#include "ik/dynamics/dynamic_rotations.h"
 
 #include <cmath>
 #include <random>

@@ -10,10 +10,10 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
-#include "ik/colliders.h"
-#include "ik/dynamic_chain.h"
-#include "ik/dynamics.h"
-#include "ik/math.h"
+#include "ik/base/math.h"
+#include "ik/dynamics/colliders.h"
+#include "ik/dynamics/dynamic_chain.h"
+#include "ik/dynamics/dynamics.h"
 
 namespace ik {
 namespace testing {

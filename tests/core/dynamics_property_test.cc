@@ -10,7 +10,7 @@
 
 #include "dynamics_fixtures.h"
 #include "gtest/gtest.h"
-#include "ik/dynamics.h"
+#include "ik/dynamics/dynamics.h"
 
 namespace ik {
 namespace {

@@ -1,4 +1,4 @@
-#include "ik/dynamics.h"
+#include "ik/dynamics/dynamics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "dynamics_fixtures.h"
 #include "gtest/gtest.h"
-#include "ik/dynamics.h"
+#include "ik/dynamics/dynamics.h"
 
 namespace ik {
 namespace {

@@ -1,4 +1,4 @@
-#include "ik/fabrik.h"
+#include "ik/solvers/fabrik.h"
 
 #include <cmath>
 

@@ -1,11 +1,11 @@
-#include "ik/forward_kinematics.h"
+#include "ik/rig/forward_kinematics.h"
 
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 
 namespace ik {
 namespace {

@@ -1,4 +1,4 @@
-#include "ik/ground_plane.h"
+#include "ik/ground/ground_plane.h"
 
 #include <cmath>
 #include <cstring>

@@ -10,10 +10,10 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "humanoid_rig.h"
-#include "ik/grounding.h"
-#include "ik/math.h"
-#include "ik/rig.h"
-#include "ik/terrain.h"
+#include "ik/base/math.h"
+#include "ik/ground/grounding.h"
+#include "ik/ground/terrain.h"
+#include "ik/rig/rig.h"
 #include "independent_checks.h"
 
 namespace ik::testing {

@@ -16,7 +16,7 @@
 #include "grounding_fixtures.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/grounding.h"
+#include "ik/ground/grounding.h"
 #include "independent_checks.h"
 
 namespace ik {

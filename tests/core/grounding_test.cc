@@ -4,7 +4,7 @@
 // grounding_validate_test.cc). Expected values are computed here from the
 // geometry (world positions by matrices, drops by bisection), not by the
 // pass's own formulas.
-#include "ik/grounding.h"
+#include "ik/ground/grounding.h"
 
 #include <cmath>
 #include <cstring>

@@ -9,7 +9,7 @@
 #include "grounding_fixtures.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/grounding.h"
+#include "ik/ground/grounding.h"
 #include "rig_fixtures.h"
 #include "terrain_shapes.h"
 

@@ -6,10 +6,10 @@
 set -euo pipefail
 cxx=$1
 include=$2
-forbidden='ik/(rig|leg|colliders|dynamic_chain|dynamic_rotations|dynamics|rig_dynamics|wind_noise|grounding|ground_plane|heightfield|triangle_mesh|terrain|bvh|swivel|solve_chain)\.h'
+forbidden='ik/(rig|ground|geometry|dynamics)/[a-z_]+\.h|ik/solvers/swivel\.h'
 shift 2
 headers=("$@")
-[[ ${#headers[@]} -gt 0 ]] || headers=(two_bone fabrik ccd torque joint_limits)
+[[ ${#headers[@]} -gt 0 ]] || headers=(solvers/two_bone solvers/fabrik solvers/ccd solvers/torque base/joint_limits)
 status=0
 for header in "${headers[@]}"; do
   if ! echo "#include \"ik/$header.h\"" |
@@ -19,7 +19,7 @@ for header in "${headers[@]}"; do
   fi
   deps=$(echo "#include \"ik/$header.h\"" |
     "$cxx" -std=c++17 -x c++ -M -I"$include" - | tr ' \\' '\n\n' |
-    grep -o 'ik/[a-z_]*\.h' | sort -u)
+    grep -o 'ik/[a-z_]*/[a-z_]*\.h' | sort -u)
   bad=$(grep -E "^$forbidden\$" <<<"$deps" || true)
   if [[ -n "$bad" ]]; then
     echo "ik/$header.h pulls in: $(tr '\n' ' ' <<<"$bad")"

@@ -1,4 +1,4 @@
-#include "ik/heightfield.h"
+#include "ik/ground/heightfield.h"
 
 #include <cmath>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ik/ray.h"
+#include "ik/geometry/ray.h"
 #include "terrain_shapes.h"
 
 namespace ik {

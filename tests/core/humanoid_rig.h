@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ik/math.h"
-#include "ik/rig.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
 
 namespace ik::testing {
 

@@ -1,6 +1,6 @@
 // Checks written independently of the core for the solver property tests:
 // forward kinematics by 4x4 matrices and a joint-limit check that does not
-// use ik/joint_limits.h, plus the tests' shared constants.
+// use ik/base/joint_limits.h, plus the tests' shared constants.
 #ifndef IK_TESTS_CORE_INDEPENDENT_CHECKS_H_
 #define IK_TESTS_CORE_INDEPENDENT_CHECKS_H_
 
@@ -10,7 +10,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <vector>
 
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 
 namespace ik::testing {
 

@@ -1,10 +1,10 @@
-#include "ik/joint_limits.h"
+#include "ik/base/joint_limits.h"
 
 #include <cmath>
 
 #include "gtest/gtest.h"
-#include "ik/math.h"
-#include "ik/rig.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
 
 namespace ik {
 namespace {

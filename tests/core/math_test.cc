@@ -1,4 +1,4 @@
-#include "ik/math.h"
+#include "ik/base/math.h"
 
 #include <cmath>
 #include <limits>

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "ik/forward_kinematics.h"
-#include "ik/math.h"
-#include "ik/rig.h"
+#include "ik/base/math.h"
+#include "ik/rig/forward_kinematics.h"
+#include "ik/rig/rig.h"
 
 namespace ik::testing {
 

@@ -1,4 +1,4 @@
-#include "ik/ray.h"
+#include "ik/geometry/ray.h"
 
 #include <cmath>
 #include <limits>

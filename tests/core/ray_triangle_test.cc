@@ -1,4 +1,4 @@
-#include "ik/ray_triangle.h"
+#include "ik/geometry/ray_triangle.h"
 
 #include <cmath>
 #include <limits>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ik/ray.h"
+#include "ik/geometry/ray.h"
 #include "terrain_shapes.h"
 
 namespace ik {

@@ -6,7 +6,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 #include "rig_fixtures.h"
 
 namespace ik {

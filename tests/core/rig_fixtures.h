@@ -11,7 +11,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 
 namespace ik::testing {
 

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 #include "rig_fixtures.h"
 
 namespace ik {

@@ -1,4 +1,4 @@
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 
 #include <string>
 #include <utility>
@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/validate.h"
+#include "ik/base/validate.h"
 #include "rig_fixtures.h"
 
 namespace ik {

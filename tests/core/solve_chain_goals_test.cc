@@ -13,9 +13,9 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/forward_kinematics.h"
-#include "ik/joint_limits.h"
-#include "ik/solve_chain.h"
+#include "ik/base/joint_limits.h"
+#include "ik/rig/forward_kinematics.h"
+#include "ik/rig/solve_chain.h"
 #include "random_poses.h"
 
 namespace ik {

@@ -1,5 +1,5 @@
 // PoseSolver::Solve with a swivel angle (ChainGoal::swivel,
-// ik/solve_chain.h): the goal's checks, the preferred pose as the start,
+// ik/rig/solve_chain.h): the goal's checks, the preferred pose as the start,
 // the flip report and the two swivel spaces. Seeded properties over many
 // goals: swivel_property_test.cc.
 #include <algorithm>
@@ -12,8 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ik/solve_chain.h"
-#include "ik/swivel.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/swivel.h"
 #include "swivel_fixtures.h"
 #include "tail_rig.h"
 

@@ -1,4 +1,4 @@
-#include "ik/solve_chain.h"
+#include "ik/rig/solve_chain.h"
 
 #include <cstring>
 #include <limits>
@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/forward_kinematics.h"
+#include "ik/rig/forward_kinematics.h"
 
 namespace ik {
 namespace {

@@ -14,10 +14,10 @@
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/math.h"
-#include "ik/rig.h"
-#include "ik/solve_chain.h"
-#include "ik/swivel.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/swivel.h"
 #include "random_poses.h"
 
 namespace ik::testing {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ik/solve_chain.h"
-#include "ik/swivel.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/swivel.h"
 #include "random_poses.h"
 #include "swivel_fixtures.h"
 

@@ -1,7 +1,7 @@
-// The zero-plane map and its helpers (ik/swivel.h), and the chain's swivel
-// settings as Rig::Create and MakeChain build and check them. Solves with a
-// swivel: solve_chain_swivel_test.cc and swivel_property_test.cc.
-#include "ik/swivel.h"
+// The zero-plane map and its helpers (ik/solvers/swivel.h), and the chain's
+// swivel settings as Rig::Create and MakeChain build and check them. Solves
+// with a swivel: solve_chain_swivel_test.cc and swivel_property_test.cc.
+#include "ik/solvers/swivel.h"
 
 #include <cmath>
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/rig.h"
+#include "ik/rig/rig.h"
 #include "tail_rig.h"
 
 namespace ik {

@@ -12,8 +12,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "ik/math.h"
-#include "ik/rig.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
 
 namespace ik::testing {
 

@@ -18,11 +18,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ik/heightfield.h"
-#include "ik/math.h"
-#include "ik/ray.h"
-#include "ik/ray_triangle.h"
-#include "ik/triangle_mesh.h"
+#include "ik/base/math.h"
+#include "ik/geometry/ray.h"
+#include "ik/geometry/ray_triangle.h"
+#include "ik/ground/heightfield.h"
+#include "ik/ground/triangle_mesh.h"
 
 namespace ik::testing {
 

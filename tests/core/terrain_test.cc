@@ -1,4 +1,4 @@
-#include "ik/terrain.h"
+#include "ik/ground/terrain.h"
 
 #include <atomic>
 #include <cstdlib>

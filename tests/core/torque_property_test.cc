@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "ik/ccd.h"
-#include "ik/fabrik.h"
-#include "ik/torque.h"
+#include "ik/solvers/ccd.h"
+#include "ik/solvers/fabrik.h"
+#include "ik/solvers/torque.h"
 #include "independent_checks.h"
 #include "random_poses.h"
 #include "tail_rig.h"

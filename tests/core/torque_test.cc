@@ -1,4 +1,4 @@
-#include "ik/torque.h"
+#include "ik/solvers/torque.h"
 
 #include <cmath>
 #include <cstdint>

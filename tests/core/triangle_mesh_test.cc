@@ -1,4 +1,4 @@
-#include "ik/triangle_mesh.h"
+#include "ik/ground/triangle_mesh.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ik/ray.h"
+#include "ik/geometry/ray.h"
 #include "terrain_shapes.h"
 
 namespace ik {

@@ -17,8 +17,8 @@
 
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/solve_chain.h"
-#include "ik/two_bone.h"
+#include "ik/rig/solve_chain.h"
+#include "ik/solvers/two_bone.h"
 
 namespace ik {
 namespace {

@@ -1,4 +1,4 @@
-#include "ik/two_bone.h"
+#include "ik/solvers/two_bone.h"
 
 #include <cmath>
 #include <cstring>

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "ik/two_bone.h"
+#include "ik/solvers/two_bone.h"
 #include "two_bone_fixture.h"
 
 namespace ik {

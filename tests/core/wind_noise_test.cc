@@ -1,4 +1,4 @@
-#include "ik/wind_noise.h"
+#include "ik/dynamics/wind_noise.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ik/field_error.h"
+#include "ik/base/field_error.h"
 #include "server/registry.h"
 #include "tests/server/test_rigs.h"
 

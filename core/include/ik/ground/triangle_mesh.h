@@ -1,0 +1,106 @@
+// Triangle-mesh ground with a BVH for ray queries.
+//
+// A mesh is a list of vertices (world space, metres, +Y up) and a flat list
+// of vertex indices, three per triangle. Create validates everything, then
+// builds a BVH (ik/geometry/bvh.h: binned SAH, deterministic) and stores each
+// triangle's three vertices in BVH slot order, so a query reads contiguous
+// memory. Triangles are two-sided and flat-shaded; winding does not matter.
+//
+//   ik::TriangleMeshDefinition def;
+//   def.vertices = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}};
+//   def.indices = {0, 1, 2};
+//   absl::StatusOr<ik::TriangleMesh> mesh = ik::TriangleMesh::Create(def);
+//   ik::RayHit hit = mesh->Raycast({0.2, 1.0, 0.2}, {0, -1, 0}, 2.0);
+//
+// Queries are answered with the watertight test (ik/geometry/ray_triangle.h): a
+// ray through an edge or vertex shared by triangles (same vertex index, or same
+// vertex values) is never lost. Of several triangles at exactly the same
+// distance the lowest triangle index wins, so the answer does not depend on
+// the tree: it equals a brute-force loop over the triangles in order.
+//
+// Immutable after Create; const methods are safe to call from many threads
+// at once (share as std::shared_ptr<const TriangleMesh>). Queries allocate
+// nothing. Memory: about 150 bytes per triangle (vertices, indices, the
+// slot-ordered copy and the BVH), plus about 130 more while Create runs.
+#ifndef IK_TRIANGLE_MESH_H_
+#define IK_TRIANGLE_MESH_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "ik/base/math.h"
+#include "ik/geometry/bvh.h"
+#include "ik/geometry/ray.h"
+
+namespace ik {
+
+// Size limits the core itself enforces (the server may set lower ones).
+inline constexpr int kMaxMeshVertices = 1 << 21;   // 2,097,152
+inline constexpr int kMaxMeshTriangles = 1 << 21;  // 2,097,152
+
+// A triangle is degenerate (zero area) when |(b - a) x (c - a)| is at most
+// this fraction of its longest edge squared: its height over that edge is
+// below ~1e-12 of the edge, i.e. collinear up to rounding.
+inline constexpr double kDegenerateTriangleRatio = 1e-12;
+
+struct TriangleMeshDefinition {
+  // World space, metres; each within +-kMaxCoordinate.
+  std::vector<Vec3> vertices;
+  // Three per triangle, each in [0, vertices.size()).
+  std::vector<std::uint32_t> indices;
+};
+
+class TriangleMesh {
+ public:
+  // Validates and builds. Field paths start with `path` (the caller's name
+  // for the definition, e.g. "mesh" or "terrain.mesh"):
+  //   INVALID_ARGUMENT: "mesh.vertices: empty", "mesh.vertices[3]: not
+  //   finite", "mesh.vertices[3]: beyond 1e+09 m", "mesh.indices: empty",
+  //   "mesh.indices: 7 values, not a multiple of 3", "mesh.indices[7]: 1200
+  //   is out of range [0, 1000)", "mesh.indices[6]: triangle 2 is degenerate
+  //   (zero area)";
+  //   RESOURCE_EXHAUSTED: more than kMaxMeshVertices vertices or
+  //   kMaxMeshTriangles triangles ("mesh.indices: 3000000 triangles, at most
+  //   2097152").
+  // Errors are checked in that order (sizes first), the first one reported.
+  static absl::StatusOr<TriangleMesh> Create(TriangleMeshDefinition definition,
+                                             absl::string_view path = "mesh");
+
+  // The nearest hit within [0, max_distance] (see ik/geometry/ray.h for the
+  // fields; kind kMesh, primitive = triangle index). A miss for a ray Ray::Make
+  // refuses or an invalid max_distance. Allocates nothing.
+  RayHit Raycast(const Vec3& origin, const Vec3& direction,
+                 double max_distance) const;
+  RayHit Raycast(const Ray& ray, double max_distance) const;
+
+  int vertex_count() const { return static_cast<int>(vertices_.size()); }
+  int triangle_count() const { return static_cast<int>(indices_.size() / 3); }
+  absl::Span<const Vec3> vertices() const { return vertices_; }
+  absl::Span<const std::uint32_t> indices() const { return indices_; }
+  const Bvh& bvh() const { return bvh_; }
+  // The box around every vertex (not padded).
+  const Aabb& bounds() const { return bounds_; }
+
+ private:
+  // A triangle's vertices, copied in BVH slot order.
+  struct SlotTriangle {
+    Vec3 a;
+    Vec3 b;
+    Vec3 c;
+  };
+
+  TriangleMesh() = default;
+
+  std::vector<Vec3> vertices_;
+  std::vector<std::uint32_t> indices_;
+  Bvh bvh_;
+  std::vector<SlotTriangle> slot_triangles_;
+  Aabb bounds_;
+};
+
+}  // namespace ik
+
+#endif  // IK_TRIANGLE_MESH_H_

@@ -1,0 +1,38 @@
+// What a chain solve reports: shared by the analytic two-bone job, the
+// iterative jobs (FABRIK, CCD) and PoseSolver.
+#ifndef IK_SOLVE_REPORT_H_
+#define IK_SOLVE_REPORT_H_
+
+#include "ik/base/math.h"
+
+namespace ik {
+
+// Bones shorter than this, metres (model space), make a solve ill-posed.
+inline constexpr double kMinSolveBoneLength = 1e-9;
+
+// What a chain solve reports. The jobs fill it in model space (TwoBoneJob
+// from the solution's geometry: a reachable target gives tip_model ==
+// target and residual 0); PoseSolver re-measures it in world space on the
+// updated pose.
+struct SolveReport {
+  bool reached = false;   // residual <= tolerance
+  double residual = 0.0;  // |tip - target| after the solve, metres
+  // Iterations run: 1 for the analytic solver; for the iterative solvers the
+  // sweeps started, including one whose result was rejected because it did
+  // not improve (StopReason::kNoImprovement), 0 when the pose already reached
+  // the target.
+  int iterations = 0;
+  Vec3 tip_model{0.0};  // where the tip ended, model space
+};
+
+// Why a solve stopped.
+enum class StopReason {
+  kReached,        // within tolerance
+  kIterationCap,   // used every iteration allowed without reaching
+  kNoImprovement,  // an iteration did not bring the tip closer: stopped early
+  kOutOfReach,     // analytic solver: the target is beyond reach or limits
+};
+
+}  // namespace ik
+
+#endif  // IK_SOLVE_REPORT_H_

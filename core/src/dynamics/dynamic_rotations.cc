@@ -1,0 +1,237 @@
+#include "ik/dynamics/dynamic_rotations.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ik {
+namespace {
+
+// Squared lengths below this count as zero (no usable direction).
+constexpr double kMinDirectionSquared = 1e-24;
+
+// The unit direction of `v`, or zero when it has none.
+Vec3 UnitOrZero(const Vec3& v) {
+  const double length_sq = glm::dot(v, v);
+  return length_sq >= kMinDirectionSquared ? v / std::sqrt(length_sq)
+                                           : Vec3(0.0);
+}
+
+// Below this, w = |a||b| + a.b of a shortest arc is too small a fraction of
+// |a||b| to give an axis (a and b nearly opposite): FromTo's careful path.
+constexpr double kOppositeThreshold = 1e-12;
+// Stored deltas this close to unit squared norm are used as they are.
+constexpr double kUnitSlack = 1e-12;
+
+// Square roots and divisions dominate this stage (it runs once per step for
+// every joint), so quaternions stay unnormalised between the operations and
+// are normalised once, with one square root and one division.
+Quat Normalized(const Quat& q) {
+  const double inverse_norm = 1.0 / std::sqrt(glm::dot(q, q));
+  return Quat(q.w * inverse_norm, q.x * inverse_norm, q.y * inverse_norm,
+              q.z * inverse_norm);
+}
+
+// Whether `q` is unit length to rounding (as every delta this function
+// stores is; a caller-supplied one is only within 1e-3).
+inline bool IsUnit(const Quat& q) {
+  return std::abs(glm::dot(q, q) - 1.0) <= kUnitSlack;
+}
+
+// `q` when it is unit length to rounding, else normalised.
+Quat UnitOrNormalized(const Quat& q) { return IsUnit(q) ? q : Normalized(q); }
+
+// The shortest arc turning `from` into `to` (neither need be unit), scaled:
+// (|a||b| + a.b, a x b), as FromTo (ik/base/math.h) computes before
+// normalising, with its squared norm in `*norm_sq`; `lengths` = |a||b|, which
+// the caller knows early. Zero-length and (nearly) opposite directions take
+// FromTo's careful path (unit, *norm_sq = 1).
+inline Quat ScaledShortestArc(const Vec3& from, const Vec3& to, double lengths,
+                              double* norm_sq) {
+  const double w = lengths + glm::dot(from, to);
+  if (!(w > kOppositeThreshold * lengths) ||
+      !(lengths >= kMinDirectionSquared)) {
+    *norm_sq = 1.0;
+    return FromTo(from, to);
+  }
+  const Vec3 axis = glm::cross(from, to);
+  *norm_sq = w * w + glm::dot(axis, axis);
+  return Quat(w, axis.x, axis.y, axis.z);
+}
+
+// 1 - (1 - blend)^substeps: `substeps` per-substep blends compounded.
+double CompoundBlend(double blend, int substeps) {
+  if (substeps == 0) return 0.0;
+  if (blend == 1.0 || blend == 0.0) return blend;
+  return 1.0 - std::pow(1.0 - blend, substeps);
+}
+
+// What UpdateDelta needs of one joint. Every field is set before use.
+struct DeltaInput {
+  Quat stored;     // the delta from the last step
+  Vec3 axis;       // a, the animated direction
+  double axis_sq;  // |a|^2 > 0
+  Vec3 simulated;  // s, the simulated direction
+  double lengths;  // |a| |s|
+  double blend;
+  bool remove_twist;
+};
+
+// One joint's new delta (see the header): D' = swing about a of
+// lerp(identity, turn, blend) * D, turn the shortest arc from D a to s.
+// (With blend 1 and twist removal that is the shortest arc from a to s,
+// which UpdateDynamicRotations computes directly.)
+Quat UpdateDelta(const DeltaInput& in) {
+  const Quat old = UnitOrNormalized(in.stored);
+  Quat delta = old;
+  if (in.blend != 0.0) {
+    double norm_sq;
+    // |D a| = |a|: D is unit.
+    const Quat turn =
+        ScaledShortestArc(old * in.axis, in.simulated, in.lengths, &norm_sq);
+    const double norm = std::sqrt(norm_sq);
+    // lerp(identity, turn / norm, blend), times norm. turn.w >= 0, so the
+    // blend never passes through zero.
+    const Quat blended((1.0 - in.blend) * norm + in.blend * turn.w,
+                       in.blend * turn.x, in.blend * turn.y, in.blend * turn.z);
+    delta = blended * old;
+  }
+  if (in.remove_twist) {
+    // Swing-twist about a (ik/base/joint_limits.h defines it): the twist is
+    // (w, (v.a) a / |a|^2) up to scale; the swing is delta * twist^-1 up to
+    // scale. A twist of (almost) zero norm means delta turns a half round:
+    // all swing.
+    const double along =
+        glm::dot(Vec3(delta.x, delta.y, delta.z), in.axis) / in.axis_sq;
+    const Quat twist(delta.w, along * in.axis.x, along * in.axis.y,
+                     along * in.axis.z);
+    if (glm::dot(twist, twist) >=
+        kMinDirectionSquared * glm::dot(delta, delta)) {
+      delta = delta * glm::conjugate(twist);
+    }
+  }
+  return Normalized(delta);
+}
+
+}  // namespace
+
+void UpdateDynamicRotations(const DynamicChain& chain,
+                            absl::Span<const Transform> animated_world,
+                            absl::Span<const Vec3> positions_world,
+                            int substeps, absl::Span<Quat> deltas_world,
+                            absl::Span<Quat> rotations_world,
+                            absl::Span<Quat> corrections_local) {
+  // Plain pointers in the loops: the spans' sizes are the caller's contract
+  // (see the header), and a hardened build checks every span index.
+  const int count = static_cast<int>(chain.joints.size());
+  const DynamicJoint* const joints = chain.joints.data();
+  const Transform* const animated = animated_world.data();
+  const Vec3* const positions = positions_world.data();
+  Quat* const deltas = deltas_world.data();
+
+  // Per joint: the direction to its child (or the sum of the unit
+  // directions to its children), animated and simulated, and the number of
+  // children. On the stack: the chain has at most kMaxDynamicJoints joints.
+  Vec3 animated_direction[kMaxDynamicJoints];
+  Vec3 simulated_direction[kMaxDynamicJoints];
+  int children[kMaxDynamicJoints];
+  std::fill(children, children + count, 0);
+  for (int j = 1; j < count; ++j) {
+    const int parent = joints[j].parent;
+    const Vec3 animated_bone =
+        animated[j].translation - animated[parent].translation;
+    const Vec3 simulated_bone = positions[j] - positions[parent];
+    if (children[parent] == 0) {
+      // One child needs no normalisation (FromTo takes any length).
+      animated_direction[parent] = animated_bone;
+      simulated_direction[parent] = simulated_bone;
+    } else {
+      if (children[parent] == 1) {
+        animated_direction[parent] = UnitOrZero(animated_direction[parent]);
+        simulated_direction[parent] = UnitOrZero(simulated_direction[parent]);
+      }
+      animated_direction[parent] += UnitOrZero(animated_bone);
+      simulated_direction[parent] += UnitOrZero(simulated_bone);
+    }
+    ++children[parent];
+  }
+
+  // The joints' deltas do not depend on each other. The common case, blend
+  // 1 with twist removal (D becomes the shortest arc from a to s), is done
+  // in a loop of its own, kept small so that the square roots and divisions
+  // of neighbouring joints overlap; the other joints follow, then the leaves
+  // (no child, hence no joint's parent).
+  const double chain_blend = CompoundBlend(chain.rotation_blend, substeps);
+  double blends[kMaxDynamicJoints];
+  int general[kMaxDynamicJoints];
+  int general_count = 0;
+  for (int i = 0; i < count; ++i) {
+    if (children[i] == 0) continue;
+    const DynamicJointOverrides& overrides = joints[i].overrides;
+    const double blend =
+        overrides.rotation_blend.has_value()
+            ? CompoundBlend(*overrides.rotation_blend, substeps)
+            : chain_blend;
+    const Vec3& axis = animated_direction[i];
+    const double axis_sq = glm::dot(axis, axis);
+    if (blend == 1.0 && axis_sq >= kMinDirectionSquared &&
+        overrides.remove_twist.value_or(chain.remove_twist)) {
+      const Vec3& simulated = simulated_direction[i];
+      double norm_sq;
+      const Quat arc = ScaledShortestArc(
+          axis, simulated, std::sqrt(axis_sq * glm::dot(simulated, simulated)),
+          &norm_sq);
+      deltas[i] = arc * (1.0 / std::sqrt(norm_sq));
+    } else {
+      blends[general_count] = blend;
+      general[general_count++] = i;
+    }
+  }
+  for (int k = 0; k < general_count; ++k) {
+    const int i = general[k];
+    const Vec3& axis = animated_direction[i];
+    const double axis_sq = glm::dot(axis, axis);
+    if (!(axis_sq >= kMinDirectionSquared)) {
+      // No animated bone direction to turn from: keep the delta.
+      deltas[i] = UnitOrNormalized(deltas[i]);
+      continue;
+    }
+    DeltaInput in;
+    in.stored = deltas[i];
+    in.axis = axis;
+    in.axis_sq = axis_sq;
+    in.simulated = simulated_direction[i];
+    in.lengths = std::sqrt(axis_sq * glm::dot(in.simulated, in.simulated));
+    in.blend = blends[k];
+    in.remove_twist =
+        joints[i].overrides.remove_twist.value_or(chain.remove_twist);
+    deltas[i] = UpdateDelta(in);
+  }
+
+  Quat* const rotations_out =
+      rotations_world.empty() ? nullptr : rotations_world.data();
+  Quat* const corrections_out =
+      corrections_local.empty() ? nullptr : corrections_local.data();
+  for (int i = 0; i < count; ++i) {
+    const int parent = joints[i].parent;
+    if (children[i] == 0) deltas[i] = deltas[parent];
+    const Quat& delta = deltas[i];
+    const Quat& given_rotation = animated[i].rotation;
+    const Quat animated_rotation =
+        IsUnit(given_rotation) ? given_rotation : Normalized(given_rotation);
+    if (rotations_out != nullptr) {
+      rotations_out[i] = delta * animated_rotation;
+    }
+    if (corrections_out != nullptr) {
+      const Quat relative = parent == kDynamicRoot
+                                ? delta
+                                : glm::conjugate(deltas[parent]) * delta;
+      // R^-1 * relative * R only turns relative's axis (by R^-1).
+      const Vec3 axis_local = glm::conjugate(animated_rotation) *
+                              Vec3(relative.x, relative.y, relative.z);
+      corrections_out[i] =
+          Quat(relative.w, axis_local.x, axis_local.y, axis_local.z);
+    }
+  }
+}
+
+}  // namespace ik

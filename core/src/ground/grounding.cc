@@ -1,0 +1,460 @@
+// GroundFeetJob: validation and the pass itself (ik/ground/grounding.h). The
+// leg solve and the pass's small arithmetic live in grounding_leg.cc.
+#include "ik/ground/grounding.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "ground/grounding_internal.h"
+#include "ik/base/joint_limits.h"
+#include "ik/base/validate.h"
+#include "ik/geometry/ray.h"
+#include "solvers/two_bone_limits.h"
+
+namespace ik {
+namespace {
+
+using internal::DropNeeded;
+using internal::JointConstraintOf;
+using internal::LegPose;
+using internal::MaxStep;
+using internal::MoveTowards;
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Rotations further than this from unit length are rejected (as
+// ValidateTransform does).
+// A drop, or a tilt, beyond its maximum by less than this (metres or
+// radians) is rounding, not a clamp.
+constexpr double kClampSlack = 1e-9;
+// A forward axis with a horizontal part shorter than this gives the foot no
+// direction.
+constexpr double kMinForwardLength = 1e-6;
+// The poses of up to this many legs are kept from the goals' pass for the
+// solves (on the stack); further legs' are computed again.
+constexpr size_t kKeptLegPoses = 8;
+
+const Vec3 kUp(0.0, 1.0, 0.0);
+
+// What ValidateTransform accepts (up to the rounding of the norm's square
+// at the tolerance's edges), without building a path or a square root.
+inline bool LooksValid(const Transform& transform) {
+  constexpr double kMinNormSq =
+      (1.0 - kUnitQuatTolerance) * (1.0 - kUnitQuatTolerance);
+  constexpr double kMaxNormSq =
+      (1.0 + kUnitQuatTolerance) * (1.0 + kUnitQuatTolerance);
+  const Vec3& t = transform.translation;
+  const Quat& q = transform.rotation;
+  const Vec3& s = transform.scale;
+  const double norm_sq = (q.w * q.w + q.x * q.x) + (q.y * q.y + q.z * q.z);
+  // x * 0 is 0 for finite x and NaN otherwise, and NaN fails every
+  // comparison: one test for all six coordinates. `&` rather than `&&`:
+  // every test is cheap, a branch per test is not.
+  const double zero = ((t.x * 0.0 + t.y * 0.0) + (t.z * 0.0 + s.x * 0.0)) +
+                      (s.y * 0.0 + s.z * 0.0);
+  bool valid = zero == 0.0;
+  valid &= norm_sq >= kMinNormSq;
+  valid &= norm_sq <= kMaxNormSq;
+  valid &= s.x > 0.0;
+  valid &= s.y > 0.0;
+  valid &= s.z > 0.0;
+  return valid;
+}
+
+absl::Status CheckSize(size_t size, size_t expected, absl::string_view path,
+                       absl::string_view what, const Rig& rig,
+                       absl::string_view per) {
+  if (size == expected) return absl::OkStatus();
+  return InvalidField(
+      path, absl::StrCat(size, " ", what, " for rig '", rig.name(), "' of ",
+                         expected, " ", per));
+}
+
+// Finite and >= 0; +infinity too when `allow_infinity`.
+absl::Status CheckNonNegative(double value, absl::string_view path,
+                              absl::string_view unit, bool allow_infinity) {
+  if (value >= 0.0 && (allow_infinity || value < kInfinity)) {
+    return absl::OkStatus();
+  }
+  return InvalidField(
+      path, absl::StrCat("must be ", allow_infinity ? "" : "finite and ",
+                         ">= 0", unit, ", got ", value));
+}
+
+absl::Status ValidateSmoothing(const GroundSmoothing& smoothing,
+                               const Rig& rig) {
+  if (absl::Status status =
+          CheckNonNegative(smoothing.previous_pelvis_drop,
+                           "smoothing.previous_pelvis_drop", " m", false);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          CheckSize(smoothing.previous_foot_offsets.size(), rig.legs().size(),
+                    "smoothing.previous_foot_offsets", "offsets", rig, "legs");
+      !status.ok()) {
+    return status;
+  }
+  for (size_t l = 0; l < smoothing.previous_foot_offsets.size(); ++l) {
+    if (!IsWithinRange(smoothing.previous_foot_offsets[l])) {
+      return InvalidField(
+          absl::StrCat("smoothing.previous_foot_offsets[", l, "]"),
+          absl::StrCat("not finite or beyond ", kMaxCoordinate, " m"));
+    }
+  }
+  if (absl::Status status = CheckNonNegative(
+          smoothing.delta_time, "smoothing.delta_time", " s", false);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          CheckNonNegative(smoothing.max_pelvis_speed,
+                           "smoothing.max_pelvis_speed", " m/s", true);
+      !status.ok()) {
+    return status;
+  }
+  return CheckNonNegative(smoothing.max_foot_speed, "smoothing.max_foot_speed",
+                          " m/s", true);
+}
+
+// How far a goal moves from the animated point along the ground's normal
+// (negated): the whole clearance when the animation sinks the point into
+// the ground (the clamped goal), else the weight's share of it (towards the
+// planted goal).
+double Correction(double clearance, double weight) {
+  return clearance <= 0.0 ? clearance : weight * clearance;
+}
+
+// Every ray of the pass goes straight down: one ray's direction constants
+// serve them all (Ray::WithOrigin).
+const Ray& DownRay() {
+  static const Ray ray = *Ray::Make(Vec3(0.0), Vec3(0.0, -1.0, 0.0));
+  return ray;
+}
+
+// The seed's ray: straight down through `through`, from ray_above_hip above
+// `top` to ray_below_ankle below `through`. A miss for an origin beyond
+// kMaxCoordinate.
+RayHit CastDown(const Ground& ground, const Vec3& through, double top,
+                const LegSettings& settings) {
+  const Vec3 origin(through.x, top + settings.ray_above_hip, through.z);
+  const std::optional<Ray> ray = DownRay().WithOrigin(origin);
+  if (!ray.has_value()) return RayHit();
+  return ground.Raycast(*ray,
+                        (origin.y - through.y) + settings.ray_below_ankle);
+}
+
+// A leg's pose under `locals`, model space, and its joints in world space
+// under `root`. Built in place (it is a few hundred bytes).
+struct LegFrame {
+  LegFrame(absl::Span<const int> parents, absl::Span<const Transform> locals,
+           const Leg& leg, const Transform& root)
+      : pose(internal::PoseOfLeg(parents, locals, leg)),
+        hip_world(TransformPoint(root, pose.hip.translation)),
+        knee_world(TransformPoint(root, pose.knee.translation)),
+        ankle_world(TransformPoint(root, pose.ankle.translation)) {}
+
+  LegPose pose;
+  Vec3 hip_world;
+  Vec3 knee_world;
+  Vec3 ankle_world;
+};
+
+// The toe point's offset from the ankle of `frame`, world space, in the
+// sole's plane through the ankle (the plane the rest pose holds horizontal,
+// turned as the foot is turned from its rest): the toe joint's offset
+// flattened into that plane, or toe_forward along the forward axis as the
+// foot carries it. Zero when neither gives a direction.
+Vec3 ToeOffset(const Rig& rig, const Leg& leg, const Transform& root,
+               const LegFrame& frame) {
+  // Model-space rest directions of the foot -> world-space posed ones.
+  const Quat foot_turn = root.rotation * frame.pose.ankle.rotation *
+                         glm::conjugate(leg.ankle_rest_model);
+  if (leg.toe != kNoParent) {
+    const Vec3 sole_up = foot_turn * kUp;
+    Vec3 run = TransformPoint(root, frame.pose.toe) - frame.ankle_world;
+    run -= sole_up * glm::dot(run, sole_up);
+    if (glm::length(run) >= kMinToeRun) return run;
+  }
+  const Vec3 forward(rig.forward().x, 0.0, rig.forward().z);
+  const double length = glm::length(forward);
+  if (!(length >= kMinForwardLength)) return Vec3(0.0);
+  return foot_turn * (forward * (leg.settings.toe_forward / length));
+}
+
+struct FootTurn {
+  Quat rotation{1.0, 0.0, 0.0, 0.0};  // world space, about the ankle
+  double angle = 0.0;
+  bool clamped = false;
+};
+
+// How far the sole under an animated point (ankle or toe point) is above
+// the ground `hit` found under it, along the ground's normal: negative
+// when the animation sinks it in.
+double Clearance(const RayHit& hit, const Vec3& point_world,
+                 const LegSettings& settings) {
+  return glm::dot(point_world - hit.point, hit.normal) - settings.ankle_height;
+}
+
+// The point's goal minus the point: along the ground's normal, by the
+// clearance's correction.
+Vec3 GoalOffset(const RayHit& hit, double clearance, double weight) {
+  return hit.normal * -Correction(clearance, weight);
+}
+
+// The toe ray's turn of the foot (step 5 in ik/ground/grounding.h), world
+// space, about the ankle: from ankle -> toe point to ankle goal -> toe goal, on
+// the animated pose. `ankle_offset` is the ankle's goal offset (before
+// smoothing, which does not turn the foot).
+FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
+                   double weight, const Vec3& ankle_world,
+                   const Vec3& knee_world, const Vec3& toe_offset,
+                   const Vec3& ankle_offset) {
+  FootTurn turn;
+  const Vec3 toe_world = ankle_world + toe_offset;
+  const RayHit hit = CastDown(ground, toe_world,
+                              std::max(toe_world.y, knee_world.y), settings);
+  if (!hit.hit) return turn;
+  const Vec3 toe_goal_offset =
+      GoalOffset(hit, Clearance(hit, toe_world, settings), weight);
+  Quat rotation =
+      FromTo(toe_offset, toe_offset + (toe_goal_offset - ankle_offset));
+  const Vec3 vector_part(rotation.x, rotation.y, rotation.z);
+  const double half_sine = glm::length(vector_part);
+  turn.angle = 2.0 * std::atan2(half_sine, std::abs(rotation.w));
+  if (turn.angle > settings.max_foot_tilt) {
+    turn.clamped = turn.angle > settings.max_foot_tilt + kClampSlack;
+    const double sign = rotation.w < 0.0 ? -1.0 : 1.0;
+    rotation =
+        AngleAxis(settings.max_foot_tilt, vector_part * (sign / half_sine));
+    turn.angle = settings.max_foot_tilt;
+  }
+  turn.rotation = rotation;
+  return turn;
+}
+
+}  // namespace
+
+absl::Status GroundFeetJob::Validate() const {
+  if (rig == nullptr) return InvalidField("rig", "null");
+  const size_t leg_count = rig->legs().size();
+  if (leg_count == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("rig: '", rig->name(), "' has no legs"));
+  }
+  const size_t joint_count = static_cast<size_t>(rig->joint_count());
+  const std::string locals_path =
+      pose_path.empty() ? "locals" : std::string(pose_path);
+  if (absl::Status status = CheckSize(locals.size(), joint_count, locals_path,
+                                      "transforms", *rig, "joints");
+      !status.ok()) {
+    return status;
+  }
+  bool locals_valid = true;
+  for (const Transform& local : locals) locals_valid &= LooksValid(local);
+  for (size_t i = 0; !locals_valid && i < locals.size(); ++i) {
+    if (LooksValid(locals[i])) continue;
+    absl::Status status =
+        ValidateTransform(locals[i], absl::StrCat("locals[", i, "]")).status();
+    if (status.ok()) continue;
+    if (pose_path.empty()) return status;
+    // The dense pose has no field of the caller's own per joint.
+    return InvalidField(
+        pose_path,
+        absl::StrCat("joint ", Quoted(rig->joint(static_cast<int>(i)).name),
+                     ": ", FieldDescriptionOf(status)));
+  }
+  if (!LooksValid(root)) {
+    if (absl::Status status =
+            ValidateTransform(root, FieldPath(pose_path, "root")).status();
+        !status.ok()) {
+      return status;
+    }
+  }
+  if (absl::Status status = ground.Validate(); !status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat("ground.", status.message()));
+  }
+  if (absl::Status status = CheckSize(weights.size(), leg_count, "weights",
+                                      "values", *rig, "legs");
+      !status.ok()) {
+    return status;
+  }
+  for (size_t l = 0; l < weights.size(); ++l) {
+    if (!(weights[l] >= 0.0 && weights[l] <= 1.0)) {
+      return InvalidField(absl::StrCat("weights[", l, "]"),
+                          absl::StrCat(weights[l], " is not in [0, 1]"));
+    }
+  }
+  if (smoothing.has_value()) {
+    if (absl::Status status = ValidateSmoothing(*smoothing, *rig);
+        !status.ok()) {
+      return status;
+    }
+  }
+  if (absl::Status status =
+          CheckNonNegative(tolerance, "tolerance", " m", false);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          CheckSize(feet.size(), leg_count, "feet", "results", *rig, "legs");
+      !status.ok()) {
+    return status;
+  }
+  if (report == nullptr) return InvalidField("report", "null output");
+  return absl::OkStatus();
+}
+
+absl::Status GroundFeetJob::Run() const {
+  if (absl::Status status = Validate(); !status.ok()) return status;
+  const absl::Span<const Leg> legs = rig->legs();
+  const absl::Span<const int> parents = rig->parents();
+
+  // Goals (world space, where the animation puts the character) and the
+  // drop they need.
+  const double foot_step =
+      smoothing.has_value()
+          ? MaxStep(smoothing->max_foot_speed, smoothing->delta_time)
+          : kInfinity;
+  double drop_needed = 0.0;
+  double drop_limit = kInfinity;
+  std::array<std::optional<LegFrame>, kKeptLegPoses> kept_frames;
+  for (size_t l = 0; l < legs.size(); ++l) {
+    const Leg& leg = legs[l];
+    std::optional<LegFrame> unkept;
+    const LegFrame& frame =
+        l < kKeptLegPoses ? kept_frames[l].emplace(parents, locals, leg, root)
+                          : unkept.emplace(parents, locals, leg, root);
+    const Vec3& hip_world = frame.hip_world;
+    const Vec3& knee_world = frame.knee_world;
+    const Vec3& ankle_world = frame.ankle_world;
+    FootResult& foot = feet[l];
+    foot = FootResult();
+    Vec3 offset(0.0);
+    const RayHit hit =
+        CastDown(ground, ankle_world, std::max(hip_world.y, ankle_world.y),
+                 leg.settings);
+    if (hit.hit) {
+      foot.ground_found = true;
+      foot.contact_point = hit.point;
+      foot.contact_normal = hit.normal;
+      const double clearance = Clearance(hit, ankle_world, leg.settings);
+      foot.grounded = clearance <= 0.0 || weights[l] > 0.0;
+      offset = GoalOffset(hit, clearance, weights[l]);
+    }
+    if (smoothing.has_value()) {
+      offset =
+          MoveTowards(smoothing->previous_foot_offsets[l], offset, foot_step);
+    }
+    foot.foot_offset = offset;
+    foot.goal = ankle_world + offset;
+    // The leg may stretch as far as the animation does, or to the margin.
+    const double reach = std::max(glm::length(ankle_world - hip_world),
+                                  (glm::length(knee_world - hip_world) +
+                                   glm::length(ankle_world - knee_world)) *
+                                      (1.0 - kLegReachMargin));
+    drop_needed =
+        std::max(drop_needed, DropNeeded(foot.goal - hip_world, reach));
+    drop_limit = std::min(drop_limit, leg.settings.max_pelvis_drop);
+  }
+
+  GroundFeetReport& out = *report;
+  out = GroundFeetReport();
+  out.pelvis_drop_clamped = drop_needed > drop_limit + kClampSlack;
+  out.pelvis_drop_target = std::min(drop_needed, drop_limit);
+  out.pelvis_drop = out.pelvis_drop_target;
+  if (smoothing.has_value()) {
+    out.pelvis_drop = MoveTowards(
+        smoothing->previous_pelvis_drop, out.pelvis_drop_target,
+        MaxStep(smoothing->max_pelvis_speed, smoothing->delta_time));
+  }
+  out.root_offset = Vec3(0.0, -out.pelvis_drop, 0.0);
+  Transform lowered = root;
+  lowered.translation += out.root_offset;
+
+  // Each leg in the lowered character, on the pose as the legs before it
+  // left it: turn the foot by the toe ray, solve the leg, give the foot its
+  // posed world orientation turned by that.
+  for (size_t l = 0; l < legs.size(); ++l) {
+    const Leg& leg = legs[l];
+    FootResult& foot = feet[l];
+    std::optional<LegFrame> recomputed;
+    const LegFrame& frame =
+        l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l)
+            ? *kept_frames[l]
+            : recomputed.emplace(parents, locals, leg, root);
+    const LegPose& pose = frame.pose;
+
+    FootTurn turn;
+    const Vec3 toe_offset = ToeOffset(*rig, leg, root, frame);
+    if (toe_offset != Vec3(0.0)) {
+      Vec3 ankle_offset(0.0);
+      if (foot.ground_found) {
+        RayHit ankle_hit;
+        ankle_hit.point = foot.contact_point;
+        ankle_hit.normal = foot.contact_normal;
+        ankle_offset = GoalOffset(
+            ankle_hit, Clearance(ankle_hit, frame.ankle_world, leg.settings),
+            weights[l]);
+      }
+      turn = AlignFoot(ground, leg.settings, weights[l], frame.ankle_world,
+                       frame.knee_world, toe_offset, ankle_offset);
+    }
+    foot.tilt = turn.angle;
+
+    // The pole: the knee, pushed out from the hip-ankle line.
+    const Vec3 leg_axis = pose.ankle.translation - pose.hip.translation;
+    const double axis_sq = glm::dot(leg_axis, leg_axis);
+    Vec3 bend = pose.knee.translation - pose.hip.translation;
+    if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
+    // As PoseSolver solves a two-bone chain; the hip's limit may pull the
+    // ankle off its goal, which `reached` measures.
+    SolveReport solve_report;
+    std::uint64_t limited_mask = 0;
+    if (absl::Status status = internal::SolveTwoBoneWithLimits(
+            *rig, {leg.hip, leg.knee, leg.ankle},
+            Compose(pose.parent, locals[leg.hip]),
+            InverseTransformPoint(lowered, foot.goal),
+            pose.knee.translation + bend, kDefaultTolerance, locals,
+            &solve_report, &limited_mask);
+        !status.ok()) {
+      return InvalidField(
+          pose_path.empty() ? absl::string_view("locals") : pose_path,
+          absl::StrCat("leg '", leg.name,
+                       "' cannot be solved in this pose: ", status.message()));
+    }
+
+    const Transform knee_solved =
+        Compose(Compose(pose.parent, locals[leg.hip]), locals[leg.knee]);
+    const Quat ankle_rotation_model = glm::conjugate(lowered.rotation) *
+                                      turn.rotation * lowered.rotation *
+                                      pose.ankle.rotation;
+    const LimitedRotation ankle_limited = ApplyJointConstraint(
+        JointConstraintOf(rig->joint(leg.ankle)),
+        glm::normalize(glm::conjugate(knee_solved.rotation) *
+                       ankle_rotation_model));
+    locals[leg.ankle].rotation = ankle_limited.rotation;
+    foot.tilt_clamped = turn.clamped || ankle_limited.clamped;
+
+    const Vec3 ankle_final = TransformPoint(
+        lowered, TransformPoint(knee_solved, locals[leg.ankle].translation));
+    foot.reached = glm::length(ankle_final - foot.goal) <= tolerance;
+    foot.moved = glm::length(ankle_final - frame.ankle_world);
+    if (foot.ground_found) {
+      foot.contact_point =
+          ankle_final -
+          foot.contact_normal *
+              glm::dot(ankle_final - foot.contact_point, foot.contact_normal);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik

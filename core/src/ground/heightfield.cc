@@ -1,0 +1,284 @@
+#include "ik/ground/heightfield.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "ik/base/validate.h"
+#include "ik/geometry/aabb.h"
+#include "ik/geometry/ray_triangle.h"
+
+namespace ik {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// Cells within this many cell widths of a traversal step's segment are
+// tested too (see the header).
+constexpr double kCellPadding = 1e-6;
+// On top of kCellPadding: the relative rounding of a coordinate far from
+// the ray's origin, as seen by the triangle test (about 90 ulps)...
+constexpr double kRoundingSlack = 1e-14;
+// ...capped so that absurd inputs (micrometre cells a million kilometres
+// away) cannot make a step test thousands of cells.
+constexpr double kMaxCellPadding = 4.0;
+
+absl::Status ValidateSpacing(double spacing, absl::string_view path,
+                             absl::string_view field) {
+  if (spacing >= kMinHeightfieldSpacing && IsFinite(spacing)) {
+    return absl::OkStatus();
+  }
+  return InvalidField(
+      path, field,
+      absl::StrCat("must be finite and at least ", kMinHeightfieldSpacing,
+                   " m, got ", spacing));
+}
+
+absl::Status Validate(const HeightfieldDefinition& definition,
+                      absl::string_view path) {
+  if (!IsFinite(definition.origin)) {
+    return InvalidField(path, "origin", "not finite");
+  }
+  if (!IsWithinRange(definition.origin)) {
+    return InvalidField(path, "origin",
+                        absl::StrCat("beyond ", kMaxCoordinate, " m"));
+  }
+  if (absl::Status status =
+          ValidateSpacing(definition.spacing_x, path, "spacing_x");
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          ValidateSpacing(definition.spacing_z, path, "spacing_z");
+      !status.ok()) {
+    return status;
+  }
+  if (definition.columns < 2) {
+    return InvalidField(
+        path, "columns",
+        absl::StrCat("at least 2 needed, got ", definition.columns));
+  }
+  if (definition.rows < 2) {
+    return InvalidField(
+        path, "rows", absl::StrCat("at least 2 needed, got ", definition.rows));
+  }
+  const std::int64_t samples =
+      static_cast<std::int64_t>(definition.columns) * definition.rows;
+  if (samples > kMaxHeightfieldSamples) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        path, ".heights: ", definition.columns, " x ", definition.rows,
+        " samples, at most ", kMaxHeightfieldSamples));
+  }
+  if (definition.heights.size() != static_cast<size_t>(samples)) {
+    return InvalidField(
+        path, "heights",
+        absl::StrCat(definition.heights.size(), " values, expected ", samples,
+                     " (", definition.columns, " columns x ", definition.rows,
+                     " rows)"));
+  }
+  // The far corner, as Heightfield::Vertex computes it.
+  if (!(std::abs(definition.origin.x +
+                 (definition.columns - 1) * definition.spacing_x) <=
+        kMaxCoordinate)) {
+    return InvalidField(
+        path, "spacing_x",
+        absl::StrCat("the grid reaches beyond ", kMaxCoordinate, " m"));
+  }
+  if (!(std::abs(definition.origin.z +
+                 (definition.rows - 1) * definition.spacing_z) <=
+        kMaxCoordinate)) {
+    return InvalidField(
+        path, "spacing_z",
+        absl::StrCat("the grid reaches beyond ", kMaxCoordinate, " m"));
+  }
+  for (size_t i = 0; i < definition.heights.size(); ++i) {
+    const double height = definition.heights[i];
+    if (!IsFinite(height)) {
+      return InvalidField(path, absl::StrCat("heights[", i, "]"), "not finite");
+    }
+    if (!(std::abs(definition.origin.y + height) <= kMaxCoordinate)) {
+      return InvalidField(path, absl::StrCat("heights[", i, "]"),
+                          absl::StrCat("beyond ", kMaxCoordinate, " m"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The cell containing cell coordinate `u`, clamped to [0, cells - 1].
+int CellIndex(double u, int cells) {
+  if (!(u >= 0.0)) return 0;
+  if (!(u < cells)) return cells - 1;
+  return std::min(static_cast<int>(u), cells - 1);
+}
+
+// Where the ray, moving by `step` cell widths per metre from cell coordinate
+// `start`, crosses the far border of cell `cell`: infinity when it does not
+// move along this axis.
+double NextBorderDistance(double start, double step, int cell) {
+  if (step > 0.0) return (cell + 1 - start) / step;
+  if (step < 0.0) return (cell - start) / step;
+  return kInfinity;
+}
+
+// The padding, in cell widths, for a ray along one axis (see the constants).
+double CellPadding(double origin, double grid_origin, double direction,
+                   double max_distance, double spacing) {
+  const double scale = std::abs(origin - grid_origin) + std::abs(origin) +
+                       std::abs(direction) * max_distance;
+  return std::min(kCellPadding + kRoundingSlack * scale / spacing,
+                  kMaxCellPadding);
+}
+
+}  // namespace
+
+absl::StatusOr<Heightfield> Heightfield::Create(
+    HeightfieldDefinition definition, absl::string_view path) {
+  if (absl::Status status = Validate(definition, path); !status.ok()) {
+    return status;
+  }
+  Heightfield field;
+  field.origin_ = definition.origin;
+  field.spacing_x_ = definition.spacing_x;
+  field.spacing_z_ = definition.spacing_z;
+  field.columns_ = definition.columns;
+  field.rows_ = definition.rows;
+  field.heights_ = std::move(definition.heights);
+  const auto [lowest, highest] =
+      std::minmax_element(field.heights_.begin(), field.heights_.end());
+  field.bounds_.Extend(
+      Vec3(field.origin_.x, field.origin_.y + *lowest, field.origin_.z));
+  const Vec3 far_corner = field.Vertex(field.columns_ - 1, field.rows_ - 1);
+  field.bounds_.Extend(
+      Vec3(far_corner.x, field.origin_.y + *highest, far_corner.z));
+  field.padded_bounds_ = PaddedForRays(field.bounds_);
+  return field;
+}
+
+RayHit Heightfield::Raycast(const Vec3& origin, const Vec3& direction,
+                            double max_distance) const {
+  const std::optional<Ray> ray = Ray::Make(origin, direction);
+  if (!ray.has_value()) return RayHit();
+  return Raycast(*ray, max_distance);
+}
+
+void Heightfield::TestCells(const Ray& ray, int column_min, int column_max,
+                            int row_min, int row_max, double* best_distance,
+                            int* best_primitive) const {
+  for (int row = row_min; row <= row_max; ++row) {
+    for (int column = column_min; column <= column_max; ++column) {
+      const Vec3 corner00 = Vertex(column, row);
+      const Vec3 corner10 = Vertex(column + 1, row);
+      const Vec3 corner11 = Vertex(column + 1, row + 1);
+      const Vec3 corner01 = Vertex(column, row + 1);
+      const int first = 2 * (row * (columns_ - 1) + column);
+      for (int half = 0; half < 2; ++half) {
+        // Half 0: (00, 10, 11); half 1: (00, 11, 01).
+        const Vec3& second = half == 0 ? corner10 : corner11;
+        const Vec3& last = half == 0 ? corner11 : corner01;
+        double distance;
+        if (!IntersectTriangle(ray, corner00, second, last, *best_distance,
+                               &distance)) {
+          continue;
+        }
+        const int primitive = first + half;
+        // IntersectTriangle guarantees distance <= *best_distance.
+        if (*best_primitive < 0 || distance < *best_distance ||
+            (distance == *best_distance && primitive < *best_primitive)) {
+          *best_distance = distance;
+          *best_primitive = primitive;
+        }
+      }
+    }
+  }
+}
+
+RayHit Heightfield::Raycast(const Ray& ray, double max_distance) const {
+  if (!IsValidMaxDistance(max_distance)) return RayHit();
+  double entry = 0.0;
+  double exit = 0.0;
+  if (!ClipRayToAabb(ray, padded_bounds_, max_distance, &entry, &exit)) {
+    return RayHit();
+  }
+  const int cells_x = columns_ - 1;
+  const int cells_z = rows_ - 1;
+  const Vec3& origin = ray.origin();
+  const Vec3& direction = ray.direction();
+  // Cell coordinates along the ray: u(t) = u_start + u_step * t (and v).
+  const double u_start = (origin.x - origin_.x) / spacing_x_;
+  const double u_step = direction.x / spacing_x_;
+  const double v_start = (origin.z - origin_.z) / spacing_z_;
+  const double v_step = direction.z / spacing_z_;
+  const double u_pad =
+      CellPadding(origin.x, origin_.x, direction.x, exit, spacing_x_);
+  const double v_pad =
+      CellPadding(origin.z, origin_.z, direction.z, exit, spacing_z_);
+
+  // Amanatides and Woo: walk the cells in XZ from the entry point. The
+  // walk's own cell indices only pace the steps; which cells get tested is
+  // decided from each step's padded segment.
+  int column = CellIndex(u_start + u_step * entry, cells_x);
+  int row = CellIndex(v_start + v_step * entry, cells_z);
+  const int column_step = u_step > 0.0 ? 1 : -1;
+  const int row_step = v_step > 0.0 ? 1 : -1;
+  double next_u_border = NextBorderDistance(u_start, u_step, column);
+  double next_v_border = NextBorderDistance(v_start, v_step, row);
+  double best_distance = max_distance;
+  int best_primitive = -1;
+  double segment_start = entry;
+  while (true) {
+    const double segment_end = std::max(
+        segment_start, std::min(std::min(next_u_border, next_v_border), exit));
+    const double u_a = u_start + u_step * segment_start;
+    const double u_b = u_start + u_step * segment_end;
+    const double v_a = v_start + v_step * segment_start;
+    const double v_b = v_start + v_step * segment_end;
+    TestCells(ray, CellIndex(std::min(u_a, u_b) - u_pad, cells_x),
+              CellIndex(std::max(u_a, u_b) + u_pad, cells_x),
+              CellIndex(std::min(v_a, v_b) - v_pad, cells_z),
+              CellIndex(std::max(v_a, v_b) + v_pad, cells_z), &best_distance,
+              &best_primitive);
+    // Later steps only reach farther than segment_end (cells near its end
+    // were tested with this step).
+    if (best_primitive >= 0 && best_distance <= segment_end) break;
+    if (segment_end >= exit) break;
+    if (next_u_border <= next_v_border) {
+      column += column_step;
+      if (column < 0 || column >= cells_x) break;
+      next_u_border = NextBorderDistance(u_start, u_step, column);
+    } else {
+      row += row_step;
+      if (row < 0 || row >= cells_z) break;
+      next_v_border = NextBorderDistance(v_start, v_step, row);
+    }
+    segment_start = segment_end;
+  }
+  if (best_primitive < 0) return RayHit();
+
+  const int cell = best_primitive / 2;
+  const int hit_column = cell % cells_x;
+  const int hit_row = cell / cells_x;
+  const Vec3 corner00 = Vertex(hit_column, hit_row);
+  const Vec3 corner11 = Vertex(hit_column + 1, hit_row + 1);
+  const Vec3 normal =
+      best_primitive % 2 == 0
+          ? FacingNormal(corner00, Vertex(hit_column + 1, hit_row), corner11,
+                         direction)
+          : FacingNormal(corner00, corner11, Vertex(hit_column, hit_row + 1),
+                         direction);
+  RayHit hit;
+  hit.hit = true;
+  hit.distance = best_distance;
+  hit.point = ray.PointAt(best_distance);
+  hit.normal = normal;
+  hit.kind = GroundKind::kHeightfield;
+  hit.primitive = best_primitive;
+  return hit;
+}
+
+}  // namespace ik

@@ -1,0 +1,157 @@
+#include "ik/ground/triangle_mesh.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "ik/base/validate.h"
+#include "ik/geometry/aabb.h"
+#include "ik/geometry/bvh.h"
+#include "ik/geometry/ray_triangle.h"
+
+namespace ik {
+namespace {
+
+bool IsDegenerate(const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 ab = b - a;
+  const Vec3 ac = c - a;
+  const Vec3 bc = c - b;
+  const double longest_squared =
+      std::max(glm::dot(ab, ab), std::max(glm::dot(ac, ac), glm::dot(bc, bc)));
+  const double double_area = glm::length(glm::cross(ab, ac));
+  // `!(>)`: a zero-length longest edge (all three vertices equal) is
+  // degenerate too.
+  return !(double_area > kDegenerateTriangleRatio * longest_squared);
+}
+
+absl::Status Validate(const TriangleMeshDefinition& definition,
+                      absl::string_view path) {
+  const std::vector<Vec3>& vertices = definition.vertices;
+  const std::vector<std::uint32_t>& indices = definition.indices;
+  if (vertices.empty()) return InvalidField(path, "vertices", "empty");
+  if (vertices.size() > static_cast<size_t>(kMaxMeshVertices)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ".vertices: ", vertices.size(),
+                     " vertices, at most ", kMaxMeshVertices));
+  }
+  if (indices.empty()) return InvalidField(path, "indices", "empty");
+  if (indices.size() % 3 != 0) {
+    return InvalidField(
+        path, "indices",
+        absl::StrCat(indices.size(), " values, not a multiple of 3"));
+  }
+  if (indices.size() / 3 > static_cast<size_t>(kMaxMeshTriangles)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ".indices: ", indices.size() / 3,
+                     " triangles, at most ", kMaxMeshTriangles));
+  }
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    if (IsWithinRange(vertices[i])) continue;
+    return InvalidField(path, absl::StrCat("vertices[", i, "]"),
+                        IsFinite(vertices[i])
+                            ? absl::StrCat("beyond ", kMaxCoordinate, " m")
+                            : std::string("not finite"));
+  }
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < vertices.size()) continue;
+    return InvalidField(path, absl::StrCat("indices[", i, "]"),
+                        absl::StrCat(indices[i], " is out of range [0, ",
+                                     vertices.size(), ")"));
+  }
+  for (size_t i = 0; i < indices.size(); i += 3) {
+    if (!IsDegenerate(vertices[indices[i]], vertices[indices[i + 1]],
+                      vertices[indices[i + 2]])) {
+      continue;
+    }
+    return InvalidField(
+        path, absl::StrCat("indices[", i, "]"),
+        absl::StrCat("triangle ", i / 3, " (vertices ", indices[i], ", ",
+                     indices[i + 1], ", ", indices[i + 2],
+                     ") is degenerate (zero area)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<TriangleMesh> TriangleMesh::Create(
+    TriangleMeshDefinition definition, absl::string_view path) {
+  if (absl::Status status = Validate(definition, path); !status.ok()) {
+    return status;
+  }
+  TriangleMesh mesh;
+  mesh.vertices_ = std::move(definition.vertices);
+  mesh.indices_ = std::move(definition.indices);
+  for (const Vec3& vertex : mesh.vertices_) mesh.bounds_.Extend(vertex);
+
+  const int triangle_count = mesh.triangle_count();
+  std::vector<Aabb> boxes(triangle_count);
+  for (int t = 0; t < triangle_count; ++t) {
+    for (int k = 0; k < 3; ++k) {
+      boxes[t].Extend(mesh.vertices_[mesh.indices_[3 * t + k]]);
+    }
+  }
+  mesh.bvh_ = Bvh::Build(boxes);
+
+  const absl::Span<const std::int32_t> order = mesh.bvh_.order();
+  mesh.slot_triangles_.resize(triangle_count);
+  for (int slot = 0; slot < triangle_count; ++slot) {
+    const std::uint32_t* triangle = &mesh.indices_[3 * order[slot]];
+    mesh.slot_triangles_[slot] = {mesh.vertices_[triangle[0]],
+                                  mesh.vertices_[triangle[1]],
+                                  mesh.vertices_[triangle[2]]};
+  }
+  return mesh;
+}
+
+RayHit TriangleMesh::Raycast(const Vec3& origin, const Vec3& direction,
+                             double max_distance) const {
+  const std::optional<Ray> ray = Ray::Make(origin, direction);
+  if (!ray.has_value()) return RayHit();
+  return Raycast(*ray, max_distance);
+}
+
+RayHit TriangleMesh::Raycast(const Ray& ray, double max_distance) const {
+  if (!IsValidMaxDistance(max_distance)) return RayHit();
+  const absl::Span<const std::int32_t> order = bvh_.order();
+  double best_distance = max_distance;
+  int best_slot = -1;
+  int best_triangle = -1;
+  bvh_.Traverse(ray, &best_distance, [&](int first_slot, int count) {
+    for (int slot = first_slot; slot < first_slot + count; ++slot) {
+      const SlotTriangle& triangle = slot_triangles_[slot];
+      double distance;
+      if (!IntersectTriangle(ray, triangle.a, triangle.b, triangle.c,
+                             best_distance, &distance)) {
+        continue;
+      }
+      const int index = order[slot];
+      // IntersectTriangle guarantees distance <= best_distance.
+      if (best_triangle < 0 || distance < best_distance ||
+          (distance == best_distance && index < best_triangle)) {
+        best_distance = distance;
+        best_slot = slot;
+        best_triangle = index;
+      }
+    }
+  });
+  if (best_slot < 0) return RayHit();
+  const SlotTriangle& triangle = slot_triangles_[best_slot];
+  RayHit hit;
+  hit.hit = true;
+  hit.distance = best_distance;
+  hit.point = ray.PointAt(best_distance);
+  hit.normal =
+      FacingNormal(triangle.a, triangle.b, triangle.c, ray.direction());
+  hit.kind = GroundKind::kMesh;
+  hit.primitive = best_triangle;
+  return hit;
+}
+
+}  // namespace ik

@@ -1,0 +1,475 @@
+#include "ik/solvers/torque.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ik/base/validate.h"
+#include "solvers/chain_internal.h"
+
+namespace ik {
+namespace {
+
+// Preferred rotations may be this far from unit squared norm (as locals).
+
+// An iteration whose step leaves the tip no closer is retried this many
+// times (see Run) before the stopping rule judges it.
+constexpr int kMaxRetries = 8;
+
+// How many times a step is retaken leaving the joints its limits clamped
+// out of the springs' part.
+constexpr int kMaxHoldPasses = 3;
+
+// Turns smaller than this, radians, count as none.
+constexpr double kMinTurn = 1e-15;
+
+absl::Status InvalidJoint(int index, absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("settings.joints[", index, "]", what));
+}
+
+// The per-iteration state of the turned joints, on the stack: Run()
+// allocates nothing.
+struct TorqueScratch {
+  // Each joint's stiffness and elasticity with the root profile applied.
+  std::array<double, kMaxChainJoints> stiffness;
+  std::array<double, kMaxChainJoints> elasticity;
+  // Model space: the spring-back turn u_j.
+  std::array<Vec3, kMaxChainJoints> springs;
+  // 1 / d_j: the inverse of the joint's resistance this iteration.
+  std::array<double, kMaxChainJoints> inverse_resistance;
+  // The turns in each joint's own rotated frame (post-multiplied).
+  std::array<Vec3, kMaxChainJoints> turns_local;
+  // A = sum_j (1 / d_j) J_j J_j^T, upper triangle (xx, xy, xz, yy, yz, zz).
+  std::array<double, 6> a;
+  // The force f (tip -> target) and the force whose torques undo the
+  // springs' move of the tip (so they act in the null space).
+  Vec3 force{0.0};
+  Vec3 spring_cancel{0.0};
+  // Joints left out of the springs' part of the step.
+  std::uint64_t held = 0;
+};
+
+// The rotation by |v| radians about v.
+Quat RotationVector(const Vec3& v) {
+  const double angle = glm::length(v);
+  const double half = 0.5 * angle;
+  // sin(half) / angle tends to 1/2; below 1e-8 it is 1/2 to rounding.
+  const double scale = angle < 1e-8 ? 0.5 : std::sin(half) / angle;
+  return Quat(std::cos(half), v.x * scale, v.y * scale, v.z * scale);
+}
+
+// Solves (A + mu I) y = f for symmetric A (upper triangle) by Cholesky;
+// false when a pivot is not positive (A + mu I not positive definite: only
+// for mu = 0 or on overflow).
+bool SolveDamped(const std::array<double, 6>& a, double mu, const Vec3& f,
+                 Vec3* y) {
+  const double a00 = a[0] + mu;
+  const double a11 = a[3] + mu;
+  const double a22 = a[5] + mu;
+  if (!(a00 > 0.0)) return false;
+  const double l00 = std::sqrt(a00);
+  const double l10 = a[1] / l00;
+  const double l20 = a[2] / l00;
+  const double p11 = a11 - l10 * l10;
+  if (!(p11 > 0.0)) return false;
+  const double l11 = std::sqrt(p11);
+  const double l21 = (a[4] - l20 * l10) / l11;
+  const double p22 = a22 - l20 * l20 - l21 * l21;
+  if (!(p22 > 0.0)) return false;
+  const double l22 = std::sqrt(p22);
+  const double z0 = f.x / l00;
+  const double z1 = (f.y - l10 * z0) / l11;
+  const double z2 = (f.z - l20 * z0 - l21 * z1) / l22;
+  y->z = z2 / l22;
+  y->y = (z1 - l21 * y->z) / l11;
+  y->x = (z0 - l10 * y->y - l20 * y->z) / l00;
+  return IsFinite(*y);
+}
+
+Vec3 MultiplySymmetric(const std::array<double, 6>& a, const Vec3& v) {
+  return Vec3(a[0] * v.x + a[1] * v.y + a[2] * v.z,
+              a[1] * v.x + a[3] * v.y + a[4] * v.z,
+              a[2] * v.x + a[4] * v.y + a[5] * v.z);
+}
+
+// Chain joint j's hinge, or nullptr when it is not a hinge (it then turns
+// about any axis).
+const HingeLimit* HingeOf(const ChainJob& job, int j) {
+  const JointConstraint* constraint = internal::ConstraintOf(job, j);
+  if (constraint == nullptr ||
+      constraint->limit->kind != JointLimit::Kind::kHinge) {
+    return nullptr;
+  }
+  return &constraint->limit->hinge;
+}
+
+// Adds (1 / d) J_j J_j^T of a joint with lever b (joint -> tip) to `a`
+// (upper triangle): a hinge's one column a x b, or for a joint turning
+// about any axis |b|^2 I - b b^T.
+void AddJoint(const Vec3* hinge_axis, const Vec3& lever, double inverse,
+              std::array<double, 6>& a) {
+  if (hinge_axis != nullptr) {
+    const Vec3 column = glm::cross(*hinge_axis, lever);
+    a[0] += inverse * column.x * column.x;
+    a[1] += inverse * column.x * column.y;
+    a[2] += inverse * column.x * column.z;
+    a[3] += inverse * column.y * column.y;
+    a[4] += inverse * column.y * column.z;
+    a[5] += inverse * column.z * column.z;
+    return;
+  }
+  const double squared = glm::dot(lever, lever);
+  a[0] += inverse * (squared - lever.x * lever.x);
+  a[1] -= inverse * lever.x * lever.y;
+  a[2] -= inverse * lever.x * lever.z;
+  a[3] += inverse * (squared - lever.y * lever.y);
+  a[4] -= inverse * lever.y * lever.z;
+  a[5] += inverse * (squared - lever.z * lever.z);
+}
+
+// The first half of a step, from the pose in the workspace (forward
+// kinematics current): each joint's resistance and spring-back, the matrix
+// A and the force that undoes the springs' move of the tip. The springs
+// and that undoing involve only the joints not in `held` (those a limit
+// clamped: their share would be lost to the clamp and the springs' move
+// would go undone).
+void PrepareStep(const TorqueJob& job, std::uint64_t held,
+                 TorqueScratch& scratch) {
+  const ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const Vec3& tip_position = ws.positions[tip];
+  scratch.a = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  scratch.held = held;
+  std::array<double, 6> spring_a = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  // Where the springs alone would move the tip, to first order.
+  Vec3 moved(0.0);
+  for (int j = 0; j < tip; ++j) {
+    const Vec3 lever = tip_position - ws.positions[j];
+    const HingeLimit* hinge = HingeOf(job, j);
+    Vec3 hinge_axis(0.0);
+    if (hinge != nullptr) hinge_axis = ws.rotations[j] * hinge->axis;
+    double resistance = scratch.stiffness[j];
+    Vec3 spring(0.0);
+    const double elasticity = scratch.elasticity[j];
+    if (elasticity > 0.0) {
+      const TorqueJointSettings& joint = job.settings.joints[j];
+      // local = preferred * q: a turn about q's axis (in the joint's
+      // rotated frame, post-multiplied) changes the bend alone.
+      Quat q =
+          glm::conjugate(joint.preferred_rotation) * job.locals[j].rotation;
+      if (q.w < 0.0) q = -q;
+      const Vec3 v(q.x, q.y, q.z);
+      const double sine = glm::length(v);
+      const double excess = 2.0 * std::atan2(sine, q.w) - joint.comfort;
+      if (excess > 0.0 && sine >= kMinDirectionLength) {
+        resistance += elasticity;
+        if (!((held >> j) & 1)) {
+          Vec3 back = v * (-elasticity * excess / (resistance * sine));
+          if (hinge != nullptr) {
+            back = glm::dot(back, hinge->axis) * hinge->axis;
+          }
+          spring = ws.rotations[j] * back;
+          moved += glm::cross(spring, lever);
+        }
+      }
+    }
+    const double inverse = 1.0 / resistance;
+    scratch.inverse_resistance[j] = inverse;
+    scratch.springs[j] = spring;
+    const Vec3* axis = hinge != nullptr ? &hinge_axis : nullptr;
+    AddJoint(axis, lever, inverse, scratch.a);
+    if (!((held >> j) & 1)) AddJoint(axis, lever, inverse, spring_a);
+  }
+  scratch.force = job.target_model - tip_position;
+  // The springs act in the null space of the tip's move: their move is
+  // undone by the free joints' torques of A_free^-1 moved (damped by a
+  // billionth of the trace: the torques of its null space are zero
+  // anyway).
+  scratch.spring_cancel = Vec3(0.0);
+  const double trace = spring_a[0] + spring_a[3] + spring_a[5];
+  if (glm::dot(moved, moved) > 0.0 &&
+      !SolveDamped(spring_a, 1e-9 * trace, moved, &scratch.spring_cancel)) {
+    scratch.spring_cancel = Vec3(0.0);
+  }
+}
+
+// The second half: fills scratch.turns_local with the turns for the pull
+// `pull` (the force whose torques turn the joints) and the springs scaled
+// by `spring_weight`, before gain and the max_step scale; returns the
+// largest turn's angle, radians.
+double ComputeTurns(const TorqueJob& job, const Vec3& pull,
+                    double spring_weight, TorqueScratch& scratch) {
+  const ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const Vec3& tip_position = ws.positions[tip];
+  const Vec3 free_pull = pull - spring_weight * scratch.spring_cancel;
+  double largest = 0.0;
+  for (int j = 0; j < tip; ++j) {
+    const bool held = (scratch.held >> j) & 1;
+    const Vec3 torque =
+        glm::cross(tip_position - ws.positions[j], held ? pull : free_pull);
+    Vec3 turn;
+    if (const HingeLimit* hinge = HingeOf(job, j); hinge != nullptr) {
+      const Vec3 axis = ws.rotations[j] * hinge->axis;
+      turn = axis * (glm::dot(axis, torque) * scratch.inverse_resistance[j]);
+    } else {
+      turn = torque * scratch.inverse_resistance[j];
+    }
+    turn += spring_weight * scratch.springs[j];
+    largest = std::max(largest, glm::length(turn));
+    scratch.turns_local[j] = glm::conjugate(ws.rotations[j]) * turn;
+  }
+  return IsFinite(largest) ? largest : 0.0;
+}
+
+// The plain step's pull: the multiple of the force whose predicted move
+// A y best matches it (zero when A f is).
+Vec3 PlainPull(const TorqueScratch& scratch) {
+  const Vec3 predicted = MultiplySymmetric(scratch.a, scratch.force);
+  const double predicted_squared = glm::dot(predicted, predicted);
+  if (!(predicted_squared > 0.0) || !IsFinite(predicted_squared)) {
+    return Vec3(0.0);
+  }
+  return scratch.force *
+         (glm::dot(scratch.force, predicted) / predicted_squared);
+}
+
+// Sets every turned joint's rotation to its saved one turned by `scale`
+// times its turn, clamps them to their limits and runs forward kinematics;
+// returns the limit pass's mask.
+std::uint64_t ApplyTurns(const TorqueJob& job, const Vec3& root_position,
+                         const TorqueScratch& scratch, double scale) {
+  const ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  for (int j = 0; j < tip; ++j) {
+    job.locals[j].rotation = internal::Renormalized(
+        ws.saved_rotations[j] * RotationVector(scratch.turns_local[j] * scale));
+  }
+  const std::uint64_t mask = internal::ApplyAllLimits(job);
+  internal::ChainForwardKinematics(job, root_position);
+  return mask;
+}
+
+// How one step is taken: the damped step's mu (0: plain), the springs'
+// weight and the plain step's factor.
+struct StepParameters {
+  double mu = 0.0;
+  double spring_weight = 1.0;
+  double halving = 1.0;
+};
+
+struct StepOutcome {
+  bool moved = false;         // false: no joint could turn
+  std::uint64_t clamped = 0;  // the limit pass's mask
+};
+
+// One step from the pose the iteration started at (in the workspace, its
+// rotations saved), the joints in `held` left out of the springs' part:
+// turns, limits, forward kinematics.
+StepOutcome TakeStep(const TorqueJob& job, const Vec3& root_position,
+                     const StepParameters& step, std::uint64_t held,
+                     TorqueScratch& scratch) {
+  PrepareStep(job, held, scratch);
+  Vec3 pull(0.0);
+  if (!(step.mu > 0.0) ||
+      !SolveDamped(scratch.a, step.mu, scratch.force, &pull)) {
+    pull = PlainPull(scratch);
+  }
+  const double largest = ComputeTurns(job, pull, step.spring_weight, scratch);
+  if (!(largest > kMinTurn)) return {};
+  const double scale = step.halving * job.settings.gain *
+                       std::min(1.0, job.settings.max_step / largest);
+  return {true, ApplyTurns(job, root_position, scratch, scale)};
+}
+
+// Back to the pose the iteration started at.
+void Restore(const TorqueJob& job, const Vec3& root_position) {
+  internal::RestoreRotations(job);
+  internal::ChainForwardKinematics(job, root_position);
+}
+
+// TakeStep, then, with springs, a clamping loop (after Baerlocher and
+// Boulic): the joints whose limit clamped the step are left out of the
+// springs' part and the step is taken again, up to kMaxHoldPasses times.
+// A clamped joint cannot carry its share of undoing the springs' move of
+// the tip, which would otherwise pull the tip away each iteration.
+StepOutcome TakeClampedStep(const TorqueJob& job, const Vec3& root_position,
+                            const StepParameters& step, bool springs,
+                            TorqueScratch& scratch) {
+  std::uint64_t held = 0;
+  StepOutcome outcome = TakeStep(job, root_position, step, held, scratch);
+  for (int pass = 0; springs && pass < kMaxHoldPasses; ++pass) {
+    const std::uint64_t newly = outcome.clamped & ~held;
+    if (!outcome.moved || newly == 0) break;
+    held |= newly;
+    Restore(job, root_position);
+    outcome = TakeStep(job, root_position, step, held, scratch);
+  }
+  return outcome;
+}
+
+}  // namespace
+
+absl::Status TorqueJob::Validate() const {
+  if (absl::Status status = ChainJob::Validate(); !status.ok()) return status;
+  const TorqueSettings& s = settings;
+  if (!IsFinite(s.gain) || !(s.gain > 0.0) || !(s.gain <= 1.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("settings.gain: must be in (0, 1], got ", s.gain));
+  }
+  if (!IsFinite(s.damping) || s.damping < 0.0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "settings.damping: must be finite and >= 0, got ", s.damping));
+  }
+  if (!IsFinite(s.max_step) || !(s.max_step > 0.0) || !(s.max_step <= kPi)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "settings.max_step: must be in (0, pi], got ", s.max_step));
+  }
+  if (!IsFinite(s.root_stiffness) || !(s.root_stiffness > 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("settings.root_stiffness: must be finite and > 0, got ",
+                     s.root_stiffness));
+  }
+  if (s.joints.empty()) return absl::OkStatus();
+  if (s.joints.size() != locals.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("settings.joints: ", s.joints.size(), " for ",
+                     locals.size(), " joints (give none or one per joint)"));
+  }
+  for (int i = 0; i < static_cast<int>(s.joints.size()); ++i) {
+    const TorqueJointSettings& joint = s.joints[i];
+    if (!IsFinite(joint.stiffness) || !(joint.stiffness > 0.0)) {
+      return InvalidJoint(i, absl::StrCat(".stiffness: must be finite and > "
+                                          "0, got ",
+                                          joint.stiffness));
+    }
+    if (!IsFinite(joint.elasticity) || joint.elasticity < 0.0) {
+      return InvalidJoint(i, absl::StrCat(".elasticity: must be finite and "
+                                          ">= 0, got ",
+                                          joint.elasticity));
+    }
+    if (!IsFinite(joint.comfort) || joint.comfort < 0.0 ||
+        joint.comfort > kPi) {
+      return InvalidJoint(
+          i, absl::StrCat(".comfort: must be in [0, pi], got ", joint.comfort));
+    }
+    const Quat& preferred = joint.preferred_rotation;
+    if (!IsFinite(preferred) || !(std::abs(glm::dot(preferred, preferred) -
+                                           1.0) <= kUnitNormSquaredTolerance)) {
+      return InvalidJoint(
+          i, absl::StrCat(".preferred_rotation: not a unit quaternion (norm ",
+                          Norm(preferred), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TorqueJob::Run() const {
+  if (absl::Status status = Validate(); !status.ok()) return status;
+  internal::ChainStart start =
+      internal::BeginChainJob(*this, /*apply_limits=*/true);
+  if (start.done) return absl::OkStatus();
+  ChainWorkspace& ws = *workspace;
+  const int tip = static_cast<int>(locals.size()) - 1;
+
+  TorqueScratch scratch;
+  double chain_length = 0.0;
+  bool springs = false;
+  for (int j = 0; j < tip; ++j) {
+    chain_length += ws.lengths[j];
+    // Joint j of the tip turned joints: root_stiffness at the root, 1 at
+    // the joint before the tip.
+    const double profile =
+        settings.root_stiffness == 1.0 || tip == 1
+            ? 1.0
+            : std::pow(settings.root_stiffness,
+                       static_cast<double>(tip - 1 - j) / (tip - 1));
+    const TorqueJointSettings joint =
+        settings.joints.empty() ? TorqueJointSettings() : settings.joints[j];
+    scratch.stiffness[j] = profile * joint.stiffness;
+    scratch.elasticity[j] = profile * joint.elasticity;
+    springs |= joint.elasticity > 0.0;
+  }
+  // An iteration that leaves the tip no closer is retried from the pose it
+  // started at: first without the springs (their null-space turn is only
+  // first-order neutral; near the target its second-order pull can
+  // outweigh the step's progress), then, damped, with mu = lambda^2 raised
+  // tenfold each time (Levenberg-Marquardt: the step turns towards the
+  // plain torques and shortens; a larger mu that succeeded is kept for
+  // the next iteration, and one that succeeds at once falls back towards
+  // the base tenfold), plain, with the step halved each time.
+  const double lambda = settings.damping * chain_length;
+  const double base_mu = lambda * lambda;
+  const bool damped = base_mu > 0.0;
+  double mu = base_mu;
+
+  int iterations = 0;
+  std::uint64_t mask = start.limited_mask;
+  StopReason stop = StopReason::kIterationCap;
+  while (iterations < max_iterations) {
+    ++iterations;
+    internal::SaveRotations(*this);
+    StepParameters step;
+    step.mu = mu;
+    internal::Verdict verdict = internal::Verdict::kRevertAndStop;
+    std::uint64_t iteration_mask = 0;
+    bool moved = false;
+    for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
+      if (attempt > 0) {
+        if (springs && step.spring_weight > 0.0) {
+          step.spring_weight = 0.0;
+        } else if (damped) {
+          step.mu *= 10.0;
+        } else {
+          step.halving *= 0.5;
+        }
+        Restore(*this, start.root_position);
+      }
+      const StepOutcome outcome =
+          TakeClampedStep(*this, start.root_position, step, springs, scratch);
+      if (!outcome.moved) {
+        // No joint can bring the tip closer; the pose is the one the
+        // iteration started at.
+        verdict = internal::Verdict::kRevertAndStop;
+        break;
+      }
+      moved = true;
+      iteration_mask = outcome.clamped;
+      const double residual_squared =
+          internal::SquaredDistance(ws.positions[tip], target_model);
+      verdict = internal::Judge(residual_squared, start.best_squared,
+                                start.tolerance_squared);
+      if (verdict == internal::Verdict::kContinue ||
+          verdict == internal::Verdict::kReached) {
+        start.best_squared = residual_squared;
+        mu = attempt == 0 ? std::max(base_mu, 0.1 * step.mu) : step.mu;
+        break;
+      }
+      if (attempt == kMaxRetries &&
+          verdict == internal::Verdict::kKeepAndStop) {
+        start.best_squared = residual_squared;
+      }
+    }
+    if (verdict == internal::Verdict::kContinue) {
+      mask = iteration_mask;
+      continue;
+    }
+    if (verdict == internal::Verdict::kRevertAndStop) {
+      if (moved) Restore(*this, start.root_position);
+    } else {
+      mask = iteration_mask;
+    }
+    stop = verdict == internal::Verdict::kReached ? StopReason::kReached
+                                                  : StopReason::kNoImprovement;
+    break;
+  }
+  internal::FinishChainJob(*this, start.root_position, iterations, stop, mask,
+                           /*pose_current=*/true);
+  return absl::OkStatus();
+}
+
+}  // namespace ik

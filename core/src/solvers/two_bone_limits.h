@@ -1,0 +1,66 @@
+// The analytic two-bone solve held to a rig's joint limits: what PoseSolver
+// does for a two-bone chain (solve_chain.cc) and the grounding pass for a
+// leg (grounding.cc). Not part of the public API.
+#ifndef IK_SRC_TWO_BONE_LIMITS_H_
+#define IK_SRC_TWO_BONE_LIMITS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "ik/base/joint_limits.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
+#include "ik/solvers/solve_report.h"
+
+namespace ik::internal {
+
+// A rig joint's limit as the solvers take it.
+inline JointConstraint JointConstraintOf(const JointDefinition& joint) {
+  JointConstraint constraint;
+  if (joint.limit.kind != JointLimit::Kind::kNone) {
+    constraint.limit = &joint.limit;
+  }
+  constraint.rest_rotation = joint.rest.rotation;
+  return constraint;
+}
+
+// Bits of SolveTwoBoneWithLimits's `limited_mask`.
+inline constexpr std::uint64_t kRootLimited = 1;
+inline constexpr std::uint64_t kMidLimited = 2;
+
+// The joints of a two-bone solve: `root` -> `mid` -> `tip` of a rig, each
+// the parent of the next.
+struct TwoBoneJoints {
+  int root = -1;
+  int mid = -1;
+  int tip = -1;
+};
+
+// Solves `joints` of `rig` with TwoBoneJob so that the tip heads for
+// `target_model`, the middle joint bending towards `pole_model` when set
+// (both model space):
+//   - the middle joint starts within its limit, so a hinge's bend stays on
+//     the hinge and its turn range is known: a hinge turns only about its
+//     axis and within its range, and is not clamped again afterwards;
+//   - any other middle joint, and the root, are held to their limits after
+//     the solve; the root's limit may pull the tip off the target, which
+//     the caller measures.
+// `root_model` is the root joint's model transform under `locals` (the
+// root's parent's model transform composed with locals[root]). `tolerance`
+// (finite, >= 0) only decides report->reached. Updates the local rotations
+// of the root and middle joints in `locals`, sets `*report` (TwoBoneJob's,
+// before the root's limit) and ORs into `*limited_mask` kRootLimited and
+// kMidLimited for the joints a limit clamped. TwoBoneJob's error, with
+// `locals` unchanged, when it refuses the pose (coordinates beyond
+// kMaxCoordinate, bones of zero length).
+absl::Status SolveTwoBoneWithLimits(
+    const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
+    const Vec3& target_model, const std::optional<Vec3>& pole_model,
+    double tolerance, absl::Span<Transform> locals, SolveReport* report,
+    std::uint64_t* limited_mask);
+
+}  // namespace ik::internal
+
+#endif  // IK_SRC_TWO_BONE_LIMITS_H_
