@@ -1,4 +1,4 @@
-// The cost of a swivel angle (ChainGoal::swivel): PoseSolver::Solve on the
+// The cost of a swivel angle (ChainGoal::swivel): SolveChainJob::Run on the
 // example humanoid's left arm (two-bone) and clavicle-to-wrist arm (FABRIK)
 // with and without one, over the same seeded reachable targets, and the
 // zero-plane map alone.
@@ -49,10 +49,16 @@ void SolveChain(benchmark::State& state, const char* chain_name) {
   const Goals goals = MakeGoals(rig, *chain);
   const int control = static_cast<int>(state.range(0));
   std::vector<Transform> locals(rig.rest_pose().begin(), rig.rest_pose().end());
-  PoseSolver solver(rig);
+  SolveChainWorkspace workspace;
+  ChainSolveResult result;
   ChainGoal goal;
   goal.chain = chain;
-  const Transform root;
+  SolveChainJob job;
+  job.rig = &rig;
+  job.goal = &goal;
+  job.locals = absl::MakeSpan(locals);
+  job.workspace = &workspace;
+  job.result = &result;
   int next = 0;
   for (auto _ : state) {
     goal.target_world = goals.targets[next];
@@ -62,8 +68,8 @@ void SolveChain(benchmark::State& state, const char* chain_name) {
       goal.swivel = goals.swivels[next];
     }
     next = (next + 1) & (kTargetCount - 1);
-    absl::StatusOr<ChainSolveResult> result =
-        solver.Solve(goal, root, absl::MakeSpan(locals));
+    const absl::Status status = job.Run();
+    benchmark::DoNotOptimize(status);
     benchmark::DoNotOptimize(result);
   }
   state.SetItemsProcessed(state.iterations());

@@ -163,14 +163,21 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
     goals.push_back(*goal);
   }
 
-  PoseSolver solver(rig, "pose");
+  auto workspace = std::make_unique<SolveChainWorkspace>();
+  ChainSolveResult result;
+  SolveChainJob job;
+  job.rig = &rig;
+  job.root = pose->root;
+  job.locals = absl::MakeSpan(pose->locals);
+  job.pose_path = "pose";
+  job.workspace = workspace.get();
+  job.result = &result;
   response.set_revision((*entry)->revision);
-  for (size_t i = 0; i < goals.size(); ++i) {
-    absl::StatusOr<ChainSolveResult> result =
-        solver.Solve(goals[i], pose->root, absl::MakeSpan(pose->locals));
-    if (!result.ok()) return result.status();
+  for (const ChainGoal& goal : goals) {
+    job.goal = &goal;
+    if (absl::Status status = job.Run(); !status.ok()) return status;
     *response.add_results() =
-        GoalResultToProto(goals[i], rig, *result, pose->locals);
+        GoalResultToProto(goal, rig, result, pose->locals);
   }
   return absl::OkStatus();
 }

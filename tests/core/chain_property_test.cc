@@ -1,4 +1,4 @@
-// Property tests of FABRIK and CCD with joint limits, through PoseSolver on
+// Property tests of FABRIK and CCD with joint limits, through SolveChainJob on
 // the example rigs: the humanoid's 4-joint clavicle-to-wrist arm and the
 // 13-joint tail. Seeded; reachable targets come from forward kinematics of
 // random poses within the limits (tests/core/random_poses.h), and answers are
@@ -18,6 +18,7 @@
 #include "ik/solvers/fabrik.h"
 #include "independent_checks.h"
 #include "random_poses.h"
+#include "solve_chain_runner.h"
 #include "tail_rig.h"
 
 namespace ik {
@@ -123,8 +124,8 @@ class ChainPropertyTest : public ::testing::TestWithParam<ChainCase> {
 
 TEST_P(ChainPropertyTest, ReachesReachableTargetsWithinTheCap) {
   std::mt19937_64 engine(kSeed);
-  PoseSolver solver(*rig_);
-  PoseSolver second_solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
+  testing::ChainSolveRunner second_solver(*rig_);
   int hits = 0;
   double worst = 0.0;
   std::vector<int> iterations;
@@ -181,7 +182,7 @@ TEST_P(ChainPropertyTest, ReachesReachableTargetsWithinTheCap) {
 TEST_P(ChainPropertyTest, HonoursLimitsForTargetsOutOfReach) {
   std::mt19937_64 engine(kSeed + 1);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   const Vec3 base = WorldPositions(*rig_, rest_, root_)[chain_->joints[0]];
   double reach = 0.0;
   for (const double length : rest_lengths_) reach += length;
@@ -238,7 +239,7 @@ TEST(FabrikStallTest, FinishesWithCcdSweepsWhereThePassesStall) {
   root.translation = Vec3(3.0, 0.2, -7.0);
   root.rotation = AngleAxis(2.0, Vec3(0.0, 1.0, 0.0));
   std::mt19937_64 engine(kSeed);
-  PoseSolver solver(*rig);
+  testing::ChainSolveRunner solver(*rig);
   int next = 0;
   for (const int stall : kStalls) {
     Vec3 target;

@@ -1,4 +1,4 @@
-// PoseSolver::Solve (solve_chain.cc), continued: the iterative solvers
+// SolveChainJob (solve_chain.cc), continued: the iterative solvers
 // behind it, ad hoc chains, per-request overrides, joint limits in the
 // answer (two-bone included) and orientation goals. solve_chain_test.cc
 // covers validation and the two-bone paths.
@@ -17,11 +17,12 @@
 #include "ik/rig/forward_kinematics.h"
 #include "ik/rig/solve_chain.h"
 #include "random_poses.h"
+#include "solve_chain_runner.h"
 
 namespace ik {
 namespace {
 
-class PoseSolverGoalsTest : public ::testing::Test {
+class SolveChainGoalsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<Rig> rig = testing::HumanoidRig();
@@ -73,10 +74,10 @@ class PoseSolverGoalsTest : public ::testing::Test {
   std::optional<Rig> rig_;
   std::vector<Transform> locals_;
   const Chain* arm_ = nullptr;
-  std::optional<PoseSolver> solver_;
+  std::optional<testing::ChainSolveRunner> solver_;
 };
 
-TEST_F(PoseSolverGoalsTest, SolvesTheClavicleArmWithEachIterativeSolver) {
+TEST_F(SolveChainGoalsTest, SolvesTheClavicleArmWithEachIterativeSolver) {
   const std::vector<Transform> rest = locals_;
   for (const SolverKind kind :
        {SolverKind::kAuto, SolverKind::kFabrik, SolverKind::kCcd}) {
@@ -110,7 +111,7 @@ TEST_F(PoseSolverGoalsTest, SolvesTheClavicleArmWithEachIterativeSolver) {
   }
 }
 
-TEST_F(PoseSolverGoalsTest, RequestOverridesTheChainsCapAndTolerance) {
+TEST_F(SolveChainGoalsTest, RequestOverridesTheChainsCapAndTolerance) {
   solver_.emplace(*rig_);
   ChainGoal goal = Goal(arm_, ReachableTarget(5));
   goal.max_iterations = 1;
@@ -132,7 +133,7 @@ TEST_F(PoseSolverGoalsTest, RequestOverridesTheChainsCapAndTolerance) {
   EXPECT_TRUE(result->report.reached);
 }
 
-TEST_F(PoseSolverGoalsTest, MeetsTheToleranceInWorldSpaceUnderAScaledRoot) {
+TEST_F(SolveChainGoalsTest, MeetsTheToleranceInWorldSpaceUnderAScaledRoot) {
   solver_.emplace(*rig_);
   Transform root;
   root.translation = Vec3(4.0, 0.0, 1.0);
@@ -147,7 +148,7 @@ TEST_F(PoseSolverGoalsTest, MeetsTheToleranceInWorldSpaceUnderAScaledRoot) {
               result->report.residual, 1e-12);
 }
 
-TEST_F(PoseSolverGoalsTest, SolvesAnAdHocChain) {
+TEST_F(SolveChainGoalsTest, SolvesAnAdHocChain) {
   ChainDefinition definition;
   definition.name = "left_clavicle..left_elbow";
   definition.root = "left_clavicle";
@@ -169,7 +170,7 @@ TEST_F(PoseSolverGoalsTest, SolvesAnAdHocChain) {
   EXPECT_EQ(result->solver, SolverKind::kCcd);
 }
 
-TEST_F(PoseSolverGoalsTest, TwoBoneClampsTheElbowHingeAndReportsIt) {
+TEST_F(SolveChainGoalsTest, TwoBoneClampsTheElbowHingeAndReportsIt) {
   solver_.emplace(*rig_);
   const Vec3 shoulder = Models()[Joint("left_shoulder")].translation;
   // 5 cm from the shoulder: the forearm would have to fold past 2.53 rad.
@@ -191,7 +192,7 @@ TEST_F(PoseSolverGoalsTest, TwoBoneClampsTheElbowHingeAndReportsIt) {
   ExpectWithinLimits(Joint("left_shoulder"));
 }
 
-TEST_F(PoseSolverGoalsTest, ListsLimitedJointsAscendingFromTheChain) {
+TEST_F(SolveChainGoalsTest, ListsLimitedJointsAscendingFromTheChain) {
   solver_.emplace(*rig_);
   // Far behind the back: every joint ends on a limit.
   ChainGoal goal = Goal(arm_, Vec3(0.1, 1.3, -0.6));
@@ -213,7 +214,7 @@ TEST_F(PoseSolverGoalsTest, ListsLimitedJointsAscendingFromTheChain) {
 }
 
 // Orientation goals: the tip's world rotation.
-class OrientationGoalTest : public PoseSolverGoalsTest {
+class OrientationGoalTest : public SolveChainGoalsTest {
  protected:
   // The wrist's world rotation after solving `goal`.
   Quat SolveAndGetWrist(const ChainGoal& goal,

@@ -1,4 +1,4 @@
-// PoseSolver::Solve with a swivel angle (ChainGoal::swivel,
+// SolveChainJob with a swivel angle (ChainGoal::swivel,
 // ik/rig/solve_chain.h): the goal's checks, the preferred pose as the start,
 // the flip report and the two swivel spaces. Seeded properties over many
 // goals: swivel_property_test.cc.
@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/solvers/swivel.h"
+#include "solve_chain_runner.h"
 #include "swivel_fixtures.h"
 #include "tail_rig.h"
 
@@ -24,7 +25,7 @@ void ExpectFailure(const Rig& rig, const ChainGoal& goal,
                    std::vector<Transform>& pose, absl::StatusCode code,
                    const std::string& prefix) {
   const std::vector<Transform> before = pose;
-  PoseSolver solver(rig);
+  testing::ChainSolveRunner solver(rig);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(pose));
   ASSERT_FALSE(result.ok());

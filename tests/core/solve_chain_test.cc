@@ -7,9 +7,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/rig/forward_kinematics.h"
+#include "solve_chain_runner.h"
 
 namespace ik {
 namespace {
@@ -30,7 +32,7 @@ std::vector<Transform> ModelPose(const Rig& rig,
   return models;
 }
 
-class PoseSolverTest : public ::testing::Test {
+class SolveChainJobTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<Rig> rig = testing::HumanoidRig();
@@ -54,7 +56,7 @@ class PoseSolverTest : public ::testing::Test {
   void ExpectInvalid(const ChainGoal& goal, const std::string& prefix,
                      const Transform& root = Transform()) {
     const std::vector<Transform> before = locals_;
-    PoseSolver solver(*rig_);
+    testing::ChainSolveRunner solver(*rig_);
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(goal, root, absl::MakeSpan(locals_));
     ASSERT_FALSE(result.ok());
@@ -66,6 +68,19 @@ class PoseSolverTest : public ::testing::Test {
                           before.size() * sizeof(Transform)),
               0)
         << "a failed solve changed the pose";
+    // Validate() alone finds the same fault, unless it is one only the
+    // chain's solver sees (a pose it refuses).
+    if (absl::StrContains(prefix, "cannot be solved in this pose")) return;
+    ChainSolveResult unused;
+    SolveChainWorkspace workspace;
+    SolveChainJob job;
+    job.rig = &*rig_;
+    job.goal = &goal;
+    job.root = root;
+    job.locals = absl::MakeSpan(locals_);
+    job.workspace = &workspace;
+    job.result = &unused;
+    EXPECT_EQ(job.Validate(), result.status());
   }
 
   // The joint's local rotation relative to its rest rotation turns only
@@ -86,8 +101,8 @@ class PoseSolverTest : public ::testing::Test {
   std::vector<Transform> locals_;
 };
 
-TEST_F(PoseSolverTest, ReachesATargetWithTheLeftArm) {
-  PoseSolver solver(*rig_);
+TEST_F(SolveChainJobTest, ReachesATargetWithTheLeftArm) {
+  testing::ChainSolveRunner solver(*rig_);
   const std::vector<Transform> before = locals_;
   const Vec3 target(0.45, 1.2, 0.15);
   absl::StatusOr<ChainSolveResult> result = solver.Solve(
@@ -116,7 +131,7 @@ TEST_F(PoseSolverTest, ReachesATargetWithTheLeftArm) {
   ExpectOnHinge("left_elbow");
 }
 
-TEST_F(PoseSolverTest, MapsWorldTargetsThroughTheRootTransform) {
+TEST_F(SolveChainJobTest, MapsWorldTargetsThroughTheRootTransform) {
   Transform root;
   root.translation = Vec3(10.0, 0.5, -3.0);
   root.rotation = AngleAxis(kPi / 2.0, Vec3(0.0, 1.0, 0.0));
@@ -124,7 +139,7 @@ TEST_F(PoseSolverTest, MapsWorldTargetsThroughTheRootTransform) {
   // A model-space point the right arm can reach, moved into the world.
   const Vec3 target_model(-0.4, 1.3, 0.2);
   const Vec3 target_world = TransformPoint(root, target_model);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result = solver.Solve(
       Goal("right_arm", target_world), root, absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -135,12 +150,12 @@ TEST_F(PoseSolverTest, MapsWorldTargetsThroughTheRootTransform) {
   EXPECT_LT(glm::length(result->report.tip_model - target_model), 1e-12);
 }
 
-TEST_F(PoseSolverTest, UnreachableTargetReportsTheWorldResidual) {
+TEST_F(SolveChainJobTest, UnreachableTargetReportsTheWorldResidual) {
   Transform root;
   root.scale = Vec3(2.0);
   const Vec3 shoulder_world = ModelPosition("left_shoulder", root);
   const Vec3 target = shoulder_world + Vec3(3.0, 0.0, 4.0);  // 5 m away
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(Goal("left_arm", target), root, absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -149,11 +164,11 @@ TEST_F(PoseSolverTest, UnreachableTargetReportsTheWorldResidual) {
   EXPECT_NEAR(result->report.residual, 5.0 - 2.0 * 0.55, 1e-12);
 }
 
-TEST_F(PoseSolverTest, KneeBendsBackwardsWhenTheFootIsRaised) {
+TEST_F(SolveChainJobTest, KneeBendsBackwardsWhenTheFootIsRaised) {
   const Vec3 hip = ModelPosition("left_hip");
   const Vec3 ankle = ModelPosition("left_ankle");
   const Vec3 target = ankle + Vec3(0.0, 0.3, 0.0);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result = solver.Solve(
       Goal("left_leg", target), Transform(), absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -164,10 +179,10 @@ TEST_F(PoseSolverTest, KneeBendsBackwardsWhenTheFootIsRaised) {
   ExpectOnHinge("left_knee");
 }
 
-TEST_F(PoseSolverTest, ElbowBendsForwardWhenTheHandComesIn) {
+TEST_F(SolveChainJobTest, ElbowBendsForwardWhenTheHandComesIn) {
   const Vec3 shoulder = ModelPosition("left_shoulder");
   const Vec3 target = shoulder + Vec3(0.25, 0.0, 0.0);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result = solver.Solve(
       Goal("left_arm", target), Transform(), absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -180,11 +195,11 @@ TEST_F(PoseSolverTest, ElbowBendsForwardWhenTheHandComesIn) {
   ExpectOnHinge("left_elbow");
 }
 
-TEST_F(PoseSolverTest, PoleTurnsTheElbowDown) {
+TEST_F(SolveChainJobTest, PoleTurnsTheElbowDown) {
   const Vec3 shoulder = ModelPosition("left_shoulder");
   ChainGoal goal = Goal("left_arm", shoulder + Vec3(0.3, 0.0, 0.2));
   goal.pole_world = shoulder + Vec3(0.2, -1.0, 0.0);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -193,8 +208,8 @@ TEST_F(PoseSolverTest, PoleTurnsTheElbowDown) {
   ExpectOnHinge("left_elbow");
 }
 
-TEST_F(PoseSolverTest, GoalsApplyInOrderWithoutDisturbingEachOther) {
-  PoseSolver solver(*rig_);
+TEST_F(SolveChainJobTest, GoalsApplyInOrderWithoutDisturbingEachOther) {
+  testing::ChainSolveRunner solver(*rig_);
   const Vec3 left_target(0.4, 1.1, 0.25);
   const Vec3 right_target(-0.35, 1.5, 0.35);
   ASSERT_TRUE(solver
@@ -209,7 +224,7 @@ TEST_F(PoseSolverTest, GoalsApplyInOrderWithoutDisturbingEachOther) {
   EXPECT_LT(glm::length(ModelPosition("right_wrist") - right_target), 1e-12);
 }
 
-TEST_F(PoseSolverTest, FollowsAnAnimatedParent) {
+TEST_F(SolveChainJobTest, FollowsAnAnimatedParent) {
   // A bent spine and a turned clavicle move the shoulder; the solve uses the
   // posed chain, not the rest pose.
   locals_[rig_->FindJoint("spine")].rotation =
@@ -217,20 +232,20 @@ TEST_F(PoseSolverTest, FollowsAnAnimatedParent) {
   locals_[rig_->FindJoint("left_clavicle")].rotation =
       AngleAxis(-0.2, Vec3(0.0, 0.0, 1.0));
   const Vec3 target = ModelPosition("left_shoulder") + Vec3(0.2, -0.3, 0.2);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result = solver.Solve(
       Goal("left_arm", target), Transform(), absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_LT(glm::length(ModelPosition("left_wrist") - target), 1e-12);
 }
 
-TEST_F(PoseSolverTest, RepeatedSolvesAreBitIdentical) {
+TEST_F(SolveChainJobTest, RepeatedSolvesAreBitIdentical) {
   ChainGoal goal = Goal("right_leg", Vec3(-0.2, 0.3, 0.25));
   goal.pole_world = Vec3(-0.1, 0.5, 2.0);
   std::vector<Transform> first = locals_;
   std::vector<Transform> second = locals_;
-  PoseSolver solver_a(*rig_);
-  PoseSolver solver_b(*rig_);
+  testing::ChainSolveRunner solver_a(*rig_);
+  testing::ChainSolveRunner solver_b(*rig_);
   absl::StatusOr<ChainSolveResult> a =
       solver_a.Solve(goal, Transform(), absl::MakeSpan(first));
   absl::StatusOr<ChainSolveResult> b =
@@ -243,11 +258,11 @@ TEST_F(PoseSolverTest, RepeatedSolvesAreBitIdentical) {
   EXPECT_EQ(a->report.residual, b->report.residual);
 }
 
-TEST_F(PoseSolverTest, ToleranceOverrideDecidesReached) {
+TEST_F(SolveChainJobTest, ToleranceOverrideDecidesReached) {
   const Vec3 shoulder = ModelPosition("left_shoulder");
   ChainGoal goal = Goal("left_arm", shoulder + Vec3(0.56, 0.0, 0.0));
   goal.tolerance = 0.02;
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(locals_));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -255,13 +270,62 @@ TEST_F(PoseSolverTest, ToleranceOverrideDecidesReached) {
   EXPECT_NEAR(result->report.residual, 0.01, 1e-12);
 }
 
-TEST_F(PoseSolverTest, RejectsAMissingChain) {
+TEST_F(SolveChainJobTest, RejectsMissingInputsAndOutputs) {
+  const ChainGoal goal = Goal("left_arm", Vec3(0.4, 1.2, 0.1));
+  SolveChainWorkspace workspace;
+  ChainSolveResult result;
+  SolveChainJob job;
+  job.rig = &*rig_;
+  job.goal = &goal;
+  job.locals = absl::MakeSpan(locals_);
+  job.workspace = &workspace;
+  job.result = &result;
+  EXPECT_TRUE(job.Validate().ok());
+  const auto expect_unset = [](SolveChainJob broken, const char* field) {
+    const absl::Status status = broken.Run();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << field;
+    EXPECT_EQ(status.message(), absl::StrCat(field, ": not set"));
+  };
+  SolveChainJob broken = job;
+  broken.rig = nullptr;
+  expect_unset(broken, "rig");
+  broken = job;
+  broken.goal = nullptr;
+  expect_unset(broken, "goal");
+  broken = job;
+  broken.workspace = nullptr;
+  expect_unset(broken, "workspace");
+  broken = job;
+  broken.result = nullptr;
+  expect_unset(broken, "result");
+}
+
+TEST_F(SolveChainJobTest, NamesThePosePathItIsGiven) {
+  locals_.pop_back();
+  testing::ChainSolveRunner solver(*rig_, "pose");
+  absl::StatusOr<ChainSolveResult> result =
+      solver.Solve(Goal("left_arm", Vec3(0.4, 1.2, 0.1)), Transform(),
+                   absl::MakeSpan(locals_));
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StartsWith(result.status().message(), "pose: 27 "))
+      << result.status();
+  locals_.push_back(Transform());
+  Transform root;
+  root.scale = Vec3(0.0);
+  result = solver.Solve(Goal("left_arm", Vec3(0.4, 1.2, 0.1)), root,
+                        absl::MakeSpan(locals_));
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(absl::StartsWith(result.status().message(), "pose.root.scale: "))
+      << result.status();
+}
+
+TEST_F(SolveChainJobTest, RejectsAMissingChain) {
   ChainGoal goal;
   goal.target_world = Vec3(0.0, 1.0, 0.0);
   ExpectInvalid(goal, "chain: not set");
 }
 
-TEST_F(PoseSolverTest, RejectsAChainThatIsNotOneOfTheRigs) {
+TEST_F(SolveChainJobTest, RejectsAChainThatIsNotOneOfTheRigs) {
   // Joints that are not each the parent of the next, or not joints at all.
   Chain chain;
   chain.name = "stray";
@@ -277,37 +341,37 @@ TEST_F(PoseSolverTest, RejectsAChainThatIsNotOneOfTheRigs) {
   ExpectInvalid(goal, "chain: not a chain of rig 'humanoid'");
 }
 
-TEST_F(PoseSolverTest, AcceptsTheSameChainOfAnIdenticalRig) {
+TEST_F(SolveChainJobTest, AcceptsTheSameChainOfAnIdenticalRig) {
   // Chains are checked by structure: one of an identical rig fits.
   absl::StatusOr<Rig> other = testing::HumanoidRig();
   ASSERT_TRUE(other.ok());
   ChainGoal goal = Goal("left_arm", Vec3(0.45, 1.2, 0.15));
   goal.chain = other->FindChain("left_arm");
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   EXPECT_TRUE(solver.Solve(goal, Transform(), absl::MakeSpan(locals_)).ok());
 }
 
-TEST_F(PoseSolverTest, RejectsAPoseOfTheWrongSize) {
+TEST_F(SolveChainJobTest, RejectsAPoseOfTheWrongSize) {
   locals_.pop_back();
   ExpectInvalid(Goal("left_arm", Vec3(0.4, 1.2, 0.1)),
                 "locals: 27 transforms for rig 'humanoid' of 28 joints");
 }
 
-TEST_F(PoseSolverTest, RejectsNonFiniteTarget) {
+TEST_F(SolveChainJobTest, RejectsNonFiniteTarget) {
   ExpectInvalid(Goal("left_arm", Vec3(0.4, kNan, 0.1)), "target: not finite");
 }
 
-TEST_F(PoseSolverTest, RejectsFarAwayTarget) {
+TEST_F(SolveChainJobTest, RejectsFarAwayTarget) {
   ExpectInvalid(Goal("left_arm", Vec3(0.4, 1e300, 0.1)), "target: more than");
 }
 
-TEST_F(PoseSolverTest, RejectsNonFinitePole) {
+TEST_F(SolveChainJobTest, RejectsNonFinitePole) {
   ChainGoal goal = Goal("left_arm", Vec3(0.4, 1.2, 0.1));
   goal.pole_world = Vec3(kInf, 0.0, 0.0);
   ExpectInvalid(goal, "pole: not finite");
 }
 
-TEST_F(PoseSolverTest, RejectsOverridesOutOfRange) {
+TEST_F(SolveChainJobTest, RejectsOverridesOutOfRange) {
   ChainGoal goal = Goal("left_arm", Vec3(0.4, 1.2, 0.1));
   goal.max_iterations = 0;
   ExpectInvalid(goal, "max_iterations: must be at least 1, got 0");
@@ -322,7 +386,7 @@ TEST_F(PoseSolverTest, RejectsOverridesOutOfRange) {
   ExpectInvalid(goal, "solver: unknown solver 9");
 }
 
-TEST_F(PoseSolverTest, RejectsABadRootTransform) {
+TEST_F(SolveChainJobTest, RejectsABadRootTransform) {
   Transform root;
   root.scale = Vec3(1.0, 0.0, 1.0);
   ExpectInvalid(Goal("left_arm", Vec3(0.4, 1.2, 0.1)), "root.scale:", root);
@@ -332,7 +396,7 @@ TEST_F(PoseSolverTest, RejectsABadRootTransform) {
                 "root.rotation: not a unit quaternion (norm 0)", root);
 }
 
-TEST_F(PoseSolverTest, RejectsAPoseThatCollapsesABone) {
+TEST_F(SolveChainJobTest, RejectsAPoseThatCollapsesABone) {
   locals_[rig_->FindJoint("left_wrist")].translation = Vec3(0.0);
   ExpectInvalid(Goal("left_arm", Vec3(0.4, 1.2, 0.1)),
                 "locals: chain 'left_arm' cannot be solved in this pose: "
@@ -364,13 +428,13 @@ Rig SpineRig() {
   return *std::move(rig);
 }
 
-TEST(PoseSolverChainLengthTest, AutoSolvesALongerChainWithFabrik) {
+TEST(SolveChainJobLengthTest, AutoSolvesALongerChainWithFabrik) {
   const Rig rig = SpineRig();
   std::vector<Transform> locals(rig.rest_pose().begin(), rig.rest_pose().end());
   ChainGoal goal;
   goal.chain = rig.FindChain("all");
   goal.target_world = Vec3(0.2, 1.4, 0.0);
-  PoseSolver solver(rig);
+  testing::ChainSolveRunner solver(rig);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(locals));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -382,14 +446,14 @@ TEST(PoseSolverChainLengthTest, AutoSolvesALongerChainWithFabrik) {
       kDefaultTolerance);
 }
 
-TEST(PoseSolverChainLengthTest, TwoBoneOverrideNeedsThreeJoints) {
+TEST(SolveChainJobLengthTest, TwoBoneOverrideNeedsThreeJoints) {
   const Rig rig = SpineRig();
   std::vector<Transform> locals(rig.rest_pose().begin(), rig.rest_pose().end());
   ChainGoal goal;
   goal.chain = rig.FindChain("all");
   goal.target_world = Vec3(0.2, 1.4, 0.0);
   goal.solver = SolverKind::kTwoBone;
-  PoseSolver solver(rig);
+  testing::ChainSolveRunner solver(rig);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(locals));
   ASSERT_FALSE(result.ok());
@@ -400,7 +464,7 @@ TEST(PoseSolverChainLengthTest, TwoBoneOverrideNeedsThreeJoints) {
       << result.status();
 }
 
-TEST(PoseSolverChainLengthTest, StraightThreeJointChainSolvesOnAnyParent) {
+TEST(SolveChainJobLengthTest, StraightThreeJointChainSolvesOnAnyParent) {
   // "upper" starts at s1, whose parent s0 is not in the chain; the chain is
   // straight at rest.
   const Rig rig = SpineRig();
@@ -409,7 +473,7 @@ TEST(PoseSolverChainLengthTest, StraightThreeJointChainSolvesOnAnyParent) {
   ChainGoal goal;
   goal.chain = rig.FindChain("upper");
   goal.target_world = Vec3(0.1, 1.3, 0.2);
-  PoseSolver solver(rig);
+  testing::ChainSolveRunner solver(rig);
   absl::StatusOr<ChainSolveResult> result =
       solver.Solve(goal, Transform(), absl::MakeSpan(locals));
   ASSERT_TRUE(result.ok()) << result.status();

@@ -19,6 +19,7 @@
 #include "ik/rig/solve_chain.h"
 #include "ik/solvers/swivel.h"
 #include "random_poses.h"
+#include "solve_chain_runner.h"
 
 namespace ik::testing {
 
@@ -124,7 +125,7 @@ class Solver {
  private:
   const Rig& rig_;
   Transform root_;
-  PoseSolver solver_;
+  testing::ChainSolveRunner solver_;
   std::vector<Transform> pose_;
 };
 

@@ -15,6 +15,7 @@
 #include "ik/solvers/fabrik.h"
 #include "independent_checks.h"
 #include "random_poses.h"
+#include "solve_chain_runner.h"
 #include "tail_rig.h"
 
 namespace ik {
@@ -56,7 +57,7 @@ TEST_P(TwoBoneLimitPropertyTest, ClampsTheHingeAndReportsIt) {
 
   std::mt19937_64 engine(kSeed + 2);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  PoseSolver solver(*rig);
+  testing::ChainSolveRunner solver(*rig);
   int clamped = 0;
   int reached = 0;
   double max_violation = 0.0;

@@ -1,5 +1,5 @@
 // Property tests of the analytic two-bone solver: many seeded random poses
-// and targets on the humanoid's limbs (through PoseSolver) and on random
+// and targets on the humanoid's limbs (through SolveChainJob) and on random
 // limbs (through TwoBoneJob). Every hit is checked with forward kinematics
 // written here with 4x4 matrices, independently of the core's Compose /
 // LocalToModelJob. The humanoid's limb limits are opened up here (no cone
@@ -19,6 +19,7 @@
 #include "humanoid_rig.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/solvers/two_bone.h"
+#include "solve_chain_runner.h"
 
 namespace ik {
 namespace {
@@ -137,8 +138,8 @@ class HumanoidPropertyTest : public ::testing::TestWithParam<const char*> {
 
 TEST_P(HumanoidPropertyTest, HitsRandomReachableTargets) {
   Sampler sampler(kSeed);
-  PoseSolver solver(*rig_);
-  PoseSolver second_solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
+  testing::ChainSolveRunner second_solver(*rig_);
   const int root_joint = chain_->joints[0];
   const int mid_joint = chain_->joints[1];
   const int tip_joint = chain_->joints[2];
@@ -221,7 +222,7 @@ TEST_P(HumanoidPropertyTest, HitsRandomReachableTargets) {
 
 TEST_P(HumanoidPropertyTest, NeverProducesNanForUnreachableTargets) {
   Sampler sampler(kSeed + 1);
-  PoseSolver solver(*rig_);
+  testing::ChainSolveRunner solver(*rig_);
   const int root_joint = chain_->joints[0];
   for (int i = 0; i < kCasesPerLimb; ++i) {
     const Transform root = RandomRoot(sampler);

@@ -414,7 +414,7 @@ absl::Status GroundFeetJob::Run() const {
     const double axis_sq = glm::dot(leg_axis, leg_axis);
     Vec3 bend = pose.knee.translation - pose.hip.translation;
     if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
-    // As PoseSolver solves a two-bone chain; the hip's limit may pull the
+    // As SolveChainJob solves a two-bone chain; the hip's limit may pull the
     // ankle off its goal, which `reached` measures.
     SolveReport solve_report;
     std::uint64_t limited_mask = 0;

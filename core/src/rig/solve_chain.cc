@@ -77,237 +77,232 @@ SolverKind ResolveSolver(SolverKind requested, const Chain& chain) {
   return chain.joints.size() == 3 ? SolverKind::kTwoBone : SolverKind::kFabrik;
 }
 
-PoseSolver::PoseSolver(const Rig& rig, std::string pose_path)
-    : rig_(rig),
-      locals_path_(pose_path.empty() ? "locals" : pose_path),
-      root_path_(pose_path.empty() ? "root"
-                                   : absl::StrCat(pose_path, ".root")) {}
+namespace {
 
-absl::StatusOr<ChainSolveResult> PoseSolver::Solve(
-    const ChainGoal& goal, const Transform& root,
-    absl::Span<Transform> locals) {
-  // The goal and the pose.
-  // Every error about the goal names "<goal.path>.<field>" (the path is
-  // built on the error path only: a solve allocates no strings).
-  const auto field = [&goal](absl::string_view name) {
-    return goal.path.empty() ? std::string(name)
-                             : absl::StrCat(goal.path, ".", name);
-  };
-  if (goal.chain == nullptr) return InvalidField(field("chain"), "not set");
-  const Chain& chain = *goal.chain;
-  if (!IsChainOf(rig_, chain)) {
-    return InvalidField(field("chain"), absl::StrCat("not a chain of rig ",
-                                                     Quoted(rig_.name())));
+// A goal checked against its job, in the solver's terms.
+struct PreparedGoal {
+  SolverKind solver = SolverKind::kTwoBone;
+  Vec3 target_model{0.0};
+  std::optional<Vec3> pole_model;
+  std::optional<Quat> orientation_world;  // normalised
+};
+
+// "<goal.path>.<name>", or `name` alone: built on the error path only (a
+// solve allocates no strings).
+std::string GoalField(const ChainGoal& goal, absl::string_view name) {
+  return goal.path.empty() ? std::string(name)
+                           : absl::StrCat(goal.path, ".", name);
+}
+
+std::string LocalsPath(const SolveChainJob& job) {
+  return job.pose_path.empty() ? std::string("locals")
+                               : std::string(job.pose_path);
+}
+
+std::string RootPath(const SolveChainJob& job) {
+  return job.pose_path.empty() ? std::string("root")
+                               : absl::StrCat(job.pose_path, ".root");
+}
+
+// The job's own fields: the pointers, the chain's membership, the pose's
+// size and the root.
+absl::Status CheckJobInputs(const SolveChainJob& job) {
+  if (job.rig == nullptr) return InvalidField("rig", "not set");
+  if (job.goal == nullptr) return InvalidField("goal", "not set");
+  if (job.workspace == nullptr) return InvalidField("workspace", "not set");
+  if (job.result == nullptr) return InvalidField("result", "not set");
+  const Rig& rig = *job.rig;
+  const ChainGoal& goal = *job.goal;
+  if (goal.chain == nullptr) {
+    return InvalidField(GoalField(goal, "chain"), "not set");
   }
-  if (locals.size() != static_cast<size_t>(rig_.joint_count())) {
+  if (!IsChainOf(rig, *goal.chain)) {
     return InvalidField(
-        locals_path_,
-        absl::StrCat(locals.size(), " transforms for rig ", Quoted(rig_.name()),
-                     " of ", rig_.joint_count(), " joints"));
+        GoalField(goal, "chain"),
+        absl::StrCat("not a chain of rig ", Quoted(rig.name())));
   }
-  if (absl::StatusOr<Transform> checked_root =
-          ValidateTransform(root, root_path_);
-      !checked_root.ok()) {
-    return checked_root.status();
+  if (job.locals.size() != static_cast<size_t>(rig.joint_count())) {
+    return InvalidField(
+        LocalsPath(job),
+        absl::StrCat(job.locals.size(), " transforms for rig ",
+                     Quoted(rig.name()), " of ", rig.joint_count(), " joints"));
   }
+  return ValidateTransform(job.root, RootPath(job)).status();
+}
+
+// The goal's overrides of its chain's settings, and its orientation.
+absl::Status CheckGoalSettings(const ChainGoal& goal, PreparedGoal& prepared) {
   if (goal.solver.has_value() && !IsKnownSolver(*goal.solver)) {
     return InvalidField(
-        field("solver"),
+        GoalField(goal, "solver"),
         absl::StrCat("unknown solver ", static_cast<int>(*goal.solver)));
   }
   if (goal.max_iterations.has_value() && *goal.max_iterations < 1) {
     return InvalidField(
-        field("max_iterations"),
+        GoalField(goal, "max_iterations"),
         absl::StrCat("must be at least 1, got ", *goal.max_iterations));
   }
   if (goal.tolerance.has_value() &&
       (!IsFinite(*goal.tolerance) || *goal.tolerance < 0.0)) {
     return InvalidField(
-        field("tolerance"),
+        GoalField(goal, "tolerance"),
         absl::StrCat("must be finite and >= 0, got ", *goal.tolerance));
   }
-  std::optional<Quat> orientation_world;
   if (goal.orientation_world.has_value()) {
     absl::StatusOr<Quat> orientation =
         NormalizeRotation(*goal.orientation_world, "orientation");
     if (!orientation.ok()) return Rooted(orientation.status(), goal.path);
-    orientation_world = *orientation;
+    prepared.orientation_world = *orientation;
     if (!(goal.orientation_weight >= 0.0 && goal.orientation_weight <= 1.0)) {
       return InvalidField(
-          field("orientation_weight"),
+          GoalField(goal, "orientation_weight"),
           absl::StrCat(goal.orientation_weight, " is not within [0, 1]"));
     }
   }
-  const Vec3 target_model = InverseTransformPoint(root, goal.target_world);
+  return absl::OkStatus();
+}
+
+// The target and the pole, in model space.
+absl::Status PlaceGoalPoints(const ChainGoal& goal, const Transform& root,
+                             PreparedGoal& prepared) {
+  prepared.target_model = InverseTransformPoint(root, goal.target_world);
   if (absl::Status status =
-          CheckTargetPoint(goal.target_world, target_model, "target");
+          CheckTargetPoint(goal.target_world, prepared.target_model, "target");
       !status.ok()) {
     return Rooted(status, goal.path);
   }
-  std::optional<Vec3> pole_model;
   if (goal.pole_world.has_value()) {
-    pole_model = InverseTransformPoint(root, *goal.pole_world);
+    prepared.pole_model = InverseTransformPoint(root, *goal.pole_world);
     if (absl::Status status =
-            CheckTargetPoint(*goal.pole_world, *pole_model, "pole");
+            CheckTargetPoint(*goal.pole_world, *prepared.pole_model, "pole");
         !status.ok()) {
       return Rooted(status, goal.path);
     }
   }
+  return absl::OkStatus();
+}
 
-  if (goal.swivel.has_value()) {
-    if (goal.pole_world.has_value()) {
-      return InvalidField(field("swivel"), "give a swivel or a pole, not both");
-    }
-    if (!IsFinite(*goal.swivel)) {
-      return InvalidField(field("swivel"), "not finite");
-    }
-    if (!chain.zero_plane_map.has_value() ||
-        chain.preferred_rotations.size() != chain.joints.size()) {
-      return FieldError(
-          absl::StatusCode::kFailedPrecondition, field("swivel"),
-          absl::StrCat(
-              "chain '", chain.name,
-              "' has no zero-plane map: its joints lie on one line in its "
-              "preferred pose (give the chain a preferred_pose that bends "
-              "it)"));
-    }
+absl::Status CheckSwivel(const ChainGoal& goal) {
+  if (!goal.swivel.has_value()) return absl::OkStatus();
+  if (goal.pole_world.has_value()) {
+    return InvalidField(GoalField(goal, "swivel"),
+                        "give a swivel or a pole, not both");
   }
+  if (!IsFinite(*goal.swivel)) {
+    return InvalidField(GoalField(goal, "swivel"), "not finite");
+  }
+  const Chain& chain = *goal.chain;
+  if (!chain.zero_plane_map.has_value() ||
+      chain.preferred_rotations.size() != chain.joints.size()) {
+    return FieldError(
+        absl::StatusCode::kFailedPrecondition, GoalField(goal, "swivel"),
+        absl::StrCat(
+            "chain '", chain.name,
+            "' has no zero-plane map: its joints lie on one line in its "
+            "preferred pose (give the chain a preferred_pose that bends "
+            "it)"));
+  }
+  return absl::OkStatus();
+}
 
-  // The solver.
+// Everything Validate() checks, with what the solve needs of it.
+absl::StatusOr<PreparedGoal> Prepare(const SolveChainJob& job) {
+  if (absl::Status status = CheckJobInputs(job); !status.ok()) return status;
+  const ChainGoal& goal = *job.goal;
+  PreparedGoal prepared;
+  if (absl::Status status = CheckGoalSettings(goal, prepared); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = PlaceGoalPoints(goal, job.root, prepared);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckSwivel(goal); !status.ok()) return status;
+  const Chain& chain = *goal.chain;
   const int chain_length = static_cast<int>(chain.joints.size());
-  const SolverKind solver =
-      ResolveSolver(goal.solver.value_or(chain.solver), chain);
-  if (solver == SolverKind::kTwoBone && chain_length != 3) {
+  prepared.solver = ResolveSolver(goal.solver.value_or(chain.solver), chain);
+  if (prepared.solver == SolverKind::kTwoBone && chain_length != 3) {
     return InvalidField(
-        field("solver"),
+        GoalField(goal, "solver"),
         absl::StrCat("the two-bone solver needs a chain of exactly 3 joints; "
                      "chain '",
                      chain.name, "' has ", chain_length));
   }
+  return prepared;
+}
 
-  // Forward kinematics in model space down to the chain's root's parent.
-  // Each ancestor is the parent of the next, so the running transform stays
-  // in registers.
+// Forward kinematics in model space down to the chain's root's parent
+// (identity: a rig's roots live in model space). Each ancestor is the
+// parent of the next, so the running transform stays in registers.
+Transform ChainParentModel(const Chain& chain,
+                           absl::Span<const Transform> locals) {
   const std::vector<int>& ancestors = chain.ancestors;
-  Transform parent_model;  // identity: a rig's roots live in model space
+  Transform parent_model;
   for (size_t i = 0; i < ancestors.size(); ++i) {
     parent_model = i == 0 ? locals[ancestors[i]]
                           : Compose(parent_model, locals[ancestors[i]]);
   }
-
-  ChainSolveResult result;
-  result.solver = solver;
-  std::uint64_t mask = 0;
-  std::optional<SwivelPlacement> swivel_plane;
-  if (goal.swivel.has_value()) {
-    for (int k = 0; k < chain_length; ++k) {
-      incoming_rotations_[k] = locals[chain.joints[k]].rotation;
-    }
-    swivel_plane = BeginSwivel(goal, chain, root, parent_model, target_model,
-                               locals, result);
-    // For the two-bone solver: a pole on the plane's bend side.
-    pole_model = swivel_plane->start + swivel_plane->bend;
-  }
-  const absl::Status status =
-      solver == SolverKind::kTwoBone
-          ? SolveTwoBone(goal, chain, parent_model, target_model, pole_model,
-                         locals, result, mask)
-          : SolveIterative(solver, goal, chain, root, parent_model,
-                           target_model, locals, result, mask);
-  if (!status.ok()) {
-    if (swivel_plane.has_value()) {
-      for (int k = 0; k < chain_length; ++k) {
-        locals[chain.joints[k]].rotation = incoming_rotations_[k];
-      }
-    }
-    return status;
-  }
-  if (swivel_plane.has_value() && solver != SolverKind::kTwoBone) {
-    FinishSwivel(chain, parent_model, *swivel_plane, locals, mask);
-  }
-
-  // Down the updated chain: the tip's position, and the world rotation of
-  // its parent for an orientation goal.
-  Transform model = ancestors.empty()
-                        ? locals[chain.joints[0]]
-                        : Compose(parent_model, locals[chain.joints[0]]);
-  for (int k = 1; k + 1 < chain_length; ++k) {
-    model = Compose(model, locals[chain.joints[k]]);
-  }
-  const int tip = chain.joints[chain_length - 1];
-  if (orientation_world.has_value() && goal.orientation_weight > 0.0) {
-    // World rotation of the tip = root * parent model * local.
-    const Quat desired_local =
-        glm::conjugate(root.rotation * model.rotation) * *orientation_world;
-    Quat blended = goal.orientation_weight >= 1.0
-                       ? desired_local
-                       : glm::slerp(locals[tip].rotation, desired_local,
-                                    goal.orientation_weight);
-    blended = glm::normalize(blended);
-    const LimitedRotation limited = ApplyJointConstraint(
-        internal::JointConstraintOf(rig_.joint(tip)), blended);
-    locals[tip].rotation = limited.rotation;
-    if (limited.clamped) mask |= std::uint64_t{1} << (chain_length - 1);
-  }
-  result.report.tip_model = TransformPoint(model, locals[tip].translation);
-  result.tip_world = TransformPoint(root, result.report.tip_model);
-  result.report.residual = glm::length(result.tip_world - goal.target_world);
-  result.report.reached =
-      result.report.residual <= goal.tolerance.value_or(chain.tolerance);
-  if (solver == SolverKind::kTwoBone) {
-    result.stop_reason =
-        result.report.reached ? StopReason::kReached : StopReason::kOutOfReach;
-  }
-  for (int k = 0; k < chain_length; ++k) {
-    if ((mask >> k) & 1) result.limited_joints.push_back(chain.joints[k]);
-  }
-  return result;
+  return parent_model;
 }
 
-void PoseSolver::ChainPositions(const Chain& chain,
-                                const Transform& parent_model,
-                                absl::Span<const Transform> locals) {
-  Transform model = chain.ancestors.empty()
-                        ? locals[chain.joints[0]]
-                        : Compose(parent_model, locals[chain.joints[0]]);
-  swivel_positions_[0] = model.translation;
+// The model transform of the chain's first joint.
+Transform ChainStartModel(const Chain& chain, const Transform& parent_model,
+                          absl::Span<const Transform> locals) {
+  return chain.ancestors.empty()
+             ? locals[chain.joints[0]]
+             : Compose(parent_model, locals[chain.joints[0]]);
+}
+
+// Model-space positions of the chain's joints into the workspace.
+void ChainPositions(const Chain& chain, const Transform& parent_model,
+                    absl::Span<const Transform> locals,
+                    SolveChainWorkspace& workspace) {
+  Transform model = ChainStartModel(chain, parent_model, locals);
+  workspace.swivel_positions[0] = model.translation;
   for (size_t k = 1; k < chain.joints.size(); ++k) {
     model = Compose(model, locals[chain.joints[k]]);
-    swivel_positions_[k] = model.translation;
+    workspace.swivel_positions[k] = model.translation;
   }
 }
 
-SwivelPlacement PoseSolver::BeginSwivel(
-    const ChainGoal& goal, const Chain& chain, const Transform& root,
-    const Transform& parent_model, const Vec3& target_model,
-    absl::Span<Transform> locals, ChainSolveResult& result) {
+// Swivel solves: turns the chain's joints but the tip to their preferred
+// rotations, then its start joint into the plane the swivel asks for, and
+// fills the result's flip report.
+SwivelPlacement BeginSwivel(const SolveChainJob& job,
+                            const Transform& parent_model,
+                            const Vec3& target_model,
+                            ChainSolveResult& answer) {
   // History independence: every rotation the solve turns starts from the
   // preferred pose.
+  const Chain& chain = *job.goal->chain;
   const size_t count = chain.joints.size();
   for (size_t k = 0; k + 1 < count; ++k) {
-    locals[chain.joints[k]].rotation = chain.preferred_rotations[k];
+    job.locals[chain.joints[k]].rotation = chain.preferred_rotations[k];
   }
-  ChainPositions(chain, parent_model, locals);
-  const SwivelPlacement placement =
-      PlaceSwivel(*chain.zero_plane_map, chain.swivel_space, root, parent_model,
-                  absl::MakeConstSpan(swivel_positions_.data(), count),
-                  target_model, *goal.swivel);
-  result.singularity_angle = placement.singularity_angle;
-  result.near_singularity =
+  ChainPositions(chain, parent_model, job.locals, *job.workspace);
+  const SwivelPlacement placement = PlaceSwivel(
+      *chain.zero_plane_map, chain.swivel_space, job.root, parent_model,
+      absl::MakeConstSpan(job.workspace->swivel_positions.data(), count),
+      target_model, *job.goal->swivel);
+  answer.singularity_angle = placement.singularity_angle;
+  answer.near_singularity =
       placement.singularity_angle <= chain.flip_warning_angle;
-  Transform& start_local = locals[chain.joints[0]];
+  Transform& start_local = job.locals[chain.joints[0]];
   start_local.rotation =
       TurnInModelSpace(parent_model, placement.turn, start_local.rotation);
   return placement;
 }
 
-void PoseSolver::FinishSwivel(const Chain& chain, const Transform& parent_model,
-                              const SwivelPlacement& plane,
-                              absl::Span<Transform> locals,
-                              std::uint64_t& mask) {
-  ChainPositions(chain, parent_model, locals);
+// After an iterative solve: turns the chain about the start -> target
+// axis, by the smaller turn that lays the plane closest to its joints onto
+// the swivel's, then clamps the start joint (bit 0 of `mask`).
+void FinishSwivel(const SolveChainJob& job, const Transform& parent_model,
+                  const SwivelPlacement& plane, std::uint64_t& mask) {
+  const Chain& chain = *job.goal->chain;
+  ChainPositions(chain, parent_model, job.locals, *job.workspace);
   const std::optional<Vec3> bend = FitBendDirection(
-      absl::MakeConstSpan(swivel_positions_.data(), chain.joints.size()),
+      absl::MakeConstSpan(job.workspace->swivel_positions.data(),
+                          chain.joints.size()),
       plane.axis);
   if (!bend.has_value()) return;  // straight: no plane to turn
   // Only the plane drifts: the solve keeps the side the seed bent to, while
@@ -318,84 +313,189 @@ void PoseSolver::FinishSwivel(const Chain& chain, const Transform& parent_model,
   if (angle == 0.0) return;
   const int start = chain.joints[0];
   const Quat turned = TurnInModelSpace(
-      parent_model, AngleAxis(angle, plane.axis), locals[start].rotation);
+      parent_model, AngleAxis(angle, plane.axis), job.locals[start].rotation);
   const LimitedRotation limited = ApplyJointConstraint(
-      internal::JointConstraintOf(rig_.joint(start)), turned);
-  locals[start].rotation = limited.rotation;
+      internal::JointConstraintOf(job.rig->joint(start)), turned);
+  job.locals[start].rotation = limited.rotation;
   mask = limited.clamped ? mask | 1 : mask & ~std::uint64_t{1};
 }
 
-absl::Status PoseSolver::SolveIterative(
-    SolverKind solver, const ChainGoal& goal, const Chain& chain,
-    const Transform& root, const Transform& parent_model,
-    const Vec3& target_model, absl::Span<Transform> locals,
-    ChainSolveResult& result, std::uint64_t& mask) {
+absl::Status ChainRefusedPose(const SolveChainJob& job, const Chain& chain,
+                              const absl::Status& status) {
+  return InvalidField(
+      LocalsPath(job),
+      absl::StrCat("chain '", chain.name,
+                   "' cannot be solved in this pose: ", status.message()));
+}
+
+// FABRIK, CCD or the torque solver on a copy of the chain's joints, written
+// back on success.
+absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
+                            const Transform& parent_model,
+                            const Vec3& target_model, ChainSolveResult& answer,
+                            std::uint64_t& mask) {
+  const ChainGoal& goal = *job.goal;
+  const Chain& chain = *goal.chain;
+  SolveChainWorkspace& workspace = *job.workspace;
   const int count = static_cast<int>(chain.joints.size());
   for (int k = 0; k < count; ++k) {
     const int joint = chain.joints[k];
-    chain_locals_[k] = locals[joint];
-    constraints_[k] = internal::JointConstraintOf(rig_.joint(joint));
+    workspace.chain_locals[k] = job.locals[joint];
+    workspace.constraints[k] =
+        internal::JointConstraintOf(job.rig->joint(joint));
   }
   // Model-space distances grow by at most the root's largest scale factor
   // on their way to world space.
-  const double world_scale =
-      std::max(root.scale.x, std::max(root.scale.y, root.scale.z));
-  ChainJob job;
-  job.parent_model = parent_model;
-  job.locals = absl::MakeSpan(chain_locals_.data(), count);
-  job.constraints = absl::MakeConstSpan(constraints_.data(), count);
-  job.target_model = target_model;
-  job.max_iterations = goal.max_iterations.value_or(chain.max_iterations);
-  job.tolerance = goal.tolerance.value_or(chain.tolerance) / world_scale;
-  job.workspace = &workspace_;
-  job.report = &result.report;
-  job.stop_reason = &result.stop_reason;
-  job.limited_mask = &mask;
+  const Vec3& scale = job.root.scale;
+  const double world_scale = std::max(scale.x, std::max(scale.y, scale.z));
+  ChainJob chain_job;
+  chain_job.parent_model = parent_model;
+  chain_job.locals = absl::MakeSpan(workspace.chain_locals.data(), count);
+  chain_job.constraints =
+      absl::MakeConstSpan(workspace.constraints.data(), count);
+  chain_job.target_model = target_model;
+  chain_job.max_iterations = goal.max_iterations.value_or(chain.max_iterations);
+  chain_job.tolerance = goal.tolerance.value_or(chain.tolerance) / world_scale;
+  chain_job.workspace = &workspace.chain;
+  chain_job.report = &answer.report;
+  chain_job.stop_reason = &answer.stop_reason;
+  chain_job.limited_mask = &mask;
   absl::Status status;
   if (solver == SolverKind::kTorque) {
     TorqueJob torque;
-    static_cast<ChainJob&>(torque) = job;
+    static_cast<ChainJob&>(torque) = chain_job;
     torque.settings = chain.torque;
     torque.settings.joints = chain.torque_joints;
     status = torque.Run();
   } else if (solver == SolverKind::kCcd) {
-    status = CcdJob{job}.Run();
+    status = CcdJob{chain_job}.Run();
   } else {
-    status = FabrikJob{job}.Run();
+    status = FabrikJob{chain_job}.Run();
   }
-  if (!status.ok()) {
-    return InvalidField(
-        locals_path_,
-        absl::StrCat("chain '", chain.name,
-                     "' cannot be solved in this pose: ", status.message()));
-  }
+  if (!status.ok()) return ChainRefusedPose(job, chain, status);
   for (int k = 0; k + 1 < count; ++k) {
-    locals[chain.joints[k]].rotation = chain_locals_[k].rotation;
+    job.locals[chain.joints[k]].rotation = workspace.chain_locals[k].rotation;
   }
   return absl::OkStatus();
 }
 
-absl::Status PoseSolver::SolveTwoBone(const ChainGoal& goal, const Chain& chain,
-                                      const Transform& parent_model,
-                                      const Vec3& target_model,
-                                      const std::optional<Vec3>& pole_model,
-                                      absl::Span<Transform> locals,
-                                      ChainSolveResult& result,
-                                      std::uint64_t& mask) {
-  const int root_joint = chain.joints[0];
-  const Transform root_model = chain.ancestors.empty()
-                                   ? locals[root_joint]
-                                   : Compose(parent_model, locals[root_joint]);
+// The analytic two-bone solve held to the rig's limits.
+absl::Status SolveTwoBone(const SolveChainJob& job,
+                          const Transform& parent_model,
+                          const PreparedGoal& prepared,
+                          ChainSolveResult& answer, std::uint64_t& mask) {
+  const ChainGoal& goal = *job.goal;
+  const Chain& chain = *goal.chain;
+  const Transform root_model = ChainStartModel(chain, parent_model, job.locals);
   if (absl::Status status = internal::SolveTwoBoneWithLimits(
-          rig_, {root_joint, chain.joints[1], chain.joints[2]}, root_model,
-          target_model, pole_model, goal.tolerance.value_or(chain.tolerance),
-          locals, &result.report, &mask);
+          *job.rig, {chain.joints[0], chain.joints[1], chain.joints[2]},
+          root_model, prepared.target_model, prepared.pole_model,
+          goal.tolerance.value_or(chain.tolerance), job.locals, &answer.report,
+          &mask);
       !status.ok()) {
-    return InvalidField(
-        locals_path_,
-        absl::StrCat("chain '", chain.name,
-                     "' cannot be solved in this pose: ", status.message()));
+    return ChainRefusedPose(job, chain, status);
   }
+  return absl::OkStatus();
+}
+
+// Blends the tip's rotation towards the goal's world orientation (then
+// clamps it to the tip's limit: the last bit of `mask`), given the model
+// transform of the tip's parent.
+void BlendTipOrientation(const SolveChainJob& job, const PreparedGoal& prepared,
+                         const Transform& tip_parent_model,
+                         std::uint64_t& mask) {
+  const ChainGoal& goal = *job.goal;
+  if (!prepared.orientation_world.has_value() ||
+      !(goal.orientation_weight > 0.0)) {
+    return;
+  }
+  const Chain& chain = *goal.chain;
+  const int chain_length = static_cast<int>(chain.joints.size());
+  const int tip = chain.joints[chain_length - 1];
+  // World rotation of the tip = root * parent model * local.
+  const Quat desired_local =
+      glm::conjugate(job.root.rotation * tip_parent_model.rotation) *
+      *prepared.orientation_world;
+  Quat blended = goal.orientation_weight >= 1.0
+                     ? desired_local
+                     : glm::slerp(job.locals[tip].rotation, desired_local,
+                                  goal.orientation_weight);
+  blended = glm::normalize(blended);
+  const LimitedRotation limited = ApplyJointConstraint(
+      internal::JointConstraintOf(job.rig->joint(tip)), blended);
+  job.locals[tip].rotation = limited.rotation;
+  if (limited.clamped) mask |= std::uint64_t{1} << (chain_length - 1);
+}
+
+// Down the updated chain: the orientation goal, then the answer measured
+// in world space on the final pose.
+void MeasureAnswer(const SolveChainJob& job, const PreparedGoal& prepared,
+                   const Transform& parent_model, std::uint64_t mask,
+                   ChainSolveResult& answer) {
+  const ChainGoal& goal = *job.goal;
+  const Chain& chain = *goal.chain;
+  const int chain_length = static_cast<int>(chain.joints.size());
+  Transform model = ChainStartModel(chain, parent_model, job.locals);
+  for (int k = 1; k + 1 < chain_length; ++k) {
+    model = Compose(model, job.locals[chain.joints[k]]);
+  }
+  BlendTipOrientation(job, prepared, model, mask);
+  const int tip = chain.joints[chain_length - 1];
+  answer.report.tip_model = TransformPoint(model, job.locals[tip].translation);
+  answer.tip_world = TransformPoint(job.root, answer.report.tip_model);
+  answer.report.residual = glm::length(answer.tip_world - goal.target_world);
+  answer.report.reached =
+      answer.report.residual <= goal.tolerance.value_or(chain.tolerance);
+  if (answer.solver == SolverKind::kTwoBone) {
+    answer.stop_reason =
+        answer.report.reached ? StopReason::kReached : StopReason::kOutOfReach;
+  }
+  for (int k = 0; k < chain_length; ++k) {
+    if ((mask >> k) & 1) answer.limited_joints.push_back(chain.joints[k]);
+  }
+}
+
+}  // namespace
+
+absl::Status SolveChainJob::Validate() const { return Prepare(*this).status(); }
+
+absl::Status SolveChainJob::Run() const {
+  absl::StatusOr<PreparedGoal> prepared = Prepare(*this);
+  if (!prepared.ok()) return prepared.status();
+  const Chain& chain = *goal->chain;
+  const Transform parent_model = ChainParentModel(chain, locals);
+  ChainSolveResult answer;
+  answer.solver = prepared->solver;
+  std::uint64_t mask = 0;  // bit k: chain joint k held at its limit
+  std::optional<SwivelPlacement> swivel_plane;
+  const int chain_length = static_cast<int>(chain.joints.size());
+  if (goal->swivel.has_value()) {
+    for (int k = 0; k < chain_length; ++k) {
+      workspace->incoming_rotations[k] = locals[chain.joints[k]].rotation;
+    }
+    swivel_plane =
+        BeginSwivel(*this, parent_model, prepared->target_model, answer);
+    // For the two-bone solver: a pole on the plane's bend side.
+    prepared->pole_model = swivel_plane->start + swivel_plane->bend;
+  }
+  const absl::Status status =
+      prepared->solver == SolverKind::kTwoBone
+          ? SolveTwoBone(*this, parent_model, *prepared, answer, mask)
+          : SolveIterative(*this, prepared->solver, parent_model,
+                           prepared->target_model, answer, mask);
+  if (!status.ok()) {
+    if (swivel_plane.has_value()) {  // leave the pose as it came
+      for (int k = 0; k < chain_length; ++k) {
+        locals[chain.joints[k]].rotation = workspace->incoming_rotations[k];
+      }
+    }
+    return status;
+  }
+  if (swivel_plane.has_value() && prepared->solver != SolverKind::kTwoBone) {
+    FinishSwivel(*this, parent_model, *swivel_plane, mask);
+  }
+  MeasureAnswer(*this, *prepared, parent_model, mask, answer);
+  *result = std::move(answer);
   return absl::OkStatus();
 }
 

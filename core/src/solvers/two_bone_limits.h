@@ -1,4 +1,4 @@
-// The analytic two-bone solve held to a rig's joint limits: what PoseSolver
+// The analytic two-bone solve held to a rig's joint limits: what SolveChainJob
 // does for a two-bone chain (solve_chain.cc) and the grounding pass for a
 // leg (grounding.cc). Not part of the public API.
 #ifndef IK_SRC_TWO_BONE_LIMITS_H_

@@ -28,7 +28,7 @@
 //   (ik/solvers/two_bone.h)
 //      in the lowered character, hip -> knee -> ankle, the animated knee
 //      direction as the pole, the knee's hinge limit respected and the hip
-//      clamped to its limit as PoseSolver does (ik/rig/solve_chain.h); the foot
+//      clamped to its limit as SolveChainJob does (ik/rig/solve_chain.h); the foot
 //      keeps its animated world orientation (the ankle turns back against
 //      the shin);
 //   5. the toe ray aligns the foot: cast straight down, from ray_above_hip

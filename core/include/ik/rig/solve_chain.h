@@ -1,12 +1,9 @@
-// Solving goals on chains of a rig: picks the solver, runs forward
-// kinematics, applies the corrections to the pose.
+// Solving goals on chains of a rig: SolveChainJob picks the chain's solver,
+// runs forward kinematics and applies the correction to the pose.
 //
 //   ik::ChainGoal goal;
 //   goal.chain = rig.FindChain("left_arm");
 //   goal.target_world = {0.5, 1.3, 0.3};
-//   ik::PoseSolver solver(rig);
-//   absl::StatusOr<ik::ChainSolveResult> result =
-//       solver.Solve(goal, root, absl::MakeSpan(locals));
 #ifndef IK_SOLVE_CHAIN_H_
 #define IK_SOLVE_CHAIN_H_
 
@@ -16,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
@@ -80,26 +78,67 @@ struct ChainSolveResult {
   double singularity_angle = 0.0;
 };
 
-// Solves chain goals on poses of one rig. Cheap to construct (per request is
-// fine; it holds an ~22 KiB workspace, so prefer the heap or a reused
-// instance over a small stack). Solve() allocates nothing but the result's
-// limited_joints. One instance must not be used by two threads at once; the
-// rig must outlive it.
-class PoseSolver {
- public:
-  // `pose_path` names the caller's pose in errors about `locals` and `root`
-  // (e.g. "pose": "pose: ...", "pose.root.scale: ..."); empty: "locals" and
-  // "root".
-  explicit PoseSolver(const Rig& rig, std::string pose_path = "");
+// Scratch memory of one pose-level chain solve (~22 KiB): reusable across
+// solves, its contents meaningless between them. Prefer the heap or one
+// reused instance per thread over a small stack. Not thread-safe: one solve
+// at a time.
+struct SolveChainWorkspace {
+  ChainWorkspace chain;
+  std::array<Transform, kMaxChainJoints> chain_locals;
+  std::array<JointConstraint, kMaxChainJoints> constraints;
+  std::array<Vec3, kMaxChainJoints> swivel_positions;
+  std::array<Quat, kMaxChainJoints> incoming_rotations;
+};
 
-  // Moves goal.chain's tip towards goal.target_world by updating the local
-  // rotations of the chain's joints in `locals` (one per joint of the rig;
-  // rotations unit length, as Rig::Create / the server leave them). `root`
-  // maps model space to world space. goal.chain is one of the rig's chains
-  // or one made by rig.MakeChain. Only the chain's joints before the tip
-  // change (and the tip's rotation with an orientation goal); every joint
-  // the solve turns ends within its limit (ik/base/joint_limits.h). The
-  // iterative solvers stop in model space with the tolerance divided by
+// Solves one chain goal on a pose of a rig: forward kinematics down to the
+// chain, the chain's solver, the swivel and orientation goals, and the
+// answer measured in world space on the updated pose. Owns nothing; Run()
+// allocates nothing but the result's limited_joints. Thread-compatible:
+// distinct jobs with distinct workspaces, poses and results may run
+// concurrently on one rig.
+//
+//   ik::SolveChainJob job;
+//   job.rig = &rig;
+//   job.goal = &goal;
+//   job.root = root;
+//   job.locals = absl::MakeSpan(locals);
+//   job.workspace = &workspace;
+//   job.result = &result;
+//   if (absl::Status status = job.Run(); !status.ok()) return status;
+struct SolveChainJob {
+  // The character's rig; it must outlive Run().
+  const Rig* rig = nullptr;
+  // The goal; goal->chain is one of the rig's chains or one made by
+  // rig->MakeChain.
+  const ChainGoal* goal = nullptr;
+  // Maps model space to world space (finite, unit rotation, positive scale).
+  Transform root;
+  // In/out: one local transform per joint of the rig (rotations unit length,
+  // as Rig::Create / the server leave them). Only the chain's joints before
+  // the tip change (and the tip's rotation with an orientation goal); every
+  // joint the solve turns ends within its limit (ik/base/joint_limits.h). On
+  // error `locals` is left as it was.
+  absl::Span<Transform> locals;
+  // Names the caller's pose in errors about `locals` and `root` (e.g.
+  // "pose": "pose: ...", "pose.root.scale: ..."); empty: "locals" and
+  // "root".
+  absl::string_view pose_path;
+  // Scratch; required.
+  SolveChainWorkspace* workspace = nullptr;
+  // Output; required. Overwritten by a successful Run().
+  ChainSolveResult* result = nullptr;
+
+  // INVALID_ARGUMENT for a goal that does not fit the rig or the solver
+  // (e.g. two-bone on a chain that is not 3 joints long), with the goal's
+  // field path first ("goals[3].target: not finite", ChainGoal::path), for
+  // a pose of the wrong size or a malformed root, and for a missing rig,
+  // goal, workspace or result; FAILED_PRECONDITION for a swivel on a chain
+  // without a zero-plane map (straight preferred pose), naming
+  // "<path>.swivel".
+  absl::Status Validate() const;
+
+  // Validates, then moves goal->chain's tip towards goal->target_world.
+  // The iterative solvers stop in model space with the tolerance divided by
   // the root's largest scale factor; the result's residual, reached flag
   // and tip_world are then measured in world space on the updated pose;
   // their stop_reason is the solver's own verdict, which agrees with
@@ -108,65 +147,15 @@ class PoseSolver {
   // root to its limit after aiming, which may pull the tip off the target
   // (reached = false, kOutOfReach). The pole is used by the two-bone solver
   // only. A swivel is honoured by every solver: the two-bone solver turns
-  // it into a pole; the iterative solvers start from the preferred pose turned
-  // into the swivel's plane and, once solved, turn the chain rigidly about
-  // the start -> target axis into that plane exactly (by the smaller turn
-  // that lays the plane closest to its joints onto it, so the side they
-  // bent to is kept; the tip stays where it is), then clamp the start joint
-  // to its limit (which may pull the tip off the target, as for the
-  // two-bone solver). On error `locals` is left as it was.
-  // INVALID_ARGUMENT for a goal that does not fit the rig or the solver
-  // (e.g. two-bone on a chain that is not 3 joints long), with the goal's
-  // field path first ("goals[3].target: not finite", ChainGoal::path);
-  // FAILED_PRECONDITION for a swivel on a chain without a zero-plane map
-  // (straight preferred pose), naming "<path>.swivel".
-  absl::StatusOr<ChainSolveResult> Solve(const ChainGoal& goal,
-                                         const Transform& root,
-                                         absl::Span<Transform> locals);
-
- private:
-  // Each fills `result` (report.tip_model aside) and the mask of limited
-  // chain joints, having updated `locals`.
-  absl::Status SolveTwoBone(const ChainGoal& goal, const Chain& chain,
-                            const Transform& parent_model,
-                            const Vec3& target_model,
-                            const std::optional<Vec3>& pole_model,
-                            absl::Span<Transform> locals,
-                            ChainSolveResult& result, std::uint64_t& mask);
-  absl::Status SolveIterative(SolverKind solver, const ChainGoal& goal,
-                              const Chain& chain, const Transform& root,
-                              const Transform& parent_model,
-                              const Vec3& target_model,
-                              absl::Span<Transform> locals,
-                              ChainSolveResult& result, std::uint64_t& mask);
-
-  // Swivel solves: turns the chain's joints but the tip to their preferred
-  // rotations, then its start joint into the plane the swivel asks for, and
-  // fills the result's flip report.
-  SwivelPlacement BeginSwivel(const ChainGoal& goal, const Chain& chain,
-                              const Transform& root,
-                              const Transform& parent_model,
-                              const Vec3& target_model,
-                              absl::Span<Transform> locals,
-                              ChainSolveResult& result);
-  // After an iterative solve: turns the chain about the start -> target
-  // axis, by the smaller turn that lays the plane closest to its joints onto
-  // the swivel's, then clamps the start joint (bit 0 of `mask`).
-  void FinishSwivel(const Chain& chain, const Transform& parent_model,
-                    const SwivelPlacement& plane, absl::Span<Transform> locals,
-                    std::uint64_t& mask);
-  // Model-space positions of the chain's joints into swivel_positions_.
-  void ChainPositions(const Chain& chain, const Transform& parent_model,
-                      absl::Span<const Transform> locals);
-
-  const Rig& rig_;
-  const std::string locals_path_;
-  const std::string root_path_;
-  ChainWorkspace workspace_;
-  std::array<Transform, kMaxChainJoints> chain_locals_;
-  std::array<JointConstraint, kMaxChainJoints> constraints_;
-  std::array<Vec3, kMaxChainJoints> swivel_positions_;
-  std::array<Quat, kMaxChainJoints> incoming_rotations_;
+  // it into a pole; the iterative solvers start from the preferred pose
+  // turned into the swivel's plane and, once solved, turn the chain rigidly
+  // about the start -> target axis into that plane exactly (by the smaller
+  // turn that lays the plane closest to its joints onto it, so the side
+  // they bent to is kept; the tip stays where it is), then clamp the start
+  // joint to its limit (which may pull the tip off the target, as for the
+  // two-bone solver). Errors as Validate(), and INVALID_ARGUMENT naming the
+  // pose when the chain's solver refuses it (e.g. a bone of zero length).
+  absl::Status Run() const;
 };
 
 // The solver AUTO resolves to for `chain`: two-bone for 3 joints, FABRIK

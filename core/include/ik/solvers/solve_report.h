@@ -1,5 +1,5 @@
 // What a chain solve reports: shared by the analytic two-bone job, the
-// iterative jobs (FABRIK, CCD) and PoseSolver.
+// iterative jobs (FABRIK, CCD) and SolveChainJob.
 #ifndef IK_SOLVE_REPORT_H_
 #define IK_SOLVE_REPORT_H_
 
@@ -12,7 +12,7 @@ inline constexpr double kMinSolveBoneLength = 1e-9;
 
 // What a chain solve reports. The jobs fill it in model space (TwoBoneJob
 // from the solution's geometry: a reachable target gives tip_model ==
-// target and residual 0); PoseSolver re-measures it in world space on the
+// target and residual 0); SolveChainJob re-measures it in world space on the
 // updated pose.
 struct SolveReport {
   bool reached = false;   // residual <= tolerance
