@@ -8,18 +8,22 @@
 
 #include "absl/status/statusor.h"
 #include "humanoid_rig.h"
+#include "ik/character/character.h"
 #include "ik/rig/rig.h"
 
 namespace ik::bench {
 
-inline const Rig& Humanoid() {
-  static const Rig* const rig = [] {
-    absl::StatusOr<Rig> created = testing::HumanoidRig();
+// With its legs, colliders and ponytail.
+inline const Character& HumanoidCharacter() {
+  static const Character* const character = [] {
+    absl::StatusOr<Character> created = testing::HumanoidCharacter();
     if (!created.ok()) std::abort();
-    return new Rig(*std::move(created));
+    return new Character(*std::move(created));
   }();
-  return *rig;
+  return *character;
 }
+
+inline const Rig& Humanoid() { return HumanoidCharacter().rig; }
 
 }  // namespace ik::bench
 

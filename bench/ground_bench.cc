@@ -42,7 +42,7 @@ double Terrain(double x, double z) {
          0.05 * std::sin(7.1 * x + 3.3 * z);
 }
 
-using ::ik::bench::Humanoid;
+using ::ik::bench::HumanoidCharacter;
 
 const TriangleMesh& Mesh() {
   static const TriangleMesh* const mesh = [] {
@@ -81,25 +81,25 @@ std::vector<GroundPlane> Planes() {
   return planes;
 }
 
-struct Character {
+struct Stance {
   Transform root;
   double weights[2] = {0.0, 0.0};
 };
 
-// Characters over `ground`, seeded.
-std::vector<Character> Characters(const Ground& ground) {
+// Stances of the humanoid over `ground`, seeded.
+std::vector<Stance> Stances(const Ground& ground) {
   std::mt19937_64 engine(63);
   std::uniform_real_distribution<double> x(2.0, (kColumns - 3) * kSpacing);
   std::uniform_real_distribution<double> z(2.0, (kRows - 3) * kSpacing);
   std::uniform_real_distribution<double> yaw(-kPi, kPi);
   std::uniform_real_distribution<double> above(-0.05, 0.08);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<Character> characters;
+  std::vector<Stance> characters;
   while (characters.size() < kCharacters) {
     const Vec3 at(x(engine), 100.0, z(engine));
     const RayHit hit = ground.Raycast(at, Vec3(0, -1, 0), 200.0);
     if (!hit.hit) std::abort();
-    Character character;
+    Stance character;
     character.root.rotation = AngleAxis(yaw(engine), Vec3(0, 1, 0));
     character.root.translation =
         Vec3(at.x, hit.point.y - kRestSoleHeight + above(engine), at.z);
@@ -111,15 +111,17 @@ std::vector<Character> Characters(const Ground& ground) {
 }
 
 void RunGroundFeet(benchmark::State& state, const Ground& ground) {
-  const Rig& rig = Humanoid();
-  const std::vector<Character> characters = Characters(ground);
+  const Character& humanoid = HumanoidCharacter();
+  const Rig& rig = humanoid.rig;
+  const std::vector<Stance> characters = Stances(ground);
   const std::vector<Transform> animated(rig.rest_pose().begin(),
                                         rig.rest_pose().end());
   std::vector<Transform> locals = animated;
-  std::vector<FootResult> feet(rig.legs().size());
+  std::vector<FootResult> feet(humanoid.legs.size());
   GroundFeetReport report;
   GroundFeetJob job;
   job.rig = &rig;
+  job.legs = humanoid.legs;
   job.locals = absl::MakeSpan(locals);
   job.ground = ground;
   job.feet = absl::MakeSpan(feet);
@@ -128,7 +130,7 @@ void RunGroundFeet(benchmark::State& state, const Ground& ground) {
   int grounded = 0;
   int reached = 0;
   for (auto _ : state) {
-    const Character& character = characters[next];
+    const Stance& character = characters[next];
     std::copy(animated.begin(), animated.end(), locals.begin());
     job.root = character.root;
     job.weights = character.weights;

@@ -20,9 +20,10 @@ namespace ik {
 namespace {
 
 void BM_RigDynamicsStep(benchmark::State& state) {
-  absl::StatusOr<Rig> rig = testing::HumanoidRig();
-  if (!rig.ok()) std::abort();
-  const DynamicChainBinding* chain = rig->FindDynamicChain("ponytail");
+  absl::StatusOr<Character> humanoid = testing::HumanoidCharacter();
+  if (!humanoid.ok()) std::abort();
+  const Rig* rig = &humanoid->rig;
+  const DynamicChainBinding* chain = humanoid->FindDynamicChain("ponytail");
   const int chest = rig->FindJoint("chest");
   std::vector<Transform> locals(rig->rest_pose().begin(),
                                 rig->rest_pose().end());
@@ -45,7 +46,8 @@ void BM_RigDynamicsStep(benchmark::State& state) {
     fk.models = absl::MakeSpan(world);
     if (!fk.Run().ok()) std::abort();
     RigDynamicsStep step;
-    step.rig = &*rig;
+    step.rig = rig;
+    step.colliders = humanoid->colliders;
     step.chain = chain;
     step.models_world = world;
     step.locals = locals;

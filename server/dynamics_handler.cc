@@ -18,33 +18,26 @@
 #include "server/handlers.h"
 
 namespace ik::server {
-absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
-                                      v1::StepDynamicsResponse& response) {
-  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
-      PinnedRig(request.rig(), request.revision());
-  if (!entry.ok()) return entry.status();
-  const Rig& rig = (*entry)->rig;
-  const std::string& revision = (*entry)->revision;
-  if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
-    return InvalidField(
-        "delta_time",
-        absl::StrCat(request.delta_time(), " is not a finite time >= 0"));
-  }
+namespace {
 
-  // The chains to step, each once.
+// The chains a request steps, each once: those it names, or all of them.
+absl::StatusOr<std::vector<const DynamicChainBinding*>> ChainsToStep(
+    const v1::StepDynamicsRequest& request, const Character& character) {
+  const Rig& rig = character.rig;
   std::vector<const DynamicChainBinding*> chains;
   if (request.chains_size() == 0) {
-    if (rig.dynamic_chains().empty()) {
+    if (character.dynamic_chains.empty()) {
       return FieldError(
           absl::StatusCode::kFailedPrecondition, "rig",
           absl::StrCat("rig '", rig.name(), "' has no dynamic chains"));
     }
-    for (const DynamicChainBinding& chain : rig.dynamic_chains()) {
+    for (const DynamicChainBinding& chain : character.dynamic_chains) {
       chains.push_back(&chain);
     }
   }
   for (int i = 0; i < request.chains_size(); ++i) {
-    const DynamicChainBinding* chain = rig.FindDynamicChain(request.chains(i));
+    const DynamicChainBinding* chain =
+        character.FindDynamicChain(request.chains(i));
     const std::string path = absl::StrCat("chains[", i, "]");
     if (chain == nullptr) {
       return FieldError(
@@ -60,7 +53,15 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     }
     chains.push_back(chain);
   }
-  // The states, by chain name.
+  return chains;
+}
+
+// The request's states by chain name: one per stepped chain at most, made
+// with the rig's current revision.
+absl::StatusOr<std::map<std::string, int>> StatesByChain(
+    const v1::StepDynamicsRequest& request,
+    absl::Span<const DynamicChainBinding* const> chains, const Rig& rig,
+    absl::string_view revision) {
   std::map<std::string, int> state_index;
   for (int i = 0; i < request.states_size(); ++i) {
     const v1::DynamicChainState& state = request.states(i);
@@ -89,6 +90,30 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
                        " (reset the chain: send no state)"));
     }
   }
+  return state_index;
+}
+
+}  // namespace
+
+absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
+                                      v1::StepDynamicsResponse& response) {
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      PinnedRig(request.rig(), request.revision());
+  if (!entry.ok()) return entry.status();
+  const Character& character = (*entry)->character;
+  const Rig& rig = character.rig;
+  const std::string& revision = (*entry)->revision;
+  if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
+    return InvalidField(
+        "delta_time",
+        absl::StrCat(request.delta_time(), " is not a finite time >= 0"));
+  }
+  absl::StatusOr<std::vector<const DynamicChainBinding*>> chains =
+      ChainsToStep(request, character);
+  if (!chains.ok()) return chains.status();
+  absl::StatusOr<std::map<std::string, int>> state_index =
+      StatesByChain(request, *chains, rig, revision);
+  if (!state_index.ok()) return state_index.status();
   std::optional<WindSettings> wind;
   if (request.has_wind()) {
     wind = WindFromProto(request.wind());
@@ -108,9 +133,9 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   if (absl::Status status = fk.Run(); !status.ok()) return status;
 
   response.set_revision(revision);
-  for (const DynamicChainBinding* chain : chains) {
-    auto found = state_index.find(chain->name);
-    const int index = found == state_index.end() ? -1 : found->second;
+  for (const DynamicChainBinding* chain : *chains) {
+    auto found = state_index->find(chain->name);
+    const int index = found == state_index->end() ? -1 : found->second;
     DynamicState state;
     std::string state_path = "states";
     if (index >= 0) {
@@ -121,6 +146,7 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     DynamicsReport report;
     RigDynamicsStep step;
     step.rig = &rig;
+    step.colliders = character.colliders;
     step.chain = chain;
     step.models_world = world;
     step.locals = pose->locals;

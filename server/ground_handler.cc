@@ -102,8 +102,9 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(request.rig(), request.revision());
   if (!entry.ok()) return entry.status();
-  const Rig& rig = (*entry)->rig;
-  if (rig.legs().empty()) {
+  const Rig& rig = (*entry)->rig();
+  const absl::Span<const Leg> rig_legs = (*entry)->character.legs;
+  if (rig_legs.empty()) {
     return FieldError(
         absl::StatusCode::kFailedPrecondition, "rig",
         absl::StrCat("'", rig.name(), "' has no legs (Rig.legs) to ground"));
@@ -116,7 +117,7 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
     return status;
   }
 
-  const size_t legs = rig.legs().size();
+  const size_t legs = rig_legs.size();
   std::vector<double> weights(request.weights().begin(),
                               request.weights().end());
   if (weights.empty()) weights.assign(legs, 1.0);
@@ -128,6 +129,7 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   GroundFeetReport report;
   GroundFeetJob job;
   job.rig = &rig;
+  job.legs = rig_legs;
   job.root = pose->root;
   job.locals = absl::MakeSpan(pose->locals);
   job.pose_path = "pose";
@@ -140,7 +142,7 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   if (absl::Status status = job.Run(); !status.ok()) return status;
 
   response.set_revision((*entry)->revision);
-  GroundFeetAnswerToProto(rig, pose->locals, report, feet, response);
+  GroundFeetAnswerToProto(rig, rig_legs, pose->locals, report, feet, response);
   for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
     response.add_terrain_revisions(terrain->revision);
   }

@@ -87,10 +87,10 @@ absl::Status IkHandlers::ListRigs(const v1::ListRigsRequest& /*request*/,
                                   v1::ListRigsResponse& response) {
   for (const std::shared_ptr<const RigEntry>& entry : registry_.List()) {
     v1::RigSummary* summary = response.add_rigs();
-    summary->set_name(entry->rig.name());
+    summary->set_name(entry->rig().name());
     summary->set_revision(entry->revision);
-    summary->set_joint_count(entry->rig.joint_count());
-    for (const Chain& chain : entry->rig.chains()) {
+    summary->set_joint_count(entry->rig().joint_count());
+    for (const Chain& chain : entry->rig().chains()) {
       summary->add_chains(chain.name);
     }
   }
@@ -149,7 +149,7 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
         absl::StrCat(request.goals_size(), " goals exceed the limit of ",
                      limits_.max_goals_per_request, " per request"));
   }
-  const Rig& rig = (*entry)->rig;
+  const Rig& rig = (*entry)->rig();
 
   absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
   if (!pose.ok()) return pose.status();

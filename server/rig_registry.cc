@@ -8,9 +8,9 @@ namespace ik::server {
 
 absl::StatusOr<std::shared_ptr<const RigEntry>> BuildRigEntry(
     const v1::Rig& rig, const ServiceLimits& limits, absl::string_view path) {
-  absl::StatusOr<Rig> validated = RigFromProto(rig, limits, path);
+  absl::StatusOr<Character> validated = RigFromProto(rig, limits, path);
   if (!validated.ok()) return validated.status();
-  v1::Rig normalized = NormalizedRig(rig, *validated);
+  v1::Rig normalized = NormalizedRig(rig, validated->rig);
   std::string revision = ContentRevision(normalized);
   return std::make_shared<const RigEntry>(RigEntry{
       *std::move(validated), std::move(normalized), std::move(revision)});

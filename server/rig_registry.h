@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ik/character/character.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/ik.pb.h"
 #include "server/registry.h"
@@ -15,14 +16,16 @@
 
 namespace ik::server {
 
-// One registered rig: the validated core rig, the definition as stored
-// (normalised) and its content hash.
+// One registered rig: the validated core character (the rig and its legs,
+// colliders and dynamic chains), the definition as stored (normalised) and
+// its content hash.
 struct RigEntry {
-  Rig rig;
+  Character character;
   v1::Rig definition;
   std::string revision;
 
-  const std::string& name() const { return rig.name(); }
+  const Rig& rig() const { return character.rig; }
+  const std::string& name() const { return character.rig.name(); }
 };
 
 // Validates `rig` and builds an entry for it (outside any lock). Errors

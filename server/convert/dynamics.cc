@@ -61,15 +61,10 @@ v1::DynamicChainResult DynamicChainResultToProto(
     const DynamicsReport& report, absl::string_view revision) {
   v1::DynamicChainResult result;
   result.set_chain(chain.name);
-  // Joints with a simulated child turn; leaves keep their animation.
-  std::vector<bool> has_child(chain.joints.size(), false);
-  for (const DynamicJoint& joint : chain.chain.joints) {
-    if (joint.parent != kDynamicRoot) has_child[joint.parent] = true;
-  }
   for (size_t k = 0; k < chain.joints.size(); ++k) {
     const int joint = chain.joints[k];
     result.add_joints(rig.joint(joint).name);
-    if (!has_child[k]) continue;
+    if (!chain.turns[k]) continue;  // a leaf keeps its animation
     AddJointRotation(rig, joint, rotations[k], result.mutable_rotations());
   }
   *result.mutable_state() = StateToProto(state, chain.name, revision);

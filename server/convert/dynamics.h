@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "ik/dynamics/dynamic_chain_binding.h"
 #include "ik/dynamics/dynamics.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/dynamics.pb.h"

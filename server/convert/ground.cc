@@ -37,7 +37,8 @@ std::optional<GroundSmoothing> SmoothingFromProto(
   return smoothing;
 }
 
-void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Transform> locals,
+void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
+                             absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
                              absl::Span<const FootResult> feet,
                              v1::GroundFeetResponse& response) {
@@ -45,8 +46,8 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Transform> locals,
   response.set_pelvis_drop_target(report.pelvis_drop_target);
   response.set_pelvis_drop_clamped(report.pelvis_drop_clamped);
   *response.mutable_root_offset() = ToProto(report.root_offset);
-  for (size_t l = 0; l < rig.legs().size(); ++l) {
-    const Leg& leg = rig.legs()[l];
+  for (size_t l = 0; l < legs.size(); ++l) {
+    const Leg& leg = legs[l];
     for (int joint : {leg.hip, leg.knee, leg.ankle}) {
       AddJointRotation(rig, joint, locals[joint].rotation,
                        response.mutable_rotations());

@@ -30,7 +30,8 @@ std::optional<GroundSmoothing> SmoothingFromProto(
 
 // Fills the answer from the grounded pose: the hip, knee and ankle rotations
 // of every leg (from `locals`), the report, and one FootResult per leg.
-void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Transform> locals,
+void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
+                             absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
                              absl::Span<const FootResult> feet,
                              v1::GroundFeetResponse& response);

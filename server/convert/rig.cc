@@ -281,8 +281,8 @@ DynamicChainDefinition DynamicChainFromProto(const v1::DynamicChain& chain) {
   return out;
 }
 
-absl::Status PartsFromProto(const v1::Rig& rig, RigDefinition& definition) {
-  if (rig.has_forward()) definition.forward = FromProto(rig.forward());
+absl::Status PartsFromProto(const v1::Rig& rig,
+                            CharacterDefinition& definition) {
   for (const v1::Leg& leg : rig.legs()) {
     definition.legs.push_back(LegFromProto(leg));
   }
@@ -346,14 +346,16 @@ WindSettings WindFromProto(const v1::Wind& wind) {
   return out;
 }
 
-absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
-                                 const ServiceLimits& limits,
-                                 absl::string_view path) {
+absl::StatusOr<Character> RigFromProto(const v1::Rig& rig,
+                                       const ServiceLimits& limits,
+                                       absl::string_view path) {
   if (absl::Status status = CheckRigSize(rig, limits, path); !status.ok()) {
     return status;
   }
-  RigDefinition definition;
+  CharacterDefinition character;
+  RigDefinition& definition = character.rig;
   definition.name = rig.name();
+  if (rig.has_forward()) definition.forward = FromProto(rig.forward());
   definition.joints.reserve(rig.joints_size());
   for (int i = 0; i < rig.joints_size(); ++i) {
     absl::StatusOr<JointDefinition> joint = JointFromProto(rig, i, path);
@@ -366,10 +368,10 @@ absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
     if (!chain.ok()) return chain.status();
     definition.chains.push_back(*std::move(chain));
   }
-  if (absl::Status status = PartsFromProto(rig, definition); !status.ok()) {
+  if (absl::Status status = PartsFromProto(rig, character); !status.ok()) {
     return Rooted(status, path);
   }
-  absl::StatusOr<Rig> created = Rig::Create(std::move(definition));
+  absl::StatusOr<Character> created = Character::Create(std::move(character));
   if (!created.ok()) return Rooted(created.status(), path);
   return created;
 }

@@ -1,13 +1,14 @@
 // Wire <-> core for rigs (ik/v1/rig.proto): joints and their limits, chains
 // with their solver settings, and the rig's parts (legs, colliders, dynamic
 // chains). Size limits are checked here (RESOURCE_EXHAUSTED); everything
-// else is validated by the core's Rig::Create, which names the field.
+// else is validated by the core (Character::Create), which names the field.
 #ifndef IK_SERVER_CONVERT_RIG_H_
 #define IK_SERVER_CONVERT_RIG_H_
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ik/character/character.h"
 #include "ik/dynamics/dynamics.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/rig.pb.h"
@@ -18,10 +19,11 @@ namespace ik::server {
 // Converts and validates a rig definition. `path` is where the rig sits in
 // the caller's input ("rig" in a RegisterRig request, "" for a rig file):
 // every error names "<path>.<field>". Checks the size limits first, then
-// resolves parent references, then lets Rig::Create check the rest.
-absl::StatusOr<Rig> RigFromProto(const v1::Rig& rig,
-                                 const ServiceLimits& limits,
-                                 absl::string_view path);
+// resolves parent references, then lets Character::Create check the rest
+// (the API's Rig is the core's Character: the rig and its parts).
+absl::StatusOr<Character> RigFromProto(const v1::Rig& rig,
+                                       const ServiceLimits& limits,
+                                       absl::string_view path);
 
 // The rig as stored and hashed: `rig` with every rest rotation replaced by
 // the normalised one of `validated`.

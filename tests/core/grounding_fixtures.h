@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "humanoid_rig.h"
 #include "ik/base/math.h"
+#include "ik/character/character.h"
 #include "ik/ground/grounding.h"
 #include "ik/ground/terrain.h"
 #include "ik/rig/rig.h"
@@ -58,14 +59,15 @@ struct GroundingRun {
 };
 
 inline GroundingRun RunGrounding(
-    const Rig& rig, std::vector<Transform> locals, const Transform& root,
-    const Ground& ground, std::vector<double> weights,
+    const Character& character, std::vector<Transform> locals,
+    const Transform& root, const Ground& ground, std::vector<double> weights,
     std::optional<GroundSmoothing> smoothing = std::nullopt) {
   GroundingRun run;
   run.locals = std::move(locals);
-  run.feet.resize(rig.legs().size());
+  run.feet.resize(character.legs.size());
   GroundFeetJob job;
-  job.rig = &rig;
+  job.rig = &character.rig;
+  job.legs = character.legs;
   job.root = root;
   job.locals = absl::MakeSpan(run.locals);
   job.ground = ground;

@@ -47,21 +47,22 @@ bool SameBits(const GroundingRun& a, const GroundingRun& b) {
 }
 
 TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
-  const Rig rig = *Rig::Create(testing::HumanoidRigDefinition());
+  const Character character = *testing::HumanoidCharacter();
+  const Rig& rig = character.rig;
   std::mt19937_64 engine(testing::kSeed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const auto uniform = [&](double low, double high) {
     return low + (high - low) * unit(engine);
   };
   std::vector<bool> leg_joint(rig.joint_count(), false);
-  for (const Leg& leg : rig.legs()) {
+  for (const Leg& leg : character.legs) {
     leg_joint[leg.hip] = leg_joint[leg.knee] = leg_joint[leg.ankle] = true;
   }
   int reached = 0, reachable = 0;
   for (int i = 0; i < testing::kCases; ++i) {
     SCOPED_TRACE(::testing::Message() << "case " << i);
     std::vector<Transform> pose(rig.rest_pose().begin(), rig.rest_pose().end());
-    for (const Leg& leg : rig.legs()) {
+    for (const Leg& leg : character.legs) {
       const Vec3 x(1, 0, 0);
       pose[leg.hip].rotation *= AngleAxis(uniform(-0.4, 0.4), x);
       pose[leg.knee].rotation *= AngleAxis(uniform(0.0, 0.8), x);
@@ -76,8 +77,8 @@ TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
     const double tilt = uniform(0.0, 0.35), heading = uniform(-kPi, kPi);
     const Vec3 normal(std::sin(tilt) * std::cos(heading), std::cos(tilt),
                       std::sin(tilt) * std::sin(heading));
-    const Leg& left = rig.legs()[0];
-    const Leg& right = rig.legs()[1];
+    const Leg& left = character.legs[0];
+    const Leg& right = character.legs[1];
     const double lower_ankle =
         std::min(animated[left.ankle].y, animated[right.ankle].y);
     const GroundPlane planes[] = {
@@ -106,7 +107,7 @@ TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
     }
 
     const GroundingRun run =
-        RunGrounding(rig, pose, root, ground, weights, smoothing);
+        RunGrounding(character, pose, root, ground, weights, smoothing);
     ASSERT_TRUE(run.status.ok()) << run.status;
     const GroundFeetReport& report = run.report;
     ASSERT_TRUE(std::isfinite(report.pelvis_drop));
@@ -142,7 +143,7 @@ TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
       }
     }
     for (int l = 0; l < 2; ++l) {
-      const Leg& leg = rig.legs()[l];
+      const Leg& leg = character.legs[l];
       const FootResult& foot = run.feet[l];
       const Vec3& ankle = answer[leg.ankle];
       EXPECT_NEAR(foot.moved, glm::length(ankle - animated[leg.ankle]), 1e-12);
@@ -178,8 +179,8 @@ TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
     }
 
     if (i % testing::kRepeatEvery == 0) {
-      EXPECT_TRUE(SameBits(
-          run, RunGrounding(rig, pose, root, ground, weights, smoothing)));
+      EXPECT_TRUE(SameBits(run, RunGrounding(character, pose, root, ground,
+                                             weights, smoothing)));
     }
   }
   // Unreached without a clamped drop: goals the knee's range cannot fold

@@ -27,7 +27,7 @@ namespace {
 using ::ik::testing::ExpectError;
 using ::ik::testing::Floor;
 using ::ik::testing::GroundingRun;
-using ::ik::testing::HumanoidRigDefinition;
+using ::ik::testing::HumanoidDefinition;
 using ::ik::testing::kHumanoidAnkleHeight;
 using ::ik::testing::Plane;
 using ::ik::testing::RunGrounding;
@@ -65,12 +65,14 @@ void ExpectNear(const Vec3& actual, const Vec3& expected, double tolerance,
 
 class GroundingTest : public ::testing::Test {
  protected:
-  void SetUp() override { Build(HumanoidRigDefinition()); }
+  void SetUp() override { Build(HumanoidDefinition()); }
 
-  void Build(RigDefinition definition) {
-    absl::StatusOr<Rig> created = Rig::Create(std::move(definition));
+  void Build(CharacterDefinition definition) {
+    absl::StatusOr<Character> created =
+        Character::Create(std::move(definition));
     ASSERT_TRUE(created.ok()) << created.status();
-    rig_.emplace(*std::move(created));
+    character_.emplace(*std::move(created));
+    rig_ = &character_->rig;
     pose_.assign(rig_->rest_pose().begin(), rig_->rest_pose().end());
     for (const char* side : {"left", "right"}) {
       Joints joints;
@@ -89,7 +91,7 @@ class GroundingTest : public ::testing::Test {
   GroundingRun Run(const Ground& ground, std::vector<double> weights,
                    std::optional<GroundSmoothing> smoothing = std::nullopt) {
     GroundingRun run =
-        RunGrounding(*rig_, pose_, root_, ground, weights, smoothing);
+        RunGrounding(*character_, pose_, root_, ground, weights, smoothing);
     EXPECT_TRUE(run.status.ok()) << run.status;
     if (run.status.ok()) ExpectBonesKept(run);
     return run;
@@ -139,7 +141,8 @@ class GroundingTest : public ::testing::Test {
   struct Joints {
     int hip = -1, knee = -1, ankle = -1, toe = -1;
   };
-  std::optional<Rig> rig_;
+  std::optional<Character> character_;
+  const Rig* rig_ = nullptr;  // character_'s
   std::vector<Transform> pose_;
   Transform root_ = YawedRoot(0.6, Vec3(2.0, 0.3, -1.0));
   std::vector<Joints> legs_;
@@ -270,7 +273,7 @@ TEST_F(GroundingTest, SlopePutsBothSolesOnItTiltedToTheSlope) {
 }
 
 TEST_F(GroundingTest, SteepSlopeTiltsTheFeetToTheClamp) {
-  RigDefinition definition = HumanoidRigDefinition();
+  CharacterDefinition definition = HumanoidDefinition();
   for (LegDefinition& leg : definition.legs) leg.settings.max_foot_tilt = 0.3;
   Build(std::move(definition));
   constexpr double kSlope = 0.5;
@@ -391,8 +394,8 @@ TEST_F(GroundingTest, SmoothingMovesTheDropAndOffsetsAtMostTheirSpeeds) {
 }
 
 TEST_F(GroundingTest, ToeRayGoesAlongTheRigsForwardAxisWithoutToeJoints) {
-  RigDefinition definition = HumanoidRigDefinition();
-  definition.forward = Vec3(1.0, 0.0, 0.0);  // the model's +X
+  CharacterDefinition definition = HumanoidDefinition();
+  definition.rig.forward = Vec3(1.0, 0.0, 0.0);  // the model's +X
   for (LegDefinition& leg : definition.legs) leg.toe.clear();
   Build(std::move(definition));
   constexpr double kSlope = 0.2;

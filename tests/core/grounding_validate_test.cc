@@ -24,7 +24,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class GroundFeetValidateTest : public ::testing::Test {
  protected:
   GroundFeetValidateTest()
-      : rig_(*Rig::Create(testing::HumanoidRigDefinition())),
+      : character_(*testing::HumanoidCharacter()),
+        rig_(character_.rig),
         pose_(rig_.rest_pose().begin(), rig_.rest_pose().end()),
         locals_(pose_) {
     smoothing_.previous_foot_offsets = offsets_;
@@ -33,6 +34,7 @@ class GroundFeetValidateTest : public ::testing::Test {
   GroundFeetJob Job() {
     GroundFeetJob job;
     job.rig = &rig_;
+    job.legs = character_.legs;
     job.root = testing::YawedRoot(0.3, Vec3(1.0, 0.0, 2.0));
     job.locals = absl::MakeSpan(locals_);
     job.ground.planes = planes_;
@@ -50,7 +52,8 @@ class GroundFeetValidateTest : public ::testing::Test {
     ExpectError(job.Run(), code, message.c_str());
   }
 
-  const Rig rig_;
+  const Character character_;
+  const Rig& rig_;
   const std::vector<Transform> pose_;
   std::vector<Transform> locals_;
   const GroundPlane planes_[1] = {testing::Plane(Vec3(0.0), Vec3(0, 1, 0))};
@@ -69,14 +72,14 @@ TEST_F(GroundFeetValidateTest, AcceptsAValidJob) {
   EXPECT_TRUE(job.Run().ok());
 }
 
-TEST_F(GroundFeetValidateTest, RejectsAMissingOrLeglessRig) {
+TEST_F(GroundFeetValidateTest, RejectsAMissingRigOrNoLegs) {
   GroundFeetJob job = Job();
   job.rig = nullptr;
   Expect(job, "rig: null");
-  const Rig legless = *Rig::Create(testing::ArmDefinition());
   job = Job();
-  job.rig = &legless;
-  Expect(job, "rig: 'arm' has no legs", absl::StatusCode::kFailedPrecondition);
+  job.legs = {};
+  Expect(job, "legs: rig 'humanoid' has no legs",
+         absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(GroundFeetValidateTest, RejectsLocalsAndRootWithTheirFieldPaths) {

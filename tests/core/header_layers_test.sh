@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The core's layering, checked on the preprocessor's view: a translation unit
 # that includes only one low-level solver's header must not pull in the rig,
-# grounding or dynamics headers, and must compile on its own.
-# Usage: header_layers_test.sh CXX CORE_INCLUDE [HEADER...]
+# grounding or dynamics headers; one that includes only the rig's headers
+# must not pull in grounding, geometry, dynamics or the character; and each
+# header must compile on its own.
+# Usage: header_layers_test.sh CXX CORE_INCLUDE
 set -euo pipefail
 cxx=$1
 include=$2
-forbidden='ik/(rig|ground|geometry|dynamics)/[a-z_]+\.h|ik/solvers/swivel\.h'
-shift 2
-headers=("$@")
-[[ ${#headers[@]} -gt 0 ]] || headers=(solvers/two_bone solvers/fabrik solvers/ccd solvers/torque base/joint_limits)
+solver_forbidden='ik/(rig|ground|geometry|dynamics|character)/[a-z_]+\.h|ik/solvers/swivel\.h'
+rig_forbidden='ik/(ground|geometry|dynamics|character)/[a-z_]+\.h'
 status=0
-for header in "${headers[@]}"; do
+# check HEADER FORBIDDEN_REGEX
+check() {
+  local header=$1 forbidden=$2 deps bad
   if ! echo "#include \"ik/$header.h\"" |
     "$cxx" -std=c++17 -fsyntax-only -x c++ -I"$include" -; then
     echo "ik/$header.h does not compile on its own"
@@ -20,12 +22,19 @@ for header in "${headers[@]}"; do
   deps=$(echo "#include \"ik/$header.h\"" |
     "$cxx" -std=c++17 -x c++ -M -I"$include" - | tr ' \\' '\n\n' |
     grep -o 'ik/[a-z_]*/[a-z_]*\.h' | sort -u)
-  bad=$(grep -E "^$forbidden\$" <<<"$deps" || true)
+  bad=$(grep -E "^($forbidden)\$" <<<"$deps" || true)
   if [[ -n "$bad" ]]; then
     echo "ik/$header.h pulls in: $(tr '\n' ' ' <<<"$bad")"
     status=1
   else
     echo "ik/$header.h includes only: $(tr '\n' ' ' <<<"$deps")"
   fi
+}
+for header in solvers/two_bone solvers/fabrik solvers/ccd solvers/torque \
+  base/joint_limits; do
+  check "$header" "$solver_forbidden"
+done
+for header in rig/rig rig/solve_chain rig/forward_kinematics; do
+  check "$header" "$rig_forbidden"
 done
 exit $status

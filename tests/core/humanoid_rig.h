@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "ik/base/math.h"
+#include "ik/character/character.h"
 #include "ik/rig/rig.h"
 
 namespace ik::testing {
@@ -57,7 +58,8 @@ inline JointLimit Hinge(const Vec3& axis, double min, double max) {
 // The ponytail: 7 joints from the back of the head, straight back at rest
 // (0.07 m bones), simulated below ponytail_00 and colliding with the head,
 // neck, shoulders and back (the JSON's "colliders" and "dynamic_chains").
-inline void AddPonytail(RigDefinition& definition) {
+inline void AddPonytail(CharacterDefinition& character) {
+  RigDefinition& definition = character.rig;
   int parent = 0;
   while (definition.joints[parent].name != "head") ++parent;
   for (int i = 0; i < 7; ++i) {
@@ -69,7 +71,7 @@ inline void AddPonytail(RigDefinition& definition) {
     parent = static_cast<int>(definition.joints.size());
     definition.joints.push_back(joint);
   }
-  definition.colliders = {
+  character.colliders = {
       {"head", "head", SphereCollider(Vec3(0.0, 0.1, 0.0), 0.1), true},
       {"neck", "neck",
        CapsuleCollider(Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.1, 0.0), 0.06)},
@@ -88,10 +90,12 @@ inline void AddPonytail(RigDefinition& definition) {
   tip.radius = 0.03;
   ponytail.joints = {tip};
   ponytail.colliders = {"head", "neck", "shoulders", "back"};
-  definition.dynamic_chains = {ponytail};
+  character.dynamic_chains = {ponytail};
 }
 
-inline RigDefinition HumanoidRigDefinition() {
+// The humanoid with its legs, colliders and ponytail (examples/rigs'
+// humanoid.json).
+inline CharacterDefinition HumanoidDefinition() {
   struct JointSpec {
     const char* name;
     const char* parent;  // "" for the root
@@ -188,7 +192,8 @@ inline RigDefinition HumanoidRigDefinition() {
       {"right_arm_clavicle", "right_clavicle", "right_wrist", SolverKind::kAuto,
        kClavicleArmMaxIterations, kClavicleArmTolerance},
   };
-  RigDefinition definition;
+  CharacterDefinition character;
+  RigDefinition& definition = character.rig;
   definition.name = "humanoid";
   for (const JointSpec& spec : joints) {
     JointDefinition joint;
@@ -223,14 +228,23 @@ inline RigDefinition HumanoidRigDefinition() {
     leg.ankle = side + "_ankle";
     leg.toe = side + "_toe";
     leg.settings.ankle_height = kHumanoidAnkleHeight;
-    definition.legs.push_back(leg);
+    character.legs.push_back(leg);
   }
-  AddPonytail(definition);
-  return definition;
+  AddPonytail(character);
+  return character;
+}
+
+// The humanoid's skeleton and chains alone.
+inline RigDefinition HumanoidRigDefinition() {
+  return HumanoidDefinition().rig;
 }
 
 inline absl::StatusOr<Rig> HumanoidRig() {
   return Rig::Create(HumanoidRigDefinition());
+}
+
+inline absl::StatusOr<Character> HumanoidCharacter() {
+  return Character::Create(HumanoidDefinition());
 }
 
 }  // namespace ik::testing

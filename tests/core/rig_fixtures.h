@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
+#include "ik/character/character.h"
 #include "ik/rig/rig.h"
 
 namespace ik::testing {
@@ -58,6 +59,21 @@ inline void ExpectError(RigDefinition def, absl::StatusCode code,
 }
 
 inline void ExpectInvalid(RigDefinition def, const std::string& text) {
+  ExpectError(std::move(def), absl::StatusCode::kInvalidArgument, text);
+}
+
+// The same for a character: Character::Create (the rig, then its parts).
+inline void ExpectError(CharacterDefinition def, absl::StatusCode code,
+                        const std::string& text) {
+  absl::StatusOr<Character> character = Character::Create(std::move(def));
+  ASSERT_FALSE(character.ok())
+      << "expected an error containing '" << text << "'";
+  EXPECT_EQ(character.status().code(), code) << character.status();
+  EXPECT_TRUE(absl::StrContains(character.status().message(), text))
+      << "message: " << character.status().message() << "\nwanted: " << text;
+}
+
+inline void ExpectInvalid(CharacterDefinition def, const std::string& text) {
   ExpectError(std::move(def), absl::StatusCode::kInvalidArgument, text);
 }
 

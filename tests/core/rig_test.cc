@@ -54,7 +54,9 @@ TEST(RigTest, BuildsTheHumanoid) {
   EXPECT_EQ(rig->joint(left_leg->joints[2]).name, "left_ankle");
   // The ponytail: 6 simulated joints below ponytail_00, 0.07 m apart, with
   // the four colliders it names, in order.
-  const DynamicChainBinding* ponytail = rig->FindDynamicChain("ponytail");
+  absl::StatusOr<Character> humanoid = testing::HumanoidCharacter();
+  ASSERT_TRUE(humanoid.ok()) << humanoid.status();
+  const DynamicChainBinding* ponytail = humanoid->FindDynamicChain("ponytail");
   ASSERT_NE(ponytail, nullptr);
   ASSERT_EQ(ponytail->joints.size(), 7u);
   EXPECT_EQ(rig->joint(ponytail->joints[0]).name, "ponytail_00");
@@ -67,8 +69,8 @@ TEST(RigTest, BuildsTheHumanoid) {
   for (size_t c = 0; c < 4; ++c) {
     EXPECT_EQ(ponytail->colliders[c], static_cast<int>(c));
   }
-  EXPECT_EQ(rig->colliders()[2].name, "shoulders");
-  EXPECT_EQ(rig->joint(rig->colliders()[2].joint).name, "chest");
+  EXPECT_EQ(humanoid->colliders[2].name, "shoulders");
+  EXPECT_EQ(rig->joint(humanoid->colliders[2].joint).name, "chest");
   EXPECT_EQ(left_leg->solver, SolverKind::kTwoBone);
   EXPECT_EQ(left_leg->ancestors, (std::vector<int>{rig->FindJoint("pelvis")}));
   const Chain* left_arm = rig->FindChain("left_arm");

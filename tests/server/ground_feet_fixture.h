@@ -116,7 +116,7 @@ class GroundFeetTest : public IkServiceTest {
         server_->registry().Get({"humanoid", "name"});
     ASSERT_TRUE(entry.ok()) << entry.status();
     humanoid_ = *std::move(entry);
-    ASSERT_EQ(humanoid().legs().size(), 2u);
+    ASSERT_EQ(humanoid_->character.legs.size(), 2u);
     // The rest pose at the origin: both soles at the same height, about
     // half a millimetre above y = 0.
     const std::vector<Transform> rest = World(Request(), nullptr);
@@ -125,7 +125,7 @@ class GroundFeetTest : public IkServiceTest {
     ASSERT_NEAR(sole_y_, 0.0005, 1e-3);
   }
 
-  const Rig& humanoid() const { return humanoid_->rig; }
+  const Rig& humanoid() const { return humanoid_->rig(); }
 
   // The humanoid standing at the origin in its rest pose, on no ground.
   static v1::GroundFeetRequest Request() {
@@ -162,7 +162,7 @@ class GroundFeetTest : public IkServiceTest {
     const double tolerance =
         request.has_tolerance() ? request.tolerance() : 1e-3;
     for (int l = 0; l < 2; ++l) {
-      const Leg& leg = humanoid().legs()[l];
+      const Leg& leg = humanoid_->character.legs[l];
       const v1::FootResult& foot = response.feet(l);
       EXPECT_EQ(foot.leg(), leg.name);
       // Bones keep their lengths.
@@ -225,13 +225,13 @@ class GroundFeetTest : public IkServiceTest {
   }
 
   Vec3 Ankle(const std::vector<Transform>& world, int leg) const {
-    return world[humanoid().legs()[leg].ankle].translation;
+    return world[humanoid_->character.legs[leg].ankle].translation;
   }
 
   // The sole's up direction in the world: the ankle's rotation with its
   // rest rotation taken out (the rest pose holds the sole level).
   Vec3 SoleUp(const std::vector<Transform>& world, int leg) const {
-    const Leg& l = humanoid().legs()[leg];
+    const Leg& l = humanoid_->character.legs[leg];
     return world[l.ankle].rotation * glm::inverse(l.ankle_rest_model) *
            Vec3(0.0, 1.0, 0.0);
   }

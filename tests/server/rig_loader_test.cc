@@ -102,12 +102,12 @@ TEST_F(RigLoaderTest, BundledExamplesLoad) {
   auto humanoid = registry_.Get({"humanoid", "name"});
   ASSERT_TRUE(humanoid.ok());
   for (const char* chain : {"left_arm", "right_arm", "left_leg", "right_leg"}) {
-    EXPECT_NE((*humanoid)->rig.FindChain(chain), nullptr) << chain;
+    EXPECT_NE((*humanoid)->rig().FindChain(chain), nullptr) << chain;
   }
   auto tail = registry_.Get({"tail", "name"});
   ASSERT_TRUE(tail.ok());
-  ASSERT_FALSE((*tail)->rig.chains().empty());
-  EXPECT_GE((*tail)->rig.chains()[0].joints.size(), 12u);
+  ASSERT_FALSE((*tail)->rig().chains().empty());
+  EXPECT_GE((*tail)->rig().chains()[0].joints.size(), 12u);
 }
 
 }  // namespace

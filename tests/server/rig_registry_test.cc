@@ -28,7 +28,8 @@ TEST(RigRegistryTest, ListIsSortedByName) {
     ASSERT_TRUE(registry.Register(Entry(Named(name)), false).ok());
   }
   std::vector<std::string> names;
-  for (const auto& entry : registry.List()) names.push_back(entry->rig.name());
+  for (const auto& entry : registry.List())
+    names.push_back(entry->rig().name());
   EXPECT_THAT(names, ::testing::ElementsAre("arm", "monkey", "zebra"));
 }
 
@@ -43,10 +44,10 @@ TEST(RigRegistryTest, SnapshotOutlivesReplacement) {
   ASSERT_TRUE(replaced.ok());
   EXPECT_TRUE(replaced->replaced);
   // The old snapshot is untouched and still usable.
-  EXPECT_DOUBLE_EQ((*before)->rig.rest_pose()[2].translation.y, -0.25);
+  EXPECT_DOUBLE_EQ((*before)->rig().rest_pose()[2].translation.y, -0.25);
   auto after = registry.Get({"arm", "name"});
   ASSERT_TRUE(after.ok());
-  EXPECT_DOUBLE_EQ((*after)->rig.rest_pose()[2].translation.y, -0.5);
+  EXPECT_DOUBLE_EQ((*after)->rig().rest_pose()[2].translation.y, -0.5);
   EXPECT_NE((*before)->revision, (*after)->revision);
 }
 

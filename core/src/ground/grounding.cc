@@ -87,8 +87,8 @@ absl::Status CheckNonNegative(double value, absl::string_view path,
                          ">= 0", unit, ", got ", value));
 }
 
-absl::Status ValidateSmoothing(const GroundSmoothing& smoothing,
-                               const Rig& rig) {
+absl::Status ValidateSmoothing(const GroundSmoothing& smoothing, const Rig& rig,
+                               size_t leg_count) {
   if (absl::Status status =
           CheckNonNegative(smoothing.previous_pelvis_drop,
                            "smoothing.previous_pelvis_drop", " m", false);
@@ -96,7 +96,7 @@ absl::Status ValidateSmoothing(const GroundSmoothing& smoothing,
     return status;
   }
   if (absl::Status status =
-          CheckSize(smoothing.previous_foot_offsets.size(), rig.legs().size(),
+          CheckSize(smoothing.previous_foot_offsets.size(), leg_count,
                     "smoothing.previous_foot_offsets", "offsets", rig, "legs");
       !status.ok()) {
     return status;
@@ -243,10 +243,11 @@ FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
 
 absl::Status GroundFeetJob::Validate() const {
   if (rig == nullptr) return InvalidField("rig", "null");
-  const size_t leg_count = rig->legs().size();
+  const size_t leg_count = legs.size();
   if (leg_count == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("rig: '", rig->name(), "' has no legs"));
+    return FieldError(
+        absl::StatusCode::kFailedPrecondition, "legs",
+        absl::StrCat("rig ", Quoted(rig->name()), " has no legs"));
   }
   const size_t joint_count = static_cast<size_t>(rig->joint_count());
   const std::string locals_path =
@@ -293,7 +294,7 @@ absl::Status GroundFeetJob::Validate() const {
     }
   }
   if (smoothing.has_value()) {
-    if (absl::Status status = ValidateSmoothing(*smoothing, *rig);
+    if (absl::Status status = ValidateSmoothing(*smoothing, *rig, leg_count);
         !status.ok()) {
       return status;
     }
@@ -314,7 +315,6 @@ absl::Status GroundFeetJob::Validate() const {
 
 absl::Status GroundFeetJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
-  const absl::Span<const Leg> legs = rig->legs();
   const absl::Span<const int> parents = rig->parents();
 
   // Goals (world space, where the animation puts the character) and the

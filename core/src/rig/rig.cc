@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "ik/base/validate.h"
+#include "rig/chain_torque.h"
 
 namespace ik {
 namespace {
@@ -252,9 +253,11 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     if (!built.ok()) return built.status();
     rig.chains_.push_back(*std::move(built));
   }
-  if (absl::Status status = rig.BuildParts(definition); !status.ok()) {
-    return status;
+  if (!IsFinite(definition.forward) ||
+      !(glm::length(definition.forward) >= 1e-12)) {
+    return InvalidField("forward", "must be a finite, non-zero direction");
   }
+  rig.forward_ = glm::normalize(definition.forward);
   return rig;
 }
 
@@ -420,7 +423,8 @@ absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
   chain.solver = definition.solver;
   chain.max_iterations = definition.max_iterations;
   chain.tolerance = definition.tolerance;
-  if (absl::Status status = BuildTorque(definition, path_prefix, chain);
+  if (absl::Status status =
+          internal::BuildChainTorque(*this, definition, path_prefix, chain);
       !status.ok()) {
     return status;
   }

@@ -67,7 +67,7 @@ TEST(ValuesConvertTest, RotationBeyondToleranceIsRejectedWithPath) {
 }
 
 TEST(ValuesConvertTest, PoseOverridesByNameAndIndex) {
-  absl::StatusOr<Rig> rig = RigFromProto(ArmRig(), ServiceLimits(), "");
+  absl::StatusOr<Character> rig = RigFromProto(ArmRig(), ServiceLimits(), "");
   ASSERT_TRUE(rig.ok());
   v1::Pose pose;
   v1::JointPose* by_name = pose.add_joints();
@@ -76,14 +76,14 @@ TEST(ValuesConvertTest, PoseOverridesByNameAndIndex) {
   v1::JointPose* by_index = pose.add_joints();
   by_index->set_index(2);
   *by_index->mutable_local()->mutable_translation() = Vec(0, -0.2, 0);
-  absl::StatusOr<DensePose> dense = PoseFromProto(pose, *rig);
+  absl::StatusOr<DensePose> dense = PoseFromProto(pose, rig->rig);
   ASSERT_TRUE(dense.ok()) << dense.status();
   ASSERT_EQ(dense->locals.size(), 3u);
   EXPECT_NEAR(dense->locals[0].rotation.z, 0.6, 1e-12);
   // Unset translation keeps the rest value; unset rotation too.
-  EXPECT_EQ(dense->locals[0].translation, rig->rest_pose()[0].translation);
+  EXPECT_EQ(dense->locals[0].translation, rig->rig.rest_pose()[0].translation);
   EXPECT_EQ(dense->locals[2].translation, Vec3(0, -0.2, 0));
-  EXPECT_EQ(dense->locals[1].rotation, rig->rest_pose()[1].rotation);
+  EXPECT_EQ(dense->locals[1].rotation, rig->rig.rest_pose()[1].rotation);
 }
 
 }  // namespace

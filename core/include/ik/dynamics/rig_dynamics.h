@@ -3,8 +3,9 @@
 // joints, the step (ik/dynamics/dynamics.h), and the simulated local rotations.
 //
 //   ik::RigDynamicsStep step;
-//   step.rig = &rig;
-//   step.chain = rig.FindDynamicChain("ponytail");
+//   step.rig = &character.rig;
+//   step.colliders = character.colliders;
+//   step.chain = character.FindDynamicChain("ponytail");
 //   step.models_world = world;  // forward kinematics of the pose, root applied
 //   step.locals = locals;       // the animated pose, one per rig joint
 //   step.delta_time = 1.0 / 60.0;
@@ -19,14 +20,22 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/base/math.h"
+#include "ik/dynamics/attached_colliders.h"
+#include "ik/dynamics/dynamic_chain_binding.h"
 #include "ik/dynamics/dynamics.h"
 #include "ik/rig/rig.h"
 
 namespace ik {
 
+// Inputs and outputs of one step of one dynamic chain. Owns nothing; Run()
+// allocates the chain's scratch. Thread-compatible: distinct steps with
+// distinct states and outputs may run concurrently on one character.
 struct RigDynamicsStep {
+  // The character's rig, colliders and one of its dynamic chains
+  // (BuildDynamicChains on this rig and these colliders); all required and
+  // kept alive by the caller while Run() runs.
   const Rig* rig = nullptr;
-  // One of rig->dynamic_chains().
+  absl::Span<const AttachedCollider> colliders;
   const DynamicChainBinding* chain = nullptr;
   // World transforms of every rig joint in the animated pose (forward
   // kinematics with the character's root applied).
@@ -43,13 +52,20 @@ struct RigDynamicsStep {
   DynamicState* state = nullptr;
   absl::string_view state_path = "state";
   // Output, one per chain joint (chain->joints order): the new local
-  // rotation (animated local rotation times the simulation's correction).
+  // rotation (animated local rotation times the simulation's correction;
+  // a joint chain->turns marks false keeps its animated one, normalised).
   absl::Span<Quat> rotations_local;
+  // Output; required.
   DynamicsReport* report = nullptr;
 
-  // INVALID_ARGUMENT naming the field for spans of the wrong size or null
-  // pointers; the step's own errors (StepDynamicsJob::Validate) otherwise,
-  // e.g. "state.positions[2]: not finite", "wind.strength: ...".
+  // INVALID_ARGUMENT naming the field for null pointers ("rig: not set"),
+  // spans of the wrong size ("locals: 3 transforms for 21 joints") or
+  // chain colliders outside `colliders`; RESOURCE_EXHAUSTED for more than
+  // kMaxDynamicColliders colliders on the chain; the step's own errors
+  // (StepDynamicsJob::Validate) otherwise, e.g. "state.positions[2]: not
+  // finite", "wind.strength: ...".
+  absl::Status Validate() const;
+  // Validates (leaving everything untouched on error), then steps.
   absl::Status Run() const;
 };
 

@@ -28,8 +28,8 @@
 //   (ik/solvers/two_bone.h)
 //      in the lowered character, hip -> knee -> ankle, the animated knee
 //      direction as the pole, the knee's hinge limit respected and the hip
-//      clamped to its limit as SolveChainJob does (ik/rig/solve_chain.h); the foot
-//      keeps its animated world orientation (the ankle turns back against
+//      clamped to its limit as SolveChainJob does (ik/rig/solve_chain.h); the
+//      foot keeps its animated world orientation (the ankle turns back against
 //      the shin);
 //   5. the toe ray aligns the foot: cast straight down, from ray_above_hip
 //      above the knee, through the animated foot's toe point (the toe
@@ -44,7 +44,7 @@
 //      ground; the toe ray turns the foot along its length (pitch), not
 //      sideways (roll).
 //
-//   std::vector<ik::FootResult> feet(rig.legs().size());
+//   std::vector<ik::FootResult> feet(legs.size());
 //   const double weights[] = {left_stride_curve(t), right_stride_curve(t)};
 //   ik::GroundFeetReport report;
 //   ik::GroundFeetJob job;
@@ -75,6 +75,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "ik/base/math.h"
+#include "ik/ground/leg.h"
 #include "ik/ground/terrain.h"
 #include "ik/rig/rig.h"
 
@@ -159,8 +160,11 @@ struct GroundFeetReport {
 // on the same rig and ground. Deterministic: the same inputs give the same
 // bits.
 struct GroundFeetJob {
-  // The character's rig; it must have at least one leg and outlive Run().
+  // The character's rig; it must outlive Run().
   const Rig* rig = nullptr;
+  // The character's legs (BuildLegs on `rig`), at least one; the caller
+  // keeps them alive while Run() runs.
+  absl::Span<const Leg> legs;
   // Model -> world transform of the character (validated like any
   // transform: finite, unit rotation, positive scale).
   Transform root;
@@ -168,7 +172,7 @@ struct GroundFeetJob {
   // rig joint, rotations unit length (as Rig::Create and the server leave
   // them). Only the local rotations of each leg's hip, knee and ankle
   // change. The answer's pose is these locals under `root` moved by
-  // report->root_offset. Legs are solved in Rig::legs() order; goals and
+  // report->root_offset. Legs are solved in `legs` order; goals and
   // the drop come from the animated pose.
   absl::Span<Transform> locals;
   // Where `locals` and `root` came from in the caller's input: errors about
@@ -178,7 +182,7 @@ struct GroundFeetJob {
   // Where the rays look (ik/ground/terrain.h); an empty ground leaves the pose
   // as animated. The caller keeps it alive while Run() runs.
   Ground ground;
-  // Planted weight per leg of the rig (Rig::legs() order), each in [0, 1].
+  // Planted weight per leg (`legs` order), each in [0, 1].
   absl::Span<const double> weights;
   // Unset: no smoothing (the answer is the target).
   std::optional<GroundSmoothing> smoothing;
@@ -186,7 +190,7 @@ struct GroundFeetJob {
   // goal; finite and >= 0.
   double tolerance = kDefaultTolerance;
 
-  // Output, one per leg of the rig.
+  // Output, one per leg.
   absl::Span<FootResult> feet;
   // Output.
   GroundFeetReport* report = nullptr;
@@ -200,7 +204,7 @@ struct GroundFeetJob {
   // "smoothing.previous_foot_offsets: ...", "smoothing.delta_time: ...",
   // "smoothing.max_pelvis_speed: ...", "smoothing.max_foot_speed: ...",
   // "tolerance: ...", "feet: ...", "report: null output";
-  // FAILED_PRECONDITION "rig: 'arm' has no legs".
+  // FAILED_PRECONDITION "legs: rig 'arm' has no legs".
   absl::Status Validate() const;
   // Validates, then grounds the feet. INVALID_ARGUMENT "locals: leg
   // 'left_leg' cannot be solved in this pose: ..." when the pose puts a

@@ -1,17 +1,19 @@
 // Legs of a rig, for the grounding pass (seed 000's foot grounding; issue
 // 5): which joints make each leg and how its rays are cast.
 //
-// A rig lists legs by joint name (LegDefinition); Rig::Create checks them
-// and keeps the resolved form (Leg, joint indices). The grounding pass
-// (ik/ground/grounding.h) reads the resolved form. This header does not include
-// rig.h, so that rig.h may include it.
+// A character lists legs by joint name (LegDefinition); BuildLegs checks
+// them against its rig and gives the resolved form (Leg, joint indices),
+// which the grounding pass (ik/ground/grounding.h) reads.
 #ifndef IK_LEG_H_
 #define IK_LEG_H_
 
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ik/base/math.h"
+#include "ik/rig/rig.h"
 
 namespace ik {
 
@@ -81,6 +83,15 @@ struct Leg {
   // holds the sole level in this frame.
   Quat ankle_rest_model{1.0, 0.0, 0.0, 0.0};
 };
+
+// Validates `definitions` against `rig` and builds its legs, in order.
+// Checks: names (ValidateName) unique among the legs; hip -> knee -> ankle
+// joints of the rig, each the parent of the next, with bones of at least
+// kMinBoneLength in the rest pose; a toe, if named, below the ankle;
+// settings in range. Errors name "legs[i].<field>": INVALID_ARGUMENT, or
+// NOT_FOUND for a joint the rig lacks.
+absl::StatusOr<std::vector<Leg>> BuildLegs(
+    const Rig& rig, absl::Span<const LegDefinition> definitions);
 
 }  // namespace ik
 

@@ -1,4 +1,6 @@
-// The rig model: a validated joint hierarchy with limits and named chains.
+// The rig model: a validated joint hierarchy with limits and named chains
+// (the skeleton and what solves on it; the parts built on a rig -- legs,
+// colliders, dynamic chains -- live in their own modules).
 //
 // A Rig is immutable once created and safe to share between threads. Create
 // one from a RigDefinition with Rig::Create, which checks every field and
@@ -24,9 +26,6 @@
 #include "ik/base/defaults.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
-#include "ik/dynamics/colliders.h"
-#include "ik/dynamics/dynamic_chain.h"
-#include "ik/ground/leg.h"
 #include "ik/solvers/swivel.h"
 #include "ik/solvers/torque_settings.h"
 
@@ -74,59 +73,6 @@ struct ChainDefinition {
   std::vector<TorqueJointDefinition> torque_joints;
 };
 
-// A sphere or capsule attached to a joint (ik/dynamics/colliders.h): its shape
-// in the joint's space. Dynamic chains collide with them.
-struct ColliderDefinition {
-  std::string name;
-  std::string joint;  // joint name
-  Collider shape;     // points in the joint's local space, metres
-  // Which form the definition took: a sphere (errors name "sphere.center"
-  // and "sphere.radius") or a capsule ("capsule.start", ".end", ".radius").
-  bool sphere = false;
-};
-
-// A validated collider: the joint's index.
-struct AttachedCollider {
-  std::string name;
-  int joint = -1;
-  Collider shape;
-};
-
-// Per-joint settings of a dynamic chain that replace the chain's, by name.
-struct DynamicJointSettings {
-  std::string joint;             // joint name, simulated by the chain
-  std::optional<double> radius;  // replaces DynamicChainDefinition::radius
-  DynamicJointOverrides overrides;
-};
-
-// A dynamic chain by names: `root` is driven by the animation and every
-// joint below it (branches included) is simulated
-// (ik/dynamics/dynamic_chain.h).
-struct DynamicChainDefinition {
-  std::string name;
-  std::string root;  // joint name; must have at least one descendant
-  // Per-chain parameters (drag, gravity, stiffness, rotation blend, twist
-  // removal, wind, substep, substep cap, teleport distance). Its `joints`
-  // are ignored: Create builds them from the rig (rest bone lengths).
-  DynamicChain settings;
-  // Collision radius of every simulated joint, metres, unless overridden.
-  double radius = 0.0;
-  std::vector<DynamicJointSettings> joints;
-  // Names of the rig's colliders this chain collides with (each once); an
-  // empty list: none.
-  std::vector<std::string> colliders;
-};
-
-// A validated dynamic chain: `joints` are rig indices parallel to
-// chain.joints (joints[0] the driving root, parents before children);
-// `colliders` index Rig::colliders().
-struct DynamicChainBinding {
-  std::string name;
-  std::vector<int> joints;
-  DynamicChain chain;
-  std::vector<int> colliders;
-};
-
 struct RigDefinition {
   std::string name;
   std::vector<JointDefinition> joints;  // parents before children
@@ -134,9 +80,6 @@ struct RigDefinition {
   // The character's forward direction in model space (the toe rays are cast
   // ahead of the ankles along it); non-zero, normalised by Create.
   Vec3 forward{0.0, 0.0, 1.0};
-  std::vector<LegDefinition> legs;
-  std::vector<ColliderDefinition> colliders;
-  std::vector<DynamicChainDefinition> dynamic_chains;
 };
 
 // A validated chain: joint indices from root to tip along parent links.
@@ -174,15 +117,11 @@ class Rig {
   // limits with non-zero axes, ordered ranges within [-pi, pi] and cone angles
   // in (0, pi]; chains with unique names whose tip descends from their root
   // in 2..kMaxChainJoints joints with no zero-length bone, iteration caps >= 1
-  // and non-negative tolerances; two-bone chains of exactly 3 joints; a
-  // finite non-zero forward axis; legs whose hip -> knee -> ankle are
-  // parent-child links with non-zero bones (toe, if any, below the ankle)
-  // and settings in range; colliders on known joints with valid shapes;
-  // dynamic chains whose root has descendants (none sitting on its parent,
-  // at most kMaxDynamicJoints in all), parameters in range, per-joint
-  // settings for joints of the chain and known colliders, each listed once.
-  // Names of chains, legs, colliders and dynamic chains are unique within
-  // their list.
+  // and non-negative tolerances, torque settings in range for joints of
+  // the chain; two-bone chains of exactly 3 joints; unique chain names; a
+  // finite non-zero forward axis. (A character's legs, colliders and
+  // dynamic chains are parts of their own, each checked by its module
+  // against the rig: ik/character/character.h.)
   // Errors are INVALID_ARGUMENT for malformed fields (an empty name too),
   // NOT_FOUND for names that refer to no joint and RESOURCE_EXHAUSTED for more
   // than kMaxJoints joints, each prefixed by the field path. Ball-and-socket
@@ -202,13 +141,6 @@ class Rig {
   absl::Span<const Chain> chains() const { return chains_; }
   // Unit forward direction, model space.
   const Vec3& forward() const { return forward_; }
-  absl::Span<const Leg> legs() const { return legs_; }
-  absl::Span<const AttachedCollider> colliders() const { return colliders_; }
-  absl::Span<const DynamicChainBinding> dynamic_chains() const {
-    return dynamic_chains_;
-  }
-  // The dynamic chain called `name`, or nullptr.
-  const DynamicChainBinding* FindDynamicChain(absl::string_view name) const;
 
   // Index of the joint called `name`, or kNoParent when there is none.
   int FindJoint(absl::string_view name) const;
@@ -237,16 +169,6 @@ class Rig {
   std::vector<Transform> rest_pose_;
   std::vector<Chain> chains_;
   Vec3 forward_{0.0, 0.0, 1.0};
-  std::vector<Leg> legs_;
-  std::vector<AttachedCollider> colliders_;
-  std::vector<DynamicChainBinding> dynamic_chains_;
-  // Builds legs_, colliders_ and dynamic_chains_ (rig_parts.cc), once the
-  // joints are in place.
-  absl::Status BuildParts(RigDefinition& definition);
-  // Checks `definition`'s torque settings and fills chain.torque and
-  // chain.torque_joints (rig_parts.cc); paths start with `path_prefix`.
-  absl::Status BuildTorque(const ChainDefinition& definition,
-                           absl::string_view path_prefix, Chain& chain) const;
   // (name, index) sorted by name, for FindJoint.
   std::vector<std::pair<std::string, int>> joint_index_;
 };

@@ -1,6 +1,10 @@
-// Rig::Create's checks of a rig's parts (rig_parts.cc): the forward axis,
-// legs, colliders and dynamic chains. Every error path, with its status
+// Character::Create: the rig's forward axis, and the parts each module checks
+// against the rig -- legs (ground/leg.cc), colliders
+// (dynamics/attached_colliders.cc) and dynamic chains
+// (dynamics/dynamic_chain_binding.cc). Every error path, with its status
 // code and field path, and what a valid definition resolves to.
+#include "ik/character/character.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +20,7 @@ namespace {
 
 using testing::ExpectError;
 using testing::ExpectInvalid;
-using testing::HumanoidRigDefinition;
+using testing::HumanoidDefinition;
 using testing::kInf;
 using testing::kNan;
 
@@ -24,110 +28,118 @@ constexpr absl::StatusCode kNotFound = absl::StatusCode::kNotFound;
 
 // The humanoid (with its legs), edited by `edit`.
 template <typename Edit>
-RigDefinition Edited(Edit edit) {
-  RigDefinition definition = HumanoidRigDefinition();
+CharacterDefinition Edited(Edit edit) {
+  CharacterDefinition definition = HumanoidDefinition();
   edit(definition);
   return definition;
 }
 
-TEST(RigPartsTest, ResolvesLegsForwardCollidersAndDynamicChains) {
-  absl::StatusOr<Rig> rig = Rig::Create(Edited([](RigDefinition& d) {
-    d.forward = Vec3(0.0, 0.0, 2.0);
-    d.legs[1].toe.clear();
-    d.legs[1].settings.max_foot_tilt = 0.25;
-  }));
+TEST(CharacterTest, ResolvesLegsForwardCollidersAndDynamicChains) {
+  absl::StatusOr<Character> rig =
+      Character::Create(Edited([](CharacterDefinition& d) {
+        d.rig.forward = Vec3(0.0, 0.0, 2.0);
+        d.legs[1].toe.clear();
+        d.legs[1].settings.max_foot_tilt = 0.25;
+      }));
   ASSERT_TRUE(rig.ok()) << rig.status();
-  EXPECT_EQ(rig->forward(), Vec3(0.0, 0.0, 1.0));
-  ASSERT_EQ(rig->legs().size(), 2u);
-  const Leg& left = rig->legs()[0];
+  EXPECT_EQ(rig->rig.forward(), Vec3(0.0, 0.0, 1.0));
+  ASSERT_EQ(rig->legs.size(), 2u);
+  const Leg& left = rig->legs[0];
   EXPECT_EQ(left.name, "left_leg");
-  EXPECT_EQ(left.hip, rig->FindJoint("left_hip"));
-  EXPECT_EQ(left.knee, rig->FindJoint("left_knee"));
-  EXPECT_EQ(left.ankle, rig->FindJoint("left_ankle"));
-  EXPECT_EQ(left.toe, rig->FindJoint("left_toe"));
+  EXPECT_EQ(left.hip, rig->rig.FindJoint("left_hip"));
+  EXPECT_EQ(left.knee, rig->rig.FindJoint("left_knee"));
+  EXPECT_EQ(left.ankle, rig->rig.FindJoint("left_ankle"));
+  EXPECT_EQ(left.toe, rig->rig.FindJoint("left_toe"));
   EXPECT_EQ(left.settings.ankle_height, testing::kHumanoidAnkleHeight);
   EXPECT_EQ(left.settings.max_pelvis_drop, kDefaultMaxPelvisDrop);
-  const Leg& right = rig->legs()[1];
+  const Leg& right = rig->legs[1];
   EXPECT_EQ(right.toe, -1);
   EXPECT_EQ(right.settings.max_foot_tilt, 0.25);
-  ASSERT_EQ(rig->colliders().size(), 4u);
-  EXPECT_EQ(rig->colliders()[0].joint, rig->FindJoint("head"));
+  ASSERT_EQ(rig->colliders.size(), 4u);
+  EXPECT_EQ(rig->colliders[0].joint, rig->rig.FindJoint("head"));
   EXPECT_EQ(rig->FindDynamicChain("tail"), nullptr);
 }
 
-TEST(RigPartsTest, AcceptsAToeBelowTheAnkleThroughOtherJoints) {
-  absl::StatusOr<Rig> rig = Rig::Create(Edited([](RigDefinition& d) {
-    JointDefinition tip;
-    tip.name = "left_toe_tip";
-    tip.parent = static_cast<int>(d.joints.size()) - 1;  // ponytail_06
-    for (size_t j = 0; j < d.joints.size(); ++j) {
-      if (d.joints[j].name == "left_toe") tip.parent = static_cast<int>(j);
-    }
-    tip.rest.translation = Vec3(0.0, 0.0, 0.04);
-    d.joints.push_back(tip);
-    d.legs[0].toe = "left_toe_tip";
-  }));
+TEST(CharacterTest, AcceptsAToeBelowTheAnkleThroughOtherJoints) {
+  absl::StatusOr<Character> rig =
+      Character::Create(Edited([](CharacterDefinition& d) {
+        JointDefinition tip;
+        tip.name = "left_toe_tip";
+        tip.parent = static_cast<int>(d.rig.joints.size()) - 1;  // ponytail_06
+        for (size_t j = 0; j < d.rig.joints.size(); ++j) {
+          if (d.rig.joints[j].name == "left_toe")
+            tip.parent = static_cast<int>(j);
+        }
+        tip.rest.translation = Vec3(0.0, 0.0, 0.04);
+        d.rig.joints.push_back(tip);
+        d.legs[0].toe = "left_toe_tip";
+      }));
   ASSERT_TRUE(rig.ok()) << rig.status();
-  EXPECT_EQ(rig->legs()[0].toe, rig->FindJoint("left_toe_tip"));
+  EXPECT_EQ(rig->legs[0].toe, rig->rig.FindJoint("left_toe_tip"));
 }
 
-TEST(RigPartsTest, RejectsAForwardAxisThatIsZeroOrNotFinite) {
+TEST(CharacterTest, RejectsAForwardAxisThatIsZeroOrNotFinite) {
   for (const Vec3& forward :
        {Vec3(0.0), Vec3(kNan, 0.0, 1.0), Vec3(0.0, kInf, 0.0)}) {
-    ExpectInvalid(Edited([&](RigDefinition& d) { d.forward = forward; }),
-                  "forward: must be a finite, non-zero direction");
+    ExpectInvalid(
+        Edited([&](CharacterDefinition& d) { d.rig.forward = forward; }),
+        "forward: must be a finite, non-zero direction");
   }
 }
 
-TEST(RigPartsTest, RejectsLegNamesThatAreEmptyTooLongOrRepeated) {
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[1].name.clear(); }),
+TEST(CharacterTest, RejectsLegNamesThatAreEmptyTooLongOrRepeated) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) { d.legs[1].name.clear(); }),
                 "legs[1].name: empty");
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
+                  d.legs[0].name = std::string(129, 'l');
+                }),
+                "legs[0].name: '" + std::string(128, 'l') +
+                    "...' is not a valid name (129 characters");
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.legs[0].name = std::string(129, 'l'); }),
-      "legs[0].name: '" + std::string(128, 'l') +
-          "...' is not a valid name (129 characters");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[1].name = "left_leg"; }),
-                "legs[1].name: duplicate name 'left_leg' (also legs[0])");
+      Edited([](CharacterDefinition& d) { d.legs[1].name = "left_leg"; }),
+      "legs[1].name: duplicate name 'left_leg' (also legs[0])");
 }
 
-TEST(RigPartsTest, RejectsLegJointsThatAreEmptyOrUnknown) {
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[0].hip.clear(); }),
+TEST(CharacterTest, RejectsLegJointsThatAreEmptyOrUnknown) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) { d.legs[0].hip.clear(); }),
                 "legs[0].hip: empty");
-  ExpectError(Edited([](RigDefinition& d) { d.legs[0].hip = "hip"; }),
+  ExpectError(Edited([](CharacterDefinition& d) { d.legs[0].hip = "hip"; }),
               kNotFound, "legs[0].hip: unknown joint 'hip'");
-  ExpectError(Edited([](RigDefinition& d) { d.legs[1].knee = "knee"; }),
+  ExpectError(Edited([](CharacterDefinition& d) { d.legs[1].knee = "knee"; }),
               kNotFound, "legs[1].knee: unknown joint 'knee'");
-  ExpectError(Edited([](RigDefinition& d) { d.legs[0].ankle = "ankle"; }),
+  ExpectError(Edited([](CharacterDefinition& d) { d.legs[0].ankle = "ankle"; }),
               kNotFound, "legs[0].ankle: unknown joint 'ankle'");
-  ExpectError(Edited([](RigDefinition& d) { d.legs[0].toe = "toe"; }),
+  ExpectError(Edited([](CharacterDefinition& d) { d.legs[0].toe = "toe"; }),
               kNotFound, "legs[0].toe: unknown joint 'toe'");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[0].knee.clear(); }),
+  ExpectInvalid(Edited([](CharacterDefinition& d) { d.legs[0].knee.clear(); }),
                 "legs[0].knee: empty");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[0].ankle.clear(); }),
+  ExpectInvalid(Edited([](CharacterDefinition& d) { d.legs[0].ankle.clear(); }),
                 "legs[0].ankle: empty");
 }
 
-TEST(RigPartsTest, RejectsLegsThatAreNotHipKneeAnklePaths) {
+TEST(CharacterTest, RejectsLegsThatAreNotHipKneeAnklePaths) {
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.legs[0].knee = "left_ankle"; }),
+      Edited([](CharacterDefinition& d) { d.legs[0].knee = "left_ankle"; }),
       "legs[0].knee: joint 'left_ankle' is not a child of 'left_hip' (a leg "
       "is a hip -> knee -> ankle path)");
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.legs[0].ankle = "left_toe"; }),
+      Edited([](CharacterDefinition& d) { d.legs[0].ankle = "left_toe"; }),
       "legs[0].ankle: joint 'left_toe' is not a child of 'left_knee'");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[1].toe = "left_toe"; }),
-                "legs[1].toe: joint 'left_toe' does not descend from ankle "
-                "'right_ankle'");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.legs[1].toe = "right_ankle"; }),
-                "legs[1].toe: joint 'right_ankle' does not descend from ankle "
-                "'right_ankle'");
+  ExpectInvalid(
+      Edited([](CharacterDefinition& d) { d.legs[1].toe = "left_toe"; }),
+      "legs[1].toe: joint 'left_toe' does not descend from ankle "
+      "'right_ankle'");
+  ExpectInvalid(
+      Edited([](CharacterDefinition& d) { d.legs[1].toe = "right_ankle"; }),
+      "legs[1].toe: joint 'right_ankle' does not descend from ankle "
+      "'right_ankle'");
 }
 
-TEST(RigPartsTest, RejectsLegsWithZeroLengthBones) {
+TEST(CharacterTest, RejectsLegsWithZeroLengthBones) {
   const auto at_rest_on_parent = [](const char* joint) {
-    return Edited([joint](RigDefinition& d) {
-      d.chains.clear();  // the leg chains would fail first
-      for (JointDefinition& definition : d.joints) {
+    return Edited([joint](CharacterDefinition& d) {
+      d.rig.chains.clear();  // the leg chains would fail first
+      for (JointDefinition& definition : d.rig.joints) {
         if (definition.name == joint) definition.rest.translation = Vec3(0.0);
       }
     });
@@ -140,7 +152,7 @@ TEST(RigPartsTest, RejectsLegsWithZeroLengthBones) {
                 "(zero-length bone)");
 }
 
-TEST(RigPartsTest, RejectsLegSettingsOutOfRange) {
+TEST(CharacterTest, RejectsLegSettingsOutOfRange) {
   struct Case {
     double LegSettings::*field;
     double value;
@@ -165,13 +177,13 @@ TEST(RigPartsTest, RejectsLegSettingsOutOfRange) {
        "legs[0].max_foot_tilt: -0.1 is not in [0, 1.5708] rad"},
   };
   for (const Case& c : cases) {
-    ExpectInvalid(Edited([&](RigDefinition& d) {
+    ExpectInvalid(Edited([&](CharacterDefinition& d) {
                     d.legs[0].settings.*c.field = c.value;
                   }),
                   c.message);
   }
   // The ends of each range are allowed.
-  EXPECT_TRUE(Rig::Create(Edited([](RigDefinition& d) {
+  EXPECT_TRUE(Character::Create(Edited([](CharacterDefinition& d) {
                 LegSettings& s = d.legs[0].settings;
                 s.ankle_height = 0.0;
                 s.ray_above_hip = 0.0;
@@ -180,59 +192,65 @@ TEST(RigPartsTest, RejectsLegSettingsOutOfRange) {
               })).ok());
 }
 
-TEST(RigPartsTest, RejectsCollidersWithBadNamesJointsOrShapes) {
-  ExpectInvalid(Edited([](RigDefinition& d) { d.colliders[2].name.clear(); }),
-                "colliders[2].name: empty");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+TEST(CharacterTest, RejectsCollidersWithBadNamesJointsOrShapes) {
+  ExpectInvalid(
+      Edited([](CharacterDefinition& d) { d.colliders[2].name.clear(); }),
+      "colliders[2].name: empty");
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.colliders[0].name = std::string(200, 'c');
                 }),
                 "colliders[0].name: '" + std::string(128, 'c') +
                     "...' is not a valid name (200 characters");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.colliders[3].name = "neck"; }),
-                "colliders[3].name: duplicate name 'neck' (also colliders[1])");
-  ExpectInvalid(Edited([](RigDefinition& d) { d.colliders[1].joint.clear(); }),
-                "colliders[1].joint: empty");
-  ExpectError(Edited([](RigDefinition& d) { d.colliders[1].joint = "tail"; }),
-              kNotFound, "colliders[1].joint: unknown joint 'tail'");
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.colliders[0].shape.start.y = kNan; }),
-      "colliders[0].sphere.center: not finite");
+      Edited([](CharacterDefinition& d) { d.colliders[3].name = "neck"; }),
+      "colliders[3].name: duplicate name 'neck' (also colliders[1])");
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.colliders[1].shape.end.x = kInf; }),
+      Edited([](CharacterDefinition& d) { d.colliders[1].joint.clear(); }),
+      "colliders[1].joint: empty");
+  ExpectError(
+      Edited([](CharacterDefinition& d) { d.colliders[1].joint = "tail"; }),
+      kNotFound, "colliders[1].joint: unknown joint 'tail'");
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
+                  d.colliders[0].shape.start.y = kNan;
+                }),
+                "colliders[0].sphere.center: not finite");
+  ExpectInvalid(
+      Edited([](CharacterDefinition& d) { d.colliders[1].shape.end.x = kInf; }),
       "colliders[1].capsule.end: not finite");
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.colliders[2].shape.radius = -1.0; }),
+      Edited(
+          [](CharacterDefinition& d) { d.colliders[2].shape.radius = -1.0; }),
       "colliders[2].capsule.radius: must be within [0, 1e+06] m, got -1");
 }
 
-TEST(RigPartsTest, RejectsDynamicChainsWithBadNamesOrRoots) {
+TEST(CharacterTest, RejectsDynamicChainsWithBadNamesOrRoots) {
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.dynamic_chains[0].name.clear(); }),
+      Edited([](CharacterDefinition& d) { d.dynamic_chains[0].name.clear(); }),
       "dynamic_chains[0].name: empty");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].name = std::string(129, 'd');
                 }),
                 "dynamic_chains[0].name: '" + std::string(128, 'd') +
                     "...' is not a valid name (129 characters");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains.push_back(d.dynamic_chains[0]);
                 }),
                 "dynamic_chains[1].name: duplicate name 'ponytail' (also "
                 "dynamic_chains[0])");
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.dynamic_chains[0].root.clear(); }),
+      Edited([](CharacterDefinition& d) { d.dynamic_chains[0].root.clear(); }),
       "dynamic_chains[0].root: empty");
   ExpectError(
-      Edited([](RigDefinition& d) { d.dynamic_chains[0].root = "tail"; }),
+      Edited([](CharacterDefinition& d) { d.dynamic_chains[0].root = "tail"; }),
       kNotFound, "dynamic_chains[0].root: unknown joint 'tail'");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].root = "left_wrist";
                   d.dynamic_chains[0].joints.clear();
                 }),
                 "dynamic_chains[0].root: joint 'left_wrist' has no "
                 "descendants to simulate");
-  ExpectInvalid(Edited([](RigDefinition& d) {
-                  for (JointDefinition& joint : d.joints) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
+                  for (JointDefinition& joint : d.rig.joints) {
                     if (joint.name == "ponytail_03") {
                       joint.rest.translation = Vec3(0.0);
                     }
@@ -242,84 +260,85 @@ TEST(RigPartsTest, RejectsDynamicChainsWithBadNamesOrRoots) {
                 "parent (zero-length bone)");
 }
 
-TEST(RigPartsTest, RejectsDynamicChainsOfMoreThanTheMaximumJoints) {
-  RigDefinition definition = HumanoidRigDefinition();
-  int parent = static_cast<int>(definition.joints.size()) - 1;
+TEST(CharacterTest, RejectsDynamicChainsOfMoreThanTheMaximumJoints) {
+  CharacterDefinition definition = HumanoidDefinition();
+  int parent = static_cast<int>(definition.rig.joints.size()) - 1;
   for (int i = 0; i < kMaxDynamicJoints; ++i) {
     JointDefinition joint;
     joint.name = "strand_" + std::to_string(i);
     joint.parent = parent;
     joint.rest.translation = Vec3(0.0, 0.0, -0.01);
-    parent = static_cast<int>(definition.joints.size());
-    definition.joints.push_back(joint);
+    parent = static_cast<int>(definition.rig.joints.size());
+    definition.rig.joints.push_back(joint);
   }
   ExpectError(std::move(definition), absl::StatusCode::kResourceExhausted,
               "dynamic_chains[0].root: more than 256 joints below "
               "'ponytail_00'");
 }
 
-TEST(RigPartsTest, RejectsDynamicChainParametersWithTheirPaths) {
+TEST(CharacterTest, RejectsDynamicChainParametersWithTheirPaths) {
   ExpectInvalid(
-      Edited([](RigDefinition& d) { d.dynamic_chains[0].radius = -0.5; }),
+      Edited([](CharacterDefinition& d) { d.dynamic_chains[0].radius = -0.5; }),
       "dynamic_chains[0].radius: -0.5 is not in [0, 1000] m");
-  ExpectInvalid(
-      Edited([](RigDefinition& d) { d.dynamic_chains[0].settings.drag = 2.0; }),
-      "dynamic_chains[0].drag: must be within [0, 1], got 2");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
+                  d.dynamic_chains[0].settings.drag = 2.0;
+                }),
+                "dynamic_chains[0].drag: must be within [0, 1], got 2");
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].settings.substep = 0.0;
                 }),
                 "dynamic_chains[0].substep: must be within");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].settings.wind.turbulence = kNan;
                 }),
                 "dynamic_chains[0].wind.turbulence");
 }
 
-TEST(RigPartsTest, RejectsDynamicJointSettingsWithTheirPaths) {
-  ExpectInvalid(Edited([](RigDefinition& d) {
+TEST(CharacterTest, RejectsDynamicJointSettingsWithTheirPaths) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].joints[0].joint.clear();
                 }),
                 "dynamic_chains[0].joints[0].joint: empty");
-  ExpectError(Edited([](RigDefinition& d) {
+  ExpectError(Edited([](CharacterDefinition& d) {
                 d.dynamic_chains[0].joints[0].joint = "tail";
               }),
               kNotFound, "dynamic_chains[0].joints[0].joint: unknown joint");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].joints[0].joint = "head";
                 }),
                 "dynamic_chains[0].joints[0].joint: joint 'head' is not part "
                 "of this dynamic chain");
   ExpectInvalid(
-      Edited([](RigDefinition& d) {
+      Edited([](CharacterDefinition& d) {
         d.dynamic_chains[0].joints.push_back(d.dynamic_chains[0].joints[0]);
       }),
       "dynamic_chains[0].joints[1].joint: joint 'ponytail_06' is "
       "listed twice");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].joints[0].radius = 1e4;
                 }),
                 "dynamic_chains[0].joints[0].radius: 10000 is not in [0, "
                 "1000] m");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].joints[0].overrides.drag = -1.0;
                 }),
                 "dynamic_chains[0].joints[0].drag: must be within "
                 "[0, 1], got -1");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].joints[0].overrides.wind_scale = kInf;
                 }),
                 "dynamic_chains[0].joints[0].wind_scale: must be "
                 "within");
 }
 
-TEST(RigPartsTest, RejectsDynamicChainCollidersUnknownOrRepeated) {
-  ExpectError(Edited([](RigDefinition& d) {
+TEST(CharacterTest, RejectsDynamicChainCollidersUnknownOrRepeated) {
+  ExpectError(Edited([](CharacterDefinition& d) {
                 d.dynamic_chains[0].colliders[1] = "hat";
               }),
               kNotFound,
               "dynamic_chains[0].colliders[1]: unknown collider "
               "'hat'");
-  ExpectInvalid(Edited([](RigDefinition& d) {
+  ExpectInvalid(Edited([](CharacterDefinition& d) {
                   d.dynamic_chains[0].colliders[3] = "head";
                 }),
                 "dynamic_chains[0].colliders[3]: collider 'head' is listed "
