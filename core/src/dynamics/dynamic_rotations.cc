@@ -112,28 +112,22 @@ Quat UpdateDelta(const DeltaInput& in) {
   return Normalized(delta);
 }
 
-}  // namespace
-
-void UpdateDynamicRotations(const DynamicChain& chain,
-                            absl::Span<const Transform> animated_world,
-                            absl::Span<const Vec3> positions_world,
-                            int substeps, absl::Span<Quat> deltas_world,
-                            absl::Span<Quat> rotations_world,
-                            absl::Span<Quat> corrections_local) {
-  // Plain pointers in the loops: the spans' sizes are the caller's contract
-  // (see the header), and a hardened build checks every span index.
-  const int count = static_cast<int>(chain.joints.size());
-  const DynamicJoint* const joints = chain.joints.data();
-  const Transform* const animated = animated_world.data();
-  const Vec3* const positions = positions_world.data();
-  Quat* const deltas = deltas_world.data();
-
-  // Per joint: the direction to its child (or the sum of the unit
-  // directions to its children), animated and simulated, and the number of
-  // children. On the stack: the chain has at most kMaxDynamicJoints joints.
-  Vec3 animated_direction[kMaxDynamicJoints];
-  Vec3 simulated_direction[kMaxDynamicJoints];
+// Per joint: the direction to its child (or the sum of the unit directions
+// to its children), animated and simulated, and the number of children.
+// On the stack: the chain has at most kMaxDynamicJoints joints.
+struct BoneDirections {
+  Vec3 animated[kMaxDynamicJoints];
+  Vec3 simulated[kMaxDynamicJoints];
   int children[kMaxDynamicJoints];
+};
+
+// Fills `*directions` for the `count` joints (filled in place: it is large).
+void GatherBoneDirections(const DynamicJoint* joints, int count,
+                          const Transform* animated, const Vec3* positions,
+                          BoneDirections* directions) {
+  Vec3* const animated_direction = directions->animated;
+  Vec3* const simulated_direction = directions->simulated;
+  int* const children = directions->children;
   std::fill(children, children + count, 0);
   for (int j = 1; j < count; ++j) {
     const int parent = joints[j].parent;
@@ -154,41 +148,57 @@ void UpdateDynamicRotations(const DynamicChain& chain,
     }
     ++children[parent];
   }
+}
 
-  // The joints' deltas do not depend on each other. The common case, blend
-  // 1 with twist removal (D becomes the shortest arc from a to s), is done
-  // in a loop of its own, kept small so that the square roots and divisions
-  // of neighbouring joints overlap; the other joints follow, then the leaves
-  // (no child, hence no joint's parent).
-  const double chain_blend = CompoundBlend(chain.rotation_blend, substeps);
+// The joints left to UpdateDelta, in order, with their compounded blends.
+struct GeneralJoints {
   double blends[kMaxDynamicJoints];
-  int general[kMaxDynamicJoints];
-  int general_count = 0;
+  int index[kMaxDynamicJoints];
+  int count = 0;
+};
+
+// The common case, blend 1 with twist removal (D becomes the shortest arc
+// from a to s), in a loop of its own, kept small so that the square roots
+// and divisions of neighbouring joints overlap. Collects the other joints
+// with children into `*general`.
+void UpdateShortestArcDeltas(const DynamicChain& chain, int substeps,
+                             const BoneDirections& directions, Quat* deltas,
+                             GeneralJoints* general) {
+  const int count = static_cast<int>(chain.joints.size());
+  const DynamicJoint* const joints = chain.joints.data();
+  const double chain_blend = CompoundBlend(chain.rotation_blend, substeps);
   for (int i = 0; i < count; ++i) {
-    if (children[i] == 0) continue;
+    if (directions.children[i] == 0) continue;
     const DynamicJointOverrides& overrides = joints[i].overrides;
     const double blend =
         overrides.rotation_blend.has_value()
             ? CompoundBlend(*overrides.rotation_blend, substeps)
             : chain_blend;
-    const Vec3& axis = animated_direction[i];
+    const Vec3& axis = directions.animated[i];
     const double axis_sq = glm::dot(axis, axis);
     if (blend == 1.0 && axis_sq >= kMinDirectionSquared &&
         overrides.remove_twist.value_or(chain.remove_twist)) {
-      const Vec3& simulated = simulated_direction[i];
+      const Vec3& simulated = directions.simulated[i];
       double norm_sq;
       const Quat arc = ScaledShortestArc(
           axis, simulated, std::sqrt(axis_sq * glm::dot(simulated, simulated)),
           &norm_sq);
       deltas[i] = arc * (1.0 / std::sqrt(norm_sq));
     } else {
-      blends[general_count] = blend;
-      general[general_count++] = i;
+      general->blends[general->count] = blend;
+      general->index[general->count++] = i;
     }
   }
-  for (int k = 0; k < general_count; ++k) {
-    const int i = general[k];
-    const Vec3& axis = animated_direction[i];
+}
+
+// UpdateDelta for the joints UpdateShortestArcDeltas left.
+void UpdateGeneralDeltas(const DynamicChain& chain,
+                         const BoneDirections& directions,
+                         const GeneralJoints& general, Quat* deltas) {
+  const DynamicJoint* const joints = chain.joints.data();
+  for (int k = 0; k < general.count; ++k) {
+    const int i = general.index[k];
+    const Vec3& axis = directions.animated[i];
     const double axis_sq = glm::dot(axis, axis);
     if (!(axis_sq >= kMinDirectionSquared)) {
       // No animated bone direction to turn from: keep the delta.
@@ -199,18 +209,22 @@ void UpdateDynamicRotations(const DynamicChain& chain,
     in.stored = deltas[i];
     in.axis = axis;
     in.axis_sq = axis_sq;
-    in.simulated = simulated_direction[i];
+    in.simulated = directions.simulated[i];
     in.lengths = std::sqrt(axis_sq * glm::dot(in.simulated, in.simulated));
-    in.blend = blends[k];
+    in.blend = general.blends[k];
     in.remove_twist =
         joints[i].overrides.remove_twist.value_or(chain.remove_twist);
     deltas[i] = UpdateDelta(in);
   }
+}
 
-  Quat* const rotations_out =
-      rotations_world.empty() ? nullptr : rotations_world.data();
-  Quat* const corrections_out =
-      corrections_local.empty() ? nullptr : corrections_local.data();
+// Gives the leaves their parent's delta, then writes the outputs the caller
+// asked for (a null output is skipped).
+void WriteRotations(const DynamicChain& chain, const Transform* animated,
+                    const int* children, Quat* deltas, Quat* rotations_out,
+                    Quat* corrections_out) {
+  const int count = static_cast<int>(chain.joints.size());
+  const DynamicJoint* const joints = chain.joints.data();
   for (int i = 0; i < count; ++i) {
     const int parent = joints[i].parent;
     if (children[i] == 0) deltas[i] = deltas[parent];
@@ -232,6 +246,33 @@ void UpdateDynamicRotations(const DynamicChain& chain,
           Quat(relative.w, axis_local.x, axis_local.y, axis_local.z);
     }
   }
+}
+
+}  // namespace
+
+void UpdateDynamicRotations(const DynamicChain& chain,
+                            absl::Span<const Transform> animated_world,
+                            absl::Span<const Vec3> positions_world,
+                            int substeps, absl::Span<Quat> deltas_world,
+                            absl::Span<Quat> rotations_world,
+                            absl::Span<Quat> corrections_local) {
+  // Plain pointers in the stages: the spans' sizes are the caller's contract
+  // (see the header), and a hardened build checks every span index.
+  const int count = static_cast<int>(chain.joints.size());
+  Quat* const deltas = deltas_world.data();
+  BoneDirections directions;
+  GatherBoneDirections(chain.joints.data(), count, animated_world.data(),
+                       positions_world.data(), &directions);
+  // The joints' deltas do not depend on each other: the common case first,
+  // the other joints with children next, then the leaves (no child, hence
+  // no joint's parent) as the outputs are written.
+  GeneralJoints general;
+  UpdateShortestArcDeltas(chain, substeps, directions, deltas, &general);
+  UpdateGeneralDeltas(chain, directions, general, deltas);
+  WriteRotations(
+      chain, animated_world.data(), directions.children, deltas,
+      rotations_world.empty() ? nullptr : rotations_world.data(),
+      corrections_local.empty() ? nullptr : corrections_local.data());
 }
 
 }  // namespace ik

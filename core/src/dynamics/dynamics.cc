@@ -178,6 +178,84 @@ Vec3 PushOut(absl::Span<const Collider> colliders, ColliderSet candidates,
   return shifted;
 }
 
+// What every joint of a substep shares: `shift` carries the stiffness
+// targets and the colliders with the root within a step, `wind` is the
+// wind's acceleration, `dt_sq` the substep squared.
+struct SubstepShared {
+  Vec3 shift{0.0};
+  Vec3 wind{0.0};
+  double dt_sq = 0.0;
+};
+
+// Verlet with gravity normal to the bone (u = parent -> joint), then the
+// pull towards the animated position. `current` and `previous` are the
+// joint's positions, `parent_previous` its parent's at the start of the
+// substep.
+Vec3 PredictPosition(const DynamicChain& chain, const DynamicJoint& joint,
+                     const SubstepShared& shared, const Vec3& current,
+                     const Vec3& previous, const Vec3& parent_previous,
+                     const Vec3& animated_translation) {
+  const DynamicJointOverrides& overrides = joint.overrides;
+  const Vec3& gravity =
+      overrides.gravity.has_value() ? *overrides.gravity : chain.gravity;
+  const Vec3 bone = current - parent_previous;
+  const double bone_sq = glm::dot(bone, bone);
+  const Vec3 normal_gravity =
+      bone_sq >= kMinDirectionSquared
+          ? gravity - (glm::dot(gravity, bone) / bone_sq) * bone
+          : gravity;
+  const double keep = 1.0 - overrides.drag.value_or(chain.drag);
+  const double wind_scale = overrides.wind_scale.value_or(1.0);
+  Vec3 next = current + (current - previous) * keep +
+              (normal_gravity + shared.wind * wind_scale) * shared.dt_sq;
+  const double stiffness = overrides.stiffness.value_or(chain.stiffness);
+  if (stiffness != 0.0) {
+    next += ((animated_translation + shared.shift) - next) * stiffness;
+  }
+  return next;
+}
+
+// Length correction from the parent. A joint on its parent takes the
+// animated bone's direction (else straight down).
+Vec3 CorrectLength(const DynamicJoint& joint, const Transform* animated,
+                   size_t i, const Vec3& parent, const Vec3& next) {
+  Vec3 offset = next - parent;
+  double offset_sq = glm::dot(offset, offset);
+  if (!(offset_sq >= kMinDirectionSquared)) {
+    offset = animated[i].translation - animated[joint.parent].translation;
+    offset_sq = glm::dot(offset, offset);
+    if (!(offset_sq >= kMinDirectionSquared)) {
+      offset = Vec3(0.0, -1.0, 0.0);
+      offset_sq = 1.0;
+    }
+  }
+  return parent + offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
+}
+
+// Collisions with the colliders `near` the joint, in the colliders' frame
+// (they are given at the end of the step; `shift` takes them back to this
+// substep). The overlap tests come first and the push-out, out of line,
+// only on contact: in the common case `next` does not wait for the tests.
+Vec3 CollideNear(const PreparedColliders& colliders, ColliderSet near,
+                 const DynamicJoint& joint, const Vec3& parent,
+                 const Vec3& shift, const Vec3& next) {
+  const Vec3 shifted = next - shift;
+  bool touching = false;
+  for (ColliderSet rest = near & colliders.spheres; rest != 0;
+       rest &= rest - 1) {
+    touching |= TouchesSphere(colliders.tests[absl::countr_zero(rest)], shifted,
+                              joint.radius);
+  }
+  for (ColliderSet rest = near & ~colliders.spheres; rest != 0;
+       rest &= rest - 1) {
+    touching |= Overlaps(colliders.tests[absl::countr_zero(rest)], shifted,
+                         joint.radius);
+  }
+  if (!touching) return next;
+  return PushOut(colliders.colliders, near, joint, parent - shift, shifted) +
+         shift;
+}
+
 // One substep of every joint, parent before child (see the header). `root`
 // is the root's position at the end of this substep, `wind` the wind's
 // acceleration at that time.
@@ -196,77 +274,24 @@ void Substep(const DynamicChain& chain, const Transform* animated,
   Vec3* const positions = state->positions.data();
   Vec3* const previous = state->previous_positions.data();
   const DynamicJoint* const joints = chain.joints.data();
-  const double dt_sq = chain.substep * chain.substep;
-  // Stiffness targets and colliders move with the root within a step.
-  const Vec3 shift = root - animated[0].translation;
+  SubstepShared shared;
+  shared.dt_sq = chain.substep * chain.substep;
+  shared.shift = root - animated[0].translation;
+  shared.wind = wind;
   previous[0] = positions[0];
   positions[0] = root;
   const size_t count = chain.joints.size();
   for (size_t i = 1; i < count; ++i) {
     const DynamicJoint& joint = joints[i];
-    const DynamicJointOverrides& overrides = joint.overrides;
     const Vec3 current = positions[i];
-
-    // Verlet with gravity normal to the bone (u = parent -> joint).
-    const Vec3& gravity =
-        overrides.gravity.has_value() ? *overrides.gravity : chain.gravity;
-    const Vec3 bone = current - previous[joint.parent];
-    const double bone_sq = glm::dot(bone, bone);
-    const Vec3 normal_gravity =
-        bone_sq >= kMinDirectionSquared
-            ? gravity - (glm::dot(gravity, bone) / bone_sq) * bone
-            : gravity;
-    const double keep = 1.0 - overrides.drag.value_or(chain.drag);
-    const double wind_scale = overrides.wind_scale.value_or(1.0);
-    Vec3 next = current + (current - previous[i]) * keep +
-                (normal_gravity + wind * wind_scale) * dt_sq;
-
-    // Pull towards the animated position.
-    const double stiffness = overrides.stiffness.value_or(chain.stiffness);
-    if (stiffness != 0.0) {
-      next += ((animated[i].translation + shift) - next) * stiffness;
-    }
-
-    // Length correction from the parent. A joint on its parent takes the
-    // animated bone's direction (else straight down).
+    Vec3 next =
+        PredictPosition(chain, joint, shared, current, previous[i],
+                        previous[joint.parent], animated[i].translation);
     const Vec3 parent = positions[joint.parent];
-    Vec3 offset = next - parent;
-    double offset_sq = glm::dot(offset, offset);
-    if (!(offset_sq >= kMinDirectionSquared)) {
-      offset = animated[i].translation - animated[joint.parent].translation;
-      offset_sq = glm::dot(offset, offset);
-      if (!(offset_sq >= kMinDirectionSquared)) {
-        offset = Vec3(0.0, -1.0, 0.0);
-        offset_sq = 1.0;
-      }
-    }
-    next =
-        parent + offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
-
-    // Collisions, in the colliders' frame (they are given at the end of the
-    // step; `shift` takes them back to this substep). The overlap tests come
-    // first and the push-out, out of line, only on contact: in the common
-    // case `next` does not wait for the tests.
+    next = CorrectLength(joint, animated, i, parent, next);
     if (const ColliderSet near = colliders.candidates[i]; near != 0) {
-      const Vec3 shifted = next - shift;
-      bool touching = false;
-      for (ColliderSet rest = near & colliders.spheres; rest != 0;
-           rest &= rest - 1) {
-        touching |= TouchesSphere(colliders.tests[absl::countr_zero(rest)],
-                                  shifted, joint.radius);
-      }
-      for (ColliderSet rest = near & ~colliders.spheres; rest != 0;
-           rest &= rest - 1) {
-        touching |= Overlaps(colliders.tests[absl::countr_zero(rest)], shifted,
-                             joint.radius);
-      }
-      if (touching) {
-        next =
-            PushOut(colliders.colliders, near, joint, parent - shift, shifted) +
-            shift;
-      }
+      next = CollideNear(colliders, near, joint, parent, shared.shift, next);
     }
-
     previous[i] = current;
     positions[i] = next;
   }

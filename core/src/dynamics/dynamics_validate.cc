@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/colliders.h"
 #include "ik/dynamics/dynamic_chain.h"
@@ -14,8 +15,6 @@
 
 namespace ik {
 namespace {
-
-// Rotations may be this far from unit squared norm.
 
 bool IsUnitRotation(const Quat& q) {
   const double norm_squared = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
@@ -152,19 +151,8 @@ bool JobLooksValid(const StepDynamicsJob& job) {
   return valid;
 }
 
-}  // namespace
-
-absl::Status StepDynamicsJob::Validate() const {
-  if (chain == nullptr) {
-    return absl::InvalidArgumentError("chain: null input");
-  }
-  if (absl::Status status = chain->Validate(); !status.ok()) {
-    return absl::Status(status.code(),
-                        absl::StrCat("chain.", status.message()));
-  }
-  if (JobLooksValid(*this)) return absl::OkStatus();
-  // Something is wrong: find the first field at fault, in order.
-  const size_t count = chain->joints.size();
+absl::Status CheckAnimated(absl::Span<const Transform> animated_world,
+                           size_t count) {
   if (animated_world.size() != count) {
     return absl::InvalidArgumentError(
         absl::StrCat("animated_world: ", animated_world.size(),
@@ -181,6 +169,10 @@ absl::Status StepDynamicsJob::Validate() const {
                            absl::StrCat("animated_world[", i, "].rotation"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckColliders(absl::Span<const Collider> colliders_world) {
   if (colliders_world.size() > static_cast<size_t>(kMaxDynamicColliders)) {
     return absl::ResourceExhaustedError(
         absl::StrCat("colliders_world: ", colliders_world.size(),
@@ -194,40 +186,69 @@ absl::Status StepDynamicsJob::Validate() const {
                               absl::StrCat("colliders_world[", i, "]"));
     }
   }
-  if (!(delta_time >= 0.0 && IsFinite(delta_time))) {
+  return absl::OkStatus();
+}
+
+// delta_time, then the state (only its clocks on a reset, which replaces
+// the rest).
+absl::Status CheckTimeAndState(const StepDynamicsJob& job) {
+  if (!(job.delta_time >= 0.0 && IsFinite(job.delta_time))) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "delta_time: must be finite and >= 0 s, got ", delta_time));
+        "delta_time: must be finite and >= 0 s, got ", job.delta_time));
   }
-  if (state == nullptr) {
+  if (job.state == nullptr) {
     return absl::InvalidArgumentError("state: null input/output");
   }
-  // A reset replaces the state: only its clocks must be usable.
-  if (reset) {
+  if (job.reset) {
     DynamicState clocks;
-    clocks.time_remainder = state->time_remainder;
-    clocks.noise_time = state->noise_time;
-    if (absl::Status status = ValidateState(clocks, *chain, state_path);
-        !status.ok()) {
-      return status;
-    }
-  } else if (absl::Status status = ValidateState(*state, *chain, state_path);
-             !status.ok()) {
-    return status;
+    clocks.time_remainder = job.state->time_remainder;
+    clocks.noise_time = job.state->noise_time;
+    return ValidateState(clocks, *job.chain, job.state_path);
   }
-  if (!rotations_world.empty() && rotations_world.size() != count) {
+  return ValidateState(*job.state, *job.chain, job.state_path);
+}
+
+absl::Status CheckOutputs(const StepDynamicsJob& job, size_t count) {
+  if (!job.rotations_world.empty() && job.rotations_world.size() != count) {
     return absl::InvalidArgumentError(
-        absl::StrCat("rotations_world: ", rotations_world.size(),
+        absl::StrCat("rotations_world: ", job.rotations_world.size(),
                      " entries for ", count, " joints (or none)"));
   }
-  if (!corrections_local.empty() && corrections_local.size() != count) {
+  if (!job.corrections_local.empty() && job.corrections_local.size() != count) {
     return absl::InvalidArgumentError(
-        absl::StrCat("corrections_local: ", corrections_local.size(),
+        absl::StrCat("corrections_local: ", job.corrections_local.size(),
                      " entries for ", count, " joints (or none)"));
   }
-  if (report == nullptr) {
+  if (job.report == nullptr) {
     return absl::InvalidArgumentError("report: null output");
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status StepDynamicsJob::Validate() const {
+  if (chain == nullptr) {
+    return absl::InvalidArgumentError("chain: null input");
+  }
+  if (absl::Status status = chain->Validate(); !status.ok()) {
+    return absl::Status(status.code(),
+                        absl::StrCat("chain.", status.message()));
+  }
+  if (JobLooksValid(*this)) return absl::OkStatus();
+  // Something is wrong: find the first field at fault, in order.
+  const size_t count = chain->joints.size();
+  if (absl::Status status = CheckAnimated(animated_world, count);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckColliders(colliders_world); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckTimeAndState(*this); !status.ok()) {
+    return status;
+  }
+  return CheckOutputs(*this, count);
 }
 
 }  // namespace ik

@@ -40,8 +40,9 @@ absl::Status ValidateSpacing(double spacing, absl::string_view path,
                    " m, got ", spacing));
 }
 
-absl::Status Validate(const HeightfieldDefinition& definition,
-                      absl::string_view path) {
+// The origin, the spacings and the grid's size.
+absl::Status ValidateGridShape(const HeightfieldDefinition& definition,
+                               absl::string_view path) {
   if (!IsFinite(definition.origin)) {
     return InvalidField(path, "origin", "not finite");
   }
@@ -68,6 +69,12 @@ absl::Status Validate(const HeightfieldDefinition& definition,
     return InvalidField(
         path, "rows", absl::StrCat("at least 2 needed, got ", definition.rows));
   }
+  return absl::OkStatus();
+}
+
+// The number of heights against the grid and the limit.
+absl::Status ValidateSampleCount(const HeightfieldDefinition& definition,
+                                 absl::string_view path) {
   const std::int64_t samples =
       static_cast<std::int64_t>(definition.columns) * definition.rows;
   if (samples > kMaxHeightfieldSamples) {
@@ -82,7 +89,13 @@ absl::Status Validate(const HeightfieldDefinition& definition,
                      " (", definition.columns, " columns x ", definition.rows,
                      " rows)"));
   }
-  // The far corner, as Heightfield::Vertex computes it.
+  return absl::OkStatus();
+}
+
+// Every vertex within kMaxCoordinate: the far corner, as Heightfield::Vertex
+// computes it, then each height.
+absl::Status ValidateExtent(const HeightfieldDefinition& definition,
+                            absl::string_view path) {
   if (!(std::abs(definition.origin.x +
                  (definition.columns - 1) * definition.spacing_x) <=
         kMaxCoordinate)) {
@@ -110,6 +123,18 @@ absl::Status Validate(const HeightfieldDefinition& definition,
   return absl::OkStatus();
 }
 
+absl::Status Validate(const HeightfieldDefinition& definition,
+                      absl::string_view path) {
+  if (absl::Status status = ValidateGridShape(definition, path); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = ValidateSampleCount(definition, path);
+      !status.ok()) {
+    return status;
+  }
+  return ValidateExtent(definition, path);
+}
+
 // The cell containing cell coordinate `u`, clamped to [0, cells - 1].
 int CellIndex(double u, int cells) {
   if (!(u >= 0.0)) return 0;
@@ -133,6 +158,119 @@ double CellPadding(double origin, double grid_origin, double direction,
                        std::abs(direction) * max_distance;
   return std::min(kCellPadding + kRoundingSlack * scale / spacing,
                   kMaxCellPadding);
+}
+
+// Amanatides and Woo's walk over the cells in XZ: cell coordinates along
+// the ray are u(t) = u_start + u_step * t (and v), the walk's cell and the
+// distances at which the ray crosses that cell's next borders. The walk's
+// own cell indices only pace the steps; which cells get tested is decided
+// from each step's padded segment.
+struct CellWalk {
+  double u_start = 0.0;
+  double u_step = 0.0;
+  double v_start = 0.0;
+  double v_step = 0.0;
+  double u_pad = 0.0;  // cell widths, see CellPadding
+  double v_pad = 0.0;
+  int column = 0;
+  int row = 0;
+  int column_step = 1;
+  int row_step = 1;
+  double next_u_border = kInfinity;
+  double next_v_border = kInfinity;
+};
+
+// The walk from the ray's `entry` into the grid, `exit` where it leaves its
+// padded bounds.
+CellWalk StartCellWalk(const Ray& ray, const Heightfield& field, double entry,
+                       double exit) {
+  const Vec3& origin = ray.origin();
+  const Vec3& direction = ray.direction();
+  const Vec3& grid_origin = field.origin();
+  CellWalk walk;
+  walk.u_start = (origin.x - grid_origin.x) / field.spacing_x();
+  walk.u_step = direction.x / field.spacing_x();
+  walk.v_start = (origin.z - grid_origin.z) / field.spacing_z();
+  walk.v_step = direction.z / field.spacing_z();
+  walk.u_pad = CellPadding(origin.x, grid_origin.x, direction.x, exit,
+                           field.spacing_x());
+  walk.v_pad = CellPadding(origin.z, grid_origin.z, direction.z, exit,
+                           field.spacing_z());
+  walk.column =
+      CellIndex(walk.u_start + walk.u_step * entry, field.columns() - 1);
+  walk.row = CellIndex(walk.v_start + walk.v_step * entry, field.rows() - 1);
+  walk.column_step = walk.u_step > 0.0 ? 1 : -1;
+  walk.row_step = walk.v_step > 0.0 ? 1 : -1;
+  walk.next_u_border =
+      NextBorderDistance(walk.u_start, walk.u_step, walk.column);
+  walk.next_v_border = NextBorderDistance(walk.v_start, walk.v_step, walk.row);
+  return walk;
+}
+
+// Steps the walk across the nearer border; false when that leaves the grid.
+bool AdvanceCellWalk(int cells_x, int cells_z, CellWalk* walk) {
+  if (walk->next_u_border <= walk->next_v_border) {
+    walk->column += walk->column_step;
+    if (walk->column < 0 || walk->column >= cells_x) return false;
+    walk->next_u_border =
+        NextBorderDistance(walk->u_start, walk->u_step, walk->column);
+  } else {
+    walk->row += walk->row_step;
+    if (walk->row < 0 || walk->row >= cells_z) return false;
+    walk->next_v_border =
+        NextBorderDistance(walk->v_start, walk->v_step, walk->row);
+  }
+  return true;
+}
+
+// The cells, inclusive, within the padding of the ray's segment
+// [segment_start, segment_end].
+struct CellRange {
+  int column_min = 0;
+  int column_max = 0;
+  int row_min = 0;
+  int row_max = 0;
+};
+
+CellRange PaddedSegmentCells(const CellWalk& walk, double segment_start,
+                             double segment_end, int cells_x, int cells_z) {
+  const double u_a = walk.u_start + walk.u_step * segment_start;
+  const double u_b = walk.u_start + walk.u_step * segment_end;
+  const double v_a = walk.v_start + walk.v_step * segment_start;
+  const double v_b = walk.v_start + walk.v_step * segment_end;
+  CellRange range;
+  range.column_min = CellIndex(std::min(u_a, u_b) - walk.u_pad, cells_x);
+  range.column_max = CellIndex(std::max(u_a, u_b) + walk.u_pad, cells_x);
+  range.row_min = CellIndex(std::min(v_a, v_b) - walk.v_pad, cells_z);
+  range.row_max = CellIndex(std::max(v_a, v_b) + walk.v_pad, cells_z);
+  return range;
+}
+
+// The hit on triangle `primitive` (2 per cell, cells row by row) at
+// `distance` along the ray.
+RayHit HitOnPrimitive(const Heightfield& field, const Ray& ray, int primitive,
+                      double distance) {
+  const int cells_x = field.columns() - 1;
+  const int cell = primitive / 2;
+  const int hit_column = cell % cells_x;
+  const int hit_row = cell / cells_x;
+  const Vec3 corner00 = field.Vertex(hit_column, hit_row);
+  const Vec3 corner11 = field.Vertex(hit_column + 1, hit_row + 1);
+  const Vec3& direction = ray.direction();
+  const Vec3 normal =
+      primitive % 2 == 0
+          ? FacingNormal(corner00, field.Vertex(hit_column + 1, hit_row),
+                         corner11, direction)
+          : FacingNormal(corner00, corner11,
+                         field.Vertex(hit_column, hit_row + 1), direction);
+  RayHit hit;
+  hit.hit = true;
+  hit.distance = distance;
+  hit.point = ray.PointAt(distance);
+  hit.normal = normal;
+  hit.kind = GroundKind::kHeightfield;
+  hit.primitive = primitive;
+  return hit;
 }
 
 }  // namespace
@@ -207,78 +345,27 @@ RayHit Heightfield::Raycast(const Ray& ray, double max_distance) const {
   }
   const int cells_x = columns_ - 1;
   const int cells_z = rows_ - 1;
-  const Vec3& origin = ray.origin();
-  const Vec3& direction = ray.direction();
-  // Cell coordinates along the ray: u(t) = u_start + u_step * t (and v).
-  const double u_start = (origin.x - origin_.x) / spacing_x_;
-  const double u_step = direction.x / spacing_x_;
-  const double v_start = (origin.z - origin_.z) / spacing_z_;
-  const double v_step = direction.z / spacing_z_;
-  const double u_pad =
-      CellPadding(origin.x, origin_.x, direction.x, exit, spacing_x_);
-  const double v_pad =
-      CellPadding(origin.z, origin_.z, direction.z, exit, spacing_z_);
-
-  // Amanatides and Woo: walk the cells in XZ from the entry point. The
-  // walk's own cell indices only pace the steps; which cells get tested is
-  // decided from each step's padded segment.
-  int column = CellIndex(u_start + u_step * entry, cells_x);
-  int row = CellIndex(v_start + v_step * entry, cells_z);
-  const int column_step = u_step > 0.0 ? 1 : -1;
-  const int row_step = v_step > 0.0 ? 1 : -1;
-  double next_u_border = NextBorderDistance(u_start, u_step, column);
-  double next_v_border = NextBorderDistance(v_start, v_step, row);
+  CellWalk walk = StartCellWalk(ray, *this, entry, exit);
   double best_distance = max_distance;
   int best_primitive = -1;
   double segment_start = entry;
   while (true) {
     const double segment_end = std::max(
-        segment_start, std::min(std::min(next_u_border, next_v_border), exit));
-    const double u_a = u_start + u_step * segment_start;
-    const double u_b = u_start + u_step * segment_end;
-    const double v_a = v_start + v_step * segment_start;
-    const double v_b = v_start + v_step * segment_end;
-    TestCells(ray, CellIndex(std::min(u_a, u_b) - u_pad, cells_x),
-              CellIndex(std::max(u_a, u_b) + u_pad, cells_x),
-              CellIndex(std::min(v_a, v_b) - v_pad, cells_z),
-              CellIndex(std::max(v_a, v_b) + v_pad, cells_z), &best_distance,
-              &best_primitive);
+        segment_start,
+        std::min(std::min(walk.next_u_border, walk.next_v_border), exit));
+    const CellRange cells =
+        PaddedSegmentCells(walk, segment_start, segment_end, cells_x, cells_z);
+    TestCells(ray, cells.column_min, cells.column_max, cells.row_min,
+              cells.row_max, &best_distance, &best_primitive);
     // Later steps only reach farther than segment_end (cells near its end
     // were tested with this step).
     if (best_primitive >= 0 && best_distance <= segment_end) break;
     if (segment_end >= exit) break;
-    if (next_u_border <= next_v_border) {
-      column += column_step;
-      if (column < 0 || column >= cells_x) break;
-      next_u_border = NextBorderDistance(u_start, u_step, column);
-    } else {
-      row += row_step;
-      if (row < 0 || row >= cells_z) break;
-      next_v_border = NextBorderDistance(v_start, v_step, row);
-    }
+    if (!AdvanceCellWalk(cells_x, cells_z, &walk)) break;
     segment_start = segment_end;
   }
   if (best_primitive < 0) return RayHit();
-
-  const int cell = best_primitive / 2;
-  const int hit_column = cell % cells_x;
-  const int hit_row = cell / cells_x;
-  const Vec3 corner00 = Vertex(hit_column, hit_row);
-  const Vec3 corner11 = Vertex(hit_column + 1, hit_row + 1);
-  const Vec3 normal =
-      best_primitive % 2 == 0
-          ? FacingNormal(corner00, Vertex(hit_column + 1, hit_row), corner11,
-                         direction)
-          : FacingNormal(corner00, corner11, Vertex(hit_column, hit_row + 1),
-                         direction);
-  RayHit hit;
-  hit.hit = true;
-  hit.distance = best_distance;
-  hit.point = ray.PointAt(best_distance);
-  hit.normal = normal;
-  hit.kind = GroundKind::kHeightfield;
-  hit.primitive = best_primitive;
-  return hit;
+  return HitOnPrimitive(*this, ray, best_primitive, best_distance);
 }
 
 }  // namespace ik

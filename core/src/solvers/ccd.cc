@@ -157,6 +157,76 @@ Quat TwoBoneStep(const Vec3& to_tip_local, const Vec3& to_target_local,
 }  // namespace
 
 namespace internal {
+namespace {
+
+// Joint j's new local rotation before its limit (`constraint`, nullptr for
+// none): the two-bone step for joint 1 of an unlimited root pair, the plain
+// aim without a limit, else CcdTurn. `inverse` is the conjugate of the joint's
+// model rotation; the offsets are in that (rotated) frame.
+Quat CcdLocalRotation(const ChainJob& job, int j,
+                      const JointConstraint* constraint, bool two_bone_step,
+                      const Quat& inverse, const Vec3& to_tip_local,
+                      const Vec3& to_target_local) {
+  const ChainWorkspace& ws = *job.workspace;
+  const Vec3& position = ws.positions[j];
+  const Vec3& target = job.target_model;
+  if (j == 1 && two_bone_step) {
+    return job.locals[1].rotation *
+           TwoBoneStep(to_tip_local, to_target_local,
+                       inverse * (ws.positions[0] - position),
+                       glm::length(target - ws.positions[0]));
+  }
+  if (constraint == nullptr) {
+    return job.locals[j].rotation * ShortestArc(to_tip_local, to_target_local);
+  }
+  std::optional<Vec3> parent_local;
+  double parent_distance = 0.0;
+  if (j > 0) {
+    parent_local = inverse * (ws.positions[j - 1] - position);
+    parent_distance = glm::length(target - ws.positions[j - 1]);
+  }
+  return CcdTurn(constraint, job.locals[j].rotation, to_tip_local,
+                 to_target_local, parent_local, parent_distance);
+}
+
+// One sweep from the joint before the tip to the root, each joint turned
+// and held to its limit; returns `mask` with each turned joint's bit set
+// when its limit clamped it. The workspace holds the pose at the start of
+// the sweep. Turning joint j moves only the joints after it, so joints 0..j
+// are still current when the sweep reaches j; the tip is carried along as
+// joints turn.
+std::uint64_t SweepJoints(const ChainJob& job, bool two_bone_step,
+                          double tolerance_squared, std::uint64_t mask) {
+  const ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const Vec3& target = job.target_model;
+  Vec3 tip_position = ws.positions[tip];
+  for (int j = tip - 1; j >= 0; --j) {
+    const Vec3& position = ws.positions[j];
+    const Quat inverse = glm::conjugate(ws.rotations[j]);
+    const Vec3 to_tip_local = inverse * (tip_position - position);
+    const Vec3 to_target_local = inverse * (target - position);
+    const JointConstraint* constraint = ConstraintOf(job, j);
+    Quat local = CcdLocalRotation(job, j, constraint, two_bone_step, inverse,
+                                  to_tip_local, to_target_local);
+    mask &= ~(std::uint64_t{1} << j);
+    if (constraint != nullptr) {
+      const LimitedRotation limited = ApplyJointConstraint(*constraint, local);
+      local = limited.rotation;
+      if (limited.clamped) mask |= std::uint64_t{1} << j;
+    }
+    job.locals[j].rotation = local;
+    const Quat& parent_rotation =
+        j == 0 ? ws.parent_rotation : ws.rotations[j - 1];
+    tip_position = position + (parent_rotation * local) * to_tip_local;
+    // The seed's early exit inside the sweep.
+    const Vec3 miss = tip_position - target;
+    if (glm::dot(miss, miss) <= tolerance_squared) break;
+  }
+  return mask;
+}
+
+}  // namespace
 
 StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
                             int* iterations, double* best_squared,
@@ -170,51 +240,8 @@ StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
   while (*iterations < job.max_iterations) {
     ++*iterations;
     SaveRotations(job);
-    // The workspace holds the pose at the start of the sweep. Turning joint
-    // j moves only the joints after it, so joints 0..j are still current
-    // when the sweep reaches j; the tip is carried along as joints turn.
-    Vec3 tip_position = ws.positions[tip];
-    std::uint64_t iteration_mask = *mask;
-    for (int j = tip - 1; j >= 0; --j) {
-      const Vec3& position = ws.positions[j];
-      const Quat inverse = glm::conjugate(ws.rotations[j]);
-      const Vec3 to_tip_local = inverse * (tip_position - position);
-      const Vec3 to_target_local = inverse * (target - position);
-      const JointConstraint* constraint = ConstraintOf(job, j);
-      Quat local;
-      if (j == 1 && two_bone_step) {
-        local = job.locals[1].rotation *
-                TwoBoneStep(to_tip_local, to_target_local,
-                            inverse * (ws.positions[0] - position),
-                            glm::length(target - ws.positions[0]));
-      } else if (constraint == nullptr) {
-        local =
-            job.locals[j].rotation * ShortestArc(to_tip_local, to_target_local);
-      } else {
-        std::optional<Vec3> parent_local;
-        double parent_distance = 0.0;
-        if (j > 0) {
-          parent_local = inverse * (ws.positions[j - 1] - position);
-          parent_distance = glm::length(target - ws.positions[j - 1]);
-        }
-        local = CcdTurn(constraint, job.locals[j].rotation, to_tip_local,
-                        to_target_local, parent_local, parent_distance);
-      }
-      iteration_mask &= ~(std::uint64_t{1} << j);
-      if (constraint != nullptr) {
-        const LimitedRotation limited =
-            ApplyJointConstraint(*constraint, local);
-        local = limited.rotation;
-        if (limited.clamped) iteration_mask |= std::uint64_t{1} << j;
-      }
-      job.locals[j].rotation = local;
-      const Quat& parent_rotation =
-          j == 0 ? ws.parent_rotation : ws.rotations[j - 1];
-      tip_position = position + (parent_rotation * local) * to_tip_local;
-      // The seed's early exit inside the sweep.
-      const Vec3 miss = tip_position - target;
-      if (glm::dot(miss, miss) <= tolerance_squared) break;
-    }
+    const std::uint64_t iteration_mask =
+        SweepJoints(job, two_bone_step, tolerance_squared, *mask);
     ChainForwardKinematics(job, root_position);
     const double residual_squared = SquaredDistance(ws.positions[tip], target);
     const Verdict verdict =

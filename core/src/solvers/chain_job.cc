@@ -1,17 +1,15 @@
 #include "ik/solvers/chain_job.h"
 
 #include <cmath>
-#include <cstdint>
-#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "ik/base/validate.h"
 
 namespace ik {
 namespace {
-
-// Rotations may be this far from unit squared norm (as TwoBoneJob).
 
 absl::Status Invalid(absl::string_view field, int index,
                      absl::string_view what) {
@@ -22,26 +20,33 @@ double SumOfMagnitudes(const Vec3& v) {
   return std::abs(v.x) + std::abs(v.y) + std::abs(v.z);
 }
 
-}  // namespace
+bool IsUnitRotation(const Quat& q) {
+  return IsFinite(q) &&
+         std::abs(glm::dot(q, q) - 1.0) <= kUnitNormSquaredTolerance;
+}
 
-absl::Status ChainJob::Validate() const {
-  if (workspace == nullptr) {
+absl::Status CheckOutputsAndSizes(const ChainJob& job) {
+  if (job.workspace == nullptr) {
     return absl::InvalidArgumentError("workspace: null");
   }
-  if (report == nullptr) {
+  if (job.report == nullptr) {
     return absl::InvalidArgumentError("report: null output");
   }
-  if (locals.size() < 2 ||
-      locals.size() > static_cast<size_t>(kMaxChainJoints)) {
-    return absl::InvalidArgumentError(absl::StrCat("locals: ", locals.size(),
-                                                   " joints; a chain has 2..",
-                                                   kMaxChainJoints));
-  }
-  if (!constraints.empty() && constraints.size() != locals.size()) {
+  if (job.locals.size() < 2 ||
+      job.locals.size() > static_cast<size_t>(kMaxChainJoints)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("constraints: ", constraints.size(), " for ",
-                     locals.size(), " joints (give none or one per joint)"));
+        absl::StrCat("locals: ", job.locals.size(), " joints; a chain has 2..",
+                     kMaxChainJoints));
   }
+  if (!job.constraints.empty() && job.constraints.size() != job.locals.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "constraints: ", job.constraints.size(), " for ", job.locals.size(),
+        " joints (give none or one per joint)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckParentModel(const Transform& parent_model) {
   if (!IsWithinRange(parent_model.translation)) {
     return absl::InvalidArgumentError(
         "parent_model.translation: not finite or beyond kMaxCoordinate");
@@ -52,29 +57,30 @@ absl::Status ChainJob::Validate() const {
     return absl::InvalidArgumentError(
         "parent_model.scale: must be finite and positive");
   }
-  if (!IsFinite(parent_model.rotation) ||
-      !(std::abs(glm::dot(parent_model.rotation, parent_model.rotation) -
-                 1.0) <= kUnitNormSquaredTolerance)) {
+  if (!IsUnitRotation(parent_model.rotation)) {
     return absl::InvalidArgumentError(
         absl::StrCat("parent_model.rotation: not a unit quaternion (norm ",
                      Norm(parent_model.rotation), ")"));
   }
-  // Every position lies within the root's distance plus the bones' lengths
-  // of the origin: bounding that sum (with |x| + |y| + |z| >= length, so no
-  // square roots) bounds them all.
+  return absl::OkStatus();
+}
+
+// Each local transform, then the chain's reach. Every position lies within
+// the root's distance plus the bones' lengths of the origin: bounding that
+// sum (with |x| + |y| + |z| >= length, so no square roots) bounds them all.
+absl::Status CheckLocals(const Transform& parent_model,
+                         absl::Span<const Transform> locals) {
   constexpr double kMinBoneSquared = kMinSolveBoneLength * kMinSolveBoneLength;
   const int count = static_cast<int>(locals.size());
-  Vec3 scale = parent_scale;
+  Vec3 scale = parent_model.scale;
   double reach = SumOfMagnitudes(parent_model.translation) +
-                 SumOfMagnitudes(parent_scale * locals[0].translation);
+                 SumOfMagnitudes(parent_model.scale * locals[0].translation);
   for (int i = 0; i < count; ++i) {
     const Transform& local = locals[i];
     if (!IsFinite(local.translation)) {
       return Invalid("locals", i, ".translation: not finite");
     }
-    if (!IsFinite(local.rotation) ||
-        !(std::abs(glm::dot(local.rotation, local.rotation) - 1.0) <=
-          kUnitNormSquaredTolerance)) {
+    if (!IsUnitRotation(local.rotation)) {
       return Invalid("locals", i,
                      absl::StrCat(".rotation: not a unit quaternion (norm ",
                                   Norm(local.rotation), ")"));
@@ -101,20 +107,39 @@ absl::Status ChainJob::Validate() const {
     return absl::InvalidArgumentError(absl::StrCat(
         "locals: the chain reaches beyond ", kMaxCoordinate, " m"));
   }
-  if (!IsWithinRange(target_model)) {
+  return absl::OkStatus();
+}
+
+absl::Status CheckTargetAndSettings(const ChainJob& job) {
+  if (!IsWithinRange(job.target_model)) {
     return absl::InvalidArgumentError(
         absl::StrCat("target_model: not finite or beyond ", kMaxCoordinate,
                      " m from the model origin"));
   }
-  if (max_iterations < 1) {
+  if (job.max_iterations < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "max_iterations: must be at least 1, got ", max_iterations));
+        "max_iterations: must be at least 1, got ", job.max_iterations));
   }
-  if (!IsFinite(tolerance) || tolerance < 0.0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("tolerance: must be finite and >= 0, got ", tolerance));
+  if (!IsFinite(job.tolerance) || job.tolerance < 0.0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tolerance: must be finite and >= 0, got ", job.tolerance));
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ChainJob::Validate() const {
+  if (absl::Status status = CheckOutputsAndSizes(*this); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckParentModel(parent_model); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckLocals(parent_model, locals); !status.ok()) {
+    return status;
+  }
+  return CheckTargetAndSettings(*this);
 }
 
 }  // namespace ik

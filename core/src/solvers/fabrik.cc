@@ -227,6 +227,31 @@ double AimAtTarget(const ChainJob& job, const Vec3& root_position,
   return internal::SquaredDistance(points[tip], job.target_model);
 }
 
+// The pose an iteration starts from and the one it makes: a kept
+// iteration swaps them, a rejected one leaves `current` as it was.
+struct PoseBuffers {
+  Vec3* current = nullptr;
+  Vec3* next = nullptr;
+};
+
+// Reached on positions: confirm on the rotations the answer is. The
+// conversion's forward kinematics fills the workspace's positions (the new
+// `next`), so the pose before the iteration moves out of the way first.
+// Returns the converted pose's squared miss.
+double ConvertReachedPose(const ChainJob& job, const Vec3& root_position,
+                          PoseBuffers* poses) {
+  ChainWorkspace& ws = *job.workspace;
+  const int count = static_cast<int>(job.locals.size());
+  if (poses->current == ws.positions.data()) {
+    std::copy(poses->current, poses->current + count,
+              ws.reach_positions.data());
+    poses->current = ws.reach_positions.data();
+  }
+  ConvertPositions(job, root_position, poses->next);
+  poses->next = ws.positions.data();
+  return internal::SquaredDistance(poses->next[count - 1], job.target_model);
+}
+
 // Without limits: iterations on positions alone, from the workspace's
 // positions (forward kinematics of the locals; aimed at the target first
 // when in reach, see AimAtTarget), turned into rotations once
@@ -237,66 +262,55 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
                        bool out_of_reach, double chain_length,
                        double best_squared, int* iterations) {
   ChainWorkspace& ws = *job.workspace;
-  const int count = static_cast<int>(job.locals.size());
-  const int tip = count - 1;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
   const Vec3& target = job.target_model;
   const double tolerance_squared = job.tolerance * job.tolerance;
-  // The pose an iteration starts from and the one it makes: a kept
-  // iteration swaps them, a rejected one leaves `current` as it was.
-  Vec3* current = ws.positions.data();
-  Vec3* next = ws.saved_positions.data();
-  bool converted = false;  // the locals are `current`'s
+  PoseBuffers poses{ws.positions.data(), ws.saved_positions.data()};
+  bool converted = false;  // the locals are `poses.current`'s
   double tip_scale = 0.0;  // see ReachFree
   if (!out_of_reach) {
-    best_squared = std::min(
-        best_squared, AimAtTarget(job, root_position, chain_length, current));
+    best_squared =
+        std::min(best_squared,
+                 AimAtTarget(job, root_position, chain_length, poses.current));
   }
   while (*iterations < job.max_iterations) {
     ++*iterations;
     if (out_of_reach) {
-      ReachStraight(job, root_position, next);
+      ReachStraight(job, root_position, poses.next);
     } else {
-      ReachFree(job, root_position, current, next, &tip_scale);
+      ReachFree(job, root_position, poses.current, poses.next, &tip_scale);
     }
-    double residual_squared = internal::SquaredDistance(next[tip], target);
+    double residual_squared =
+        internal::SquaredDistance(poses.next[tip], target);
     bool next_converted = false;
     if (residual_squared <= tolerance_squared) {
-      // Reached on positions: confirm on the rotations the answer is. The
-      // conversion's forward kinematics fills the workspace's positions, so
-      // the pose before the iteration moves out of the way first.
-      if (current == ws.positions.data()) {
-        std::copy(current, current + count, ws.reach_positions.data());
-        current = ws.reach_positions.data();
-      }
-      ConvertPositions(job, root_position, next);
-      next = ws.positions.data();
+      residual_squared = ConvertReachedPose(job, root_position, &poses);
       next_converted = true;
-      residual_squared = internal::SquaredDistance(next[tip], target);
     }
     const internal::Verdict verdict =
         internal::Judge(residual_squared, best_squared, tolerance_squared);
     if (verdict == internal::Verdict::kRevertAndStop) {
       // The rotations may be the rejected pose's: convert `current`.
-      ConvertPositions(job, root_position, current);
+      ConvertPositions(job, root_position, poses.current);
       return StopReason::kNoImprovement;
     }
     if (next_converted) {
-      current = next;
-      next = ws.saved_positions.data();
+      poses.current = poses.next;
+      poses.next = ws.saved_positions.data();
       tip_scale = 0.0;  // forward kinematics moved the pose slightly
     } else {
-      std::swap(current, next);
+      std::swap(poses.current, poses.next);
     }
     converted = next_converted;
     if (verdict != internal::Verdict::kContinue) {
-      if (!converted) ConvertPositions(job, root_position, current);
+      if (!converted) ConvertPositions(job, root_position, poses.current);
       return verdict == internal::Verdict::kReached
                  ? StopReason::kReached
                  : StopReason::kNoImprovement;
     }
     best_squared = residual_squared;
   }
-  if (!converted) ConvertPositions(job, root_position, current);
+  if (!converted) ConvertPositions(job, root_position, poses.current);
   return StopReason::kIterationCap;
 }
 

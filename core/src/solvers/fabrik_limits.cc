@@ -7,6 +7,77 @@
 #include "solvers/fabrik_internal.h"
 
 namespace ik::internal {
+namespace {
+
+// The turn of a ball-socket child's frame (`frame`, model space) that
+// brings the cone's edge to the next bone when it lies outside the cone.
+Quat BallSocketCorrection(const BallSocketLimit& ball, const Quat& frame,
+                          const Vec3& next_direction) {
+  const Vec3 axis = frame * ball.axis;
+  const double angle =
+      std::acos(std::clamp(glm::dot(axis, next_direction), -1.0, 1.0));
+  if (!(angle > ball.swing_max)) return IdentityQuat();
+  // Turn the frame so the cone's edge reaches the next bone.
+  Vec3 pivot = glm::cross(axis, next_direction);
+  const double pivot_length = glm::length(pivot);
+  pivot = pivot_length >= kMinDirectionLength ? pivot / pivot_length
+                                              : AnyPerpendicular(axis);
+  return AngleAxis(angle - ball.swing_max, pivot);
+}
+
+// The turn of a hinge child's frame (`frame`, model space) that lays the
+// hinge's axis across the next bone; `child_bone` is the child's bone in
+// its local frame (hinge angle 0).
+Quat HingeCorrection(const HingeLimit& hinge, const Quat& frame,
+                     const Vec3& next_direction, const Vec3& child_bone) {
+  Quat correction = IdentityQuat();
+  const Vec3 axis = frame * hinge.axis;
+  const Vec3 across = axis - glm::dot(axis, next_direction) * next_direction;
+  if (glm::length(across) >= kMinDirectionLength) {
+    correction = FromTo(axis, across);
+  }
+  // The bend the next bone asks of the hinge, kept in its range by
+  // turning this bone about the hinge's axis instead.
+  const Quat hinge_frame = correction * frame;
+  const Vec3 hinge_axis = hinge_frame * hinge.axis;
+  const Vec3 rest_bone = hinge_frame * child_bone;  // angle 0
+  const double bend = SignedAngleAbout(rest_bone, next_direction, hinge_axis);
+  const double clamped = ClampAngleToRange(bend, hinge.range);
+  if (clamped != bend) {
+    correction = AngleAxis(bend - clamped, hinge_axis) * correction;
+  }
+  return correction;
+}
+
+// A candidate of AlignHingePlane held within joint i's ball-socket limit by
+// a swivel about the unit joint -> target axis, and the score's parts for
+// that: the swivel's size, or blocked = 1 when no swivel helps.
+struct SwivelHold {
+  Quat rotation = IdentityQuat();
+  double blocked = 0.0;
+  double swivel = 0.0;
+};
+
+SwivelHold HoldWithinBallSocket(const BallSocketLimit& ball,
+                                const Quat& rest_model, const Vec3& to_target,
+                                double to_target_length, const Quat& turned) {
+  SwivelHold hold;
+  hold.rotation = turned;
+  const Quat relative = glm::conjugate(rest_model) * turned;
+  if (!ApplyBallSocketLimit(ball, relative).clamped) return hold;
+  const Vec3 axis = to_target / to_target_length;
+  const std::optional<double> psi =
+      NearestFeasibleSwivel(ball, relative, glm::conjugate(rest_model) * axis);
+  if (psi.has_value()) {
+    hold.swivel = std::abs(*psi);
+    hold.rotation = glm::normalize(AngleAxis(*psi, axis) * turned);
+  } else {
+    hold.blocked = 1.0;
+  }
+  return hold;
+}
+
+}  // namespace
 
 void ReachBackwardWithLimits(const ChainJob& job) {
   ChainWorkspace& ws = *job.workspace;
@@ -29,41 +100,12 @@ void ReachBackwardWithLimits(const ChainJob& job) {
                          child->rest_rotation;
       if (next_length >= kMinDirectionLength) {
         const Vec3 next_direction = next / next_length;
-        Quat correction = IdentityQuat();
-        if (child->limit->kind == JointLimit::Kind::kBallSocket) {
-          const BallSocketLimit& ball = child->limit->ball_socket;
-          const Vec3 axis = frame * ball.axis;
-          const double angle =
-              std::acos(std::clamp(glm::dot(axis, next_direction), -1.0, 1.0));
-          if (angle > ball.swing_max) {
-            // Turn the frame so the cone's edge reaches the next bone.
-            Vec3 pivot = glm::cross(axis, next_direction);
-            const double pivot_length = glm::length(pivot);
-            pivot = pivot_length >= kMinDirectionLength
-                        ? pivot / pivot_length
-                        : AnyPerpendicular(axis);
-            correction = AngleAxis(angle - ball.swing_max, pivot);
-          }
-        } else {
-          const HingeLimit& hinge = child->limit->hinge;
-          const Vec3 axis = frame * hinge.axis;
-          const Vec3 across =
-              axis - glm::dot(axis, next_direction) * next_direction;
-          if (glm::length(across) >= kMinDirectionLength) {
-            correction = FromTo(axis, across);
-          }
-          // The bend the next bone asks of the hinge, kept in its range by
-          // turning this bone about the hinge's axis instead.
-          const Quat hinge_frame = correction * frame;
-          const Vec3 hinge_axis = hinge_frame * hinge.axis;
-          const Vec3 rest_bone = hinge_frame * ws.bones[i + 1];  // angle 0
-          const double bend =
-              SignedAngleAbout(rest_bone, next_direction, hinge_axis);
-          const double clamped = ClampAngleToRange(bend, hinge.range);
-          if (clamped != bend) {
-            correction = AngleAxis(bend - clamped, hinge_axis) * correction;
-          }
-        }
+        const Quat correction =
+            child->limit->kind == JointLimit::Kind::kBallSocket
+                ? BallSocketCorrection(child->limit->ball_socket, frame,
+                                       next_direction)
+                : HingeCorrection(child->limit->hinge, frame, next_direction,
+                                  ws.bones[i + 1]);
         direction = correction * direction;
       }
     }
@@ -108,32 +150,22 @@ Quat AlignHingePlane(const ChainJob& job, int i, const Quat& parent_rotation,
   for (const double sign : {1.0, -1.0}) {
     const double turn = SignedAngleAbout(
         axis_model, normal * (sign / normal_length), bone_direction);
-    Quat turned = AngleAxis(turn, bone_direction) * model_rotation;
+    const Quat turned = AngleAxis(turn, bone_direction) * model_rotation;
     const double bend =
         angle + SignedAngleAbout(turned * child_bone_i, next, turned * axis_i);
     const double clamped_bend = ClampAngleToRange(bend, hinge.range);
     const double excess =
         std::abs(std::remainder(clamped_bend - bend, 2.0 * kPi));
-    double blocked = 0.0;
-    double swivel = 0.0;
+    SwivelHold hold;
+    hold.rotation = turned;
     if (ball != nullptr && to_target_length >= kMinDirectionLength) {
-      const Quat relative = glm::conjugate(rest_model) * turned;
-      if (ApplyBallSocketLimit(*ball, relative).clamped) {
-        const Vec3 axis = to_target / to_target_length;
-        const std::optional<double> psi = NearestFeasibleSwivel(
-            *ball, relative, glm::conjugate(rest_model) * axis);
-        if (psi.has_value()) {
-          swivel = std::abs(*psi);
-          turned = glm::normalize(AngleAxis(*psi, axis) * turned);
-        } else {
-          blocked = 1.0;
-        }
-      }
+      hold = HoldWithinBallSocket(*ball, rest_model, to_target,
+                                  to_target_length, turned);
     }
-    const double score[4] = {excess, blocked, swivel, std::abs(turn)};
+    const double score[4] = {excess, hold.blocked, hold.swivel, std::abs(turn)};
     if (sign > 0.0 || std::lexicographical_compare(score, score + 4, best_score,
                                                    best_score + 4)) {
-      best = turned;
+      best = hold.rotation;
       std::copy(score, score + 4, best_score);
     }
   }

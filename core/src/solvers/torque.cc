@@ -6,14 +6,11 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "ik/base/validate.h"
 #include "solvers/chain_internal.h"
 
 namespace ik {
 namespace {
-
-// Preferred rotations may be this far from unit squared norm (as locals).
 
 // An iteration whose step leaves the tip no closer is retried this many
 // times (see Run) before the stopping rule judges it.
@@ -25,11 +22,6 @@ constexpr int kMaxHoldPasses = 3;
 
 // Turns smaller than this, radians, count as none.
 constexpr double kMinTurn = 1e-15;
-
-absl::Status InvalidJoint(int index, absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("settings.joints[", index, "]", what));
-}
 
 // The per-iteration state of the turned joints, on the stack: Run()
 // allocates nothing.
@@ -312,88 +304,108 @@ StepOutcome TakeClampedStep(const TorqueJob& job, const Vec3& root_position,
   return outcome;
 }
 
-}  // namespace
+// The chain's length and whether any joint has a spring.
+struct ChainProfile {
+  double chain_length = 0.0;
+  bool springs = false;
+};
 
-absl::Status TorqueJob::Validate() const {
-  if (absl::Status status = ChainJob::Validate(); !status.ok()) return status;
-  const TorqueSettings& s = settings;
-  if (!IsFinite(s.gain) || !(s.gain > 0.0) || !(s.gain <= 1.0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("settings.gain: must be in (0, 1], got ", s.gain));
+// Fills scratch's stiffness and elasticity, the root profile applied.
+ChainProfile ProfileJoints(const TorqueJob& job, TorqueScratch& scratch) {
+  const ChainWorkspace& ws = *job.workspace;
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  ChainProfile profile;
+  for (int j = 0; j < tip; ++j) {
+    profile.chain_length += ws.lengths[j];
+    // Joint j of the tip turned joints: root_stiffness at the root, 1 at
+    // the joint before the tip.
+    const double root_profile =
+        job.settings.root_stiffness == 1.0 || tip == 1
+            ? 1.0
+            : std::pow(job.settings.root_stiffness,
+                       static_cast<double>(tip - 1 - j) / (tip - 1));
+    const TorqueJointSettings joint = job.settings.joints.empty()
+                                          ? TorqueJointSettings()
+                                          : job.settings.joints[j];
+    scratch.stiffness[j] = root_profile * joint.stiffness;
+    scratch.elasticity[j] = root_profile * joint.elasticity;
+    profile.springs |= joint.elasticity > 0.0;
   }
-  if (!IsFinite(s.damping) || s.damping < 0.0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "settings.damping: must be finite and >= 0, got ", s.damping));
-  }
-  if (!IsFinite(s.max_step) || !(s.max_step > 0.0) || !(s.max_step <= kPi)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "settings.max_step: must be in (0, pi], got ", s.max_step));
-  }
-  if (!IsFinite(s.root_stiffness) || !(s.root_stiffness > 0.0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("settings.root_stiffness: must be finite and > 0, got ",
-                     s.root_stiffness));
-  }
-  if (s.joints.empty()) return absl::OkStatus();
-  if (s.joints.size() != locals.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("settings.joints: ", s.joints.size(), " for ",
-                     locals.size(), " joints (give none or one per joint)"));
-  }
-  for (int i = 0; i < static_cast<int>(s.joints.size()); ++i) {
-    const TorqueJointSettings& joint = s.joints[i];
-    if (!IsFinite(joint.stiffness) || !(joint.stiffness > 0.0)) {
-      return InvalidJoint(i, absl::StrCat(".stiffness: must be finite and > "
-                                          "0, got ",
-                                          joint.stiffness));
-    }
-    if (!IsFinite(joint.elasticity) || joint.elasticity < 0.0) {
-      return InvalidJoint(i, absl::StrCat(".elasticity: must be finite and "
-                                          ">= 0, got ",
-                                          joint.elasticity));
-    }
-    if (!IsFinite(joint.comfort) || joint.comfort < 0.0 ||
-        joint.comfort > kPi) {
-      return InvalidJoint(
-          i, absl::StrCat(".comfort: must be in [0, pi], got ", joint.comfort));
-    }
-    const Quat& preferred = joint.preferred_rotation;
-    if (!IsFinite(preferred) || !(std::abs(glm::dot(preferred, preferred) -
-                                           1.0) <= kUnitNormSquaredTolerance)) {
-      return InvalidJoint(
-          i, absl::StrCat(".preferred_rotation: not a unit quaternion (norm ",
-                          Norm(preferred), ")"));
-    }
-  }
-  return absl::OkStatus();
+  return profile;
 }
+
+// A failed attempt's successor (see Run): without the springs, then more
+// damped, or (plain) half as long.
+void EscalateRetry(bool springs, bool damped, StepParameters* step) {
+  if (springs && step->spring_weight > 0.0) {
+    step->spring_weight = 0.0;
+  } else if (damped) {
+    step->mu *= 10.0;
+  } else {
+    step->halving *= 0.5;
+  }
+}
+
+struct IterationOutcome {
+  internal::Verdict verdict = internal::Verdict::kRevertAndStop;
+  std::uint64_t clamped = 0;  // the last step's limit mask
+  bool moved = false;         // some attempt turned a joint
+};
+
+// One iteration from the saved pose: a step, retried up to kMaxRetries
+// times while the stopping rule rejects it. Updates `*mu` and
+// start.best_squared as the step is kept.
+IterationOutcome IterateWithRetries(const TorqueJob& job, bool springs,
+                                    double base_mu, double* mu,
+                                    internal::ChainStart& start,
+                                    TorqueScratch& scratch) {
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const bool damped = base_mu > 0.0;
+  StepParameters step;
+  step.mu = *mu;
+  IterationOutcome result;
+  for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
+    if (attempt > 0) {
+      EscalateRetry(springs, damped, &step);
+      Restore(job, start.root_position);
+    }
+    const StepOutcome outcome =
+        TakeClampedStep(job, start.root_position, step, springs, scratch);
+    if (!outcome.moved) {
+      // No joint can bring the tip closer; the pose is the one the
+      // iteration started at.
+      result.verdict = internal::Verdict::kRevertAndStop;
+      break;
+    }
+    result.moved = true;
+    result.clamped = outcome.clamped;
+    const double residual_squared = internal::SquaredDistance(
+        job.workspace->positions[tip], job.target_model);
+    result.verdict = internal::Judge(residual_squared, start.best_squared,
+                                     start.tolerance_squared);
+    if (result.verdict == internal::Verdict::kContinue ||
+        result.verdict == internal::Verdict::kReached) {
+      start.best_squared = residual_squared;
+      *mu = attempt == 0 ? std::max(base_mu, 0.1 * step.mu) : step.mu;
+      break;
+    }
+    if (attempt == kMaxRetries &&
+        result.verdict == internal::Verdict::kKeepAndStop) {
+      start.best_squared = residual_squared;
+    }
+  }
+  return result;
+}
+
+}  // namespace
 
 absl::Status TorqueJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
   internal::ChainStart start =
       internal::BeginChainJob(*this, /*apply_limits=*/true);
   if (start.done) return absl::OkStatus();
-  ChainWorkspace& ws = *workspace;
-  const int tip = static_cast<int>(locals.size()) - 1;
-
   TorqueScratch scratch;
-  double chain_length = 0.0;
-  bool springs = false;
-  for (int j = 0; j < tip; ++j) {
-    chain_length += ws.lengths[j];
-    // Joint j of the tip turned joints: root_stiffness at the root, 1 at
-    // the joint before the tip.
-    const double profile =
-        settings.root_stiffness == 1.0 || tip == 1
-            ? 1.0
-            : std::pow(settings.root_stiffness,
-                       static_cast<double>(tip - 1 - j) / (tip - 1));
-    const TorqueJointSettings joint =
-        settings.joints.empty() ? TorqueJointSettings() : settings.joints[j];
-    scratch.stiffness[j] = profile * joint.stiffness;
-    scratch.elasticity[j] = profile * joint.elasticity;
-    springs |= joint.elasticity > 0.0;
-  }
+  const ChainProfile profile = ProfileJoints(*this, scratch);
   // An iteration that leaves the tip no closer is retried from the pose it
   // started at: first without the springs (their null-space turn is only
   // first-order neutral; near the target its second-order pull can
@@ -402,9 +414,8 @@ absl::Status TorqueJob::Run() const {
   // plain torques and shortens; a larger mu that succeeded is kept for
   // the next iteration, and one that succeeds at once falls back towards
   // the base tenfold), plain, with the step halved each time.
-  const double lambda = settings.damping * chain_length;
+  const double lambda = settings.damping * profile.chain_length;
   const double base_mu = lambda * lambda;
-  const bool damped = base_mu > 0.0;
   double mu = base_mu;
 
   int iterations = 0;
@@ -413,58 +424,20 @@ absl::Status TorqueJob::Run() const {
   while (iterations < max_iterations) {
     ++iterations;
     internal::SaveRotations(*this);
-    StepParameters step;
-    step.mu = mu;
-    internal::Verdict verdict = internal::Verdict::kRevertAndStop;
-    std::uint64_t iteration_mask = 0;
-    bool moved = false;
-    for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
-      if (attempt > 0) {
-        if (springs && step.spring_weight > 0.0) {
-          step.spring_weight = 0.0;
-        } else if (damped) {
-          step.mu *= 10.0;
-        } else {
-          step.halving *= 0.5;
-        }
-        Restore(*this, start.root_position);
-      }
-      const StepOutcome outcome =
-          TakeClampedStep(*this, start.root_position, step, springs, scratch);
-      if (!outcome.moved) {
-        // No joint can bring the tip closer; the pose is the one the
-        // iteration started at.
-        verdict = internal::Verdict::kRevertAndStop;
-        break;
-      }
-      moved = true;
-      iteration_mask = outcome.clamped;
-      const double residual_squared =
-          internal::SquaredDistance(ws.positions[tip], target_model);
-      verdict = internal::Judge(residual_squared, start.best_squared,
-                                start.tolerance_squared);
-      if (verdict == internal::Verdict::kContinue ||
-          verdict == internal::Verdict::kReached) {
-        start.best_squared = residual_squared;
-        mu = attempt == 0 ? std::max(base_mu, 0.1 * step.mu) : step.mu;
-        break;
-      }
-      if (attempt == kMaxRetries &&
-          verdict == internal::Verdict::kKeepAndStop) {
-        start.best_squared = residual_squared;
-      }
-    }
-    if (verdict == internal::Verdict::kContinue) {
-      mask = iteration_mask;
+    const IterationOutcome outcome = IterateWithRetries(
+        *this, profile.springs, base_mu, &mu, start, scratch);
+    if (outcome.verdict == internal::Verdict::kContinue) {
+      mask = outcome.clamped;
       continue;
     }
-    if (verdict == internal::Verdict::kRevertAndStop) {
-      if (moved) Restore(*this, start.root_position);
+    if (outcome.verdict == internal::Verdict::kRevertAndStop) {
+      if (outcome.moved) Restore(*this, start.root_position);
     } else {
-      mask = iteration_mask;
+      mask = outcome.clamped;
     }
-    stop = verdict == internal::Verdict::kReached ? StopReason::kReached
-                                                  : StopReason::kNoImprovement;
+    stop = outcome.verdict == internal::Verdict::kReached
+               ? StopReason::kReached
+               : StopReason::kNoImprovement;
     break;
   }
   internal::FinishChainJob(*this, start.root_position, iterations, stop, mask,

@@ -16,6 +16,97 @@ namespace {
 // about) counts as on the hinge: turning about the axis keeps it there.
 constexpr double kOnHingeSlack = 1e-12;
 
+// The middle joint's local rotation before the solve, within its limit, and
+// for a hinge its angle (one decomposition serves the check and the angle).
+struct MidStart {
+  Quat rotation = IdentityQuat();
+  bool hinge = false;
+  double hinge_angle = 0.0;
+  bool clamped = false;  // the limit moved the incoming rotation
+};
+
+MidStart StartMidWithinLimit(const JointDefinition& mid,
+                             const JointConstraint& mid_constraint,
+                             const Quat& mid_rotation) {
+  MidStart start;
+  start.hinge = mid.limit.kind == JointLimit::Kind::kHinge;
+  start.rotation = mid_rotation;
+  bool mid_within = false;
+  if (start.hinge) {
+    const HingeLimit& hinge = mid.limit.hinge;
+    const Quat relative = glm::conjugate(mid.rest.rotation) * start.rotation;
+    start.hinge_angle = DecomposeSwingTwist(relative, hinge.axis).twist_angle;
+    mid_within =
+        ClampAngleToRange(start.hinge_angle, hinge.range) ==
+            start.hinge_angle &&
+        glm::length(relative * hinge.axis - hinge.axis) <= kOnHingeSlack;
+  }
+  if (!mid_within) {  // a hinge off its range or axis, or any other limit
+    const LimitedRotation limited =
+        ApplyJointConstraint(mid_constraint, start.rotation);
+    start.rotation = limited.rotation;
+    start.clamped = limited.clamped;
+    if (start.hinge) {
+      start.hinge_angle =
+          ClampAngleToRange(start.hinge_angle, mid.limit.hinge.range);
+    }
+  }
+  return start;
+}
+
+// The job's inputs; its outputs are the caller's to set. `mid_model` is the
+// middle joint's model transform with the start's rotation.
+TwoBoneJob TwoBoneJobWithinLimits(
+    const JointDefinition& mid, const MidStart& start,
+    const Transform& root_model, const Transform& mid_model,
+    const Vec3& tip_translation_local, const Vec3& target_model,
+    const std::optional<Vec3>& pole_model, double tolerance) {
+  TwoBoneJob job;
+  job.root_model = root_model;
+  job.mid_model = mid_model;
+  job.tip_model.translation = TransformPoint(mid_model, tip_translation_local);
+  job.target_model = target_model;
+  job.pole_model = pole_model;
+  if (start.hinge) {
+    // The hinge axis lives in the middle joint's rest local frame; the
+    // parent (the root) carries that frame into model space. Turning about
+    // it keeps the pose on the hinge, and the turn may take the hinge angle
+    // to either end of its range.
+    const HingeLimit& hinge = mid.limit.hinge;
+    job.mid_axis_model = root_model.rotation * (mid.rest.rotation * hinge.axis);
+    job.mid_turn_range = AngleRange{hinge.range.min - start.hinge_angle,
+                                    hinge.range.max - start.hinge_angle};
+  }
+  job.tolerance = tolerance;
+  return job;
+}
+
+// Applies the corrections, then holds the joints to their limits; returns
+// the mask of the joints a limit clamped. A hinge's turn stays on it and in
+// range (up to rounding): no second clamp.
+std::uint64_t ApplyCorrectionsWithinLimits(
+    const Rig& rig, const TwoBoneJoints& joints,
+    const JointConstraint& mid_constraint, const MidStart& start,
+    const Quat& root_correction, const Quat& mid_correction,
+    absl::Span<Transform> locals) {
+  std::uint64_t mask = 0;
+  const LimitedRotation root_limited = ApplyJointConstraint(
+      JointConstraintOf(rig.joint(joints.root)),
+      glm::normalize(locals[joints.root].rotation * root_correction));
+  locals[joints.root].rotation = root_limited.rotation;
+  if (root_limited.clamped) mask |= kRootLimited;
+  const Quat mid_turned = glm::normalize(start.rotation * mid_correction);
+  if (start.hinge) {
+    locals[joints.mid].rotation = mid_turned;
+  } else {
+    const LimitedRotation mid_limited =
+        ApplyJointConstraint(mid_constraint, mid_turned);
+    locals[joints.mid].rotation = mid_limited.rotation;
+    if (mid_limited.clamped) mask |= kMidLimited;
+  }
+  return mask;
+}
+
 }  // namespace
 
 absl::Status SolveTwoBoneWithLimits(
@@ -25,57 +116,18 @@ absl::Status SolveTwoBoneWithLimits(
     std::uint64_t* limited_mask) {
   const JointDefinition& mid = rig.joint(joints.mid);
   const JointConstraint mid_constraint = JointConstraintOf(mid);
-
-  // The middle joint starts within its limit. One decomposition serves a
-  // hinge's check and its angle.
-  const bool mid_hinge = mid.limit.kind == JointLimit::Kind::kHinge;
-  Quat mid_rotation = locals[joints.mid].rotation;
-  double hinge_angle = 0.0;
-  bool mid_within = false;
-  if (mid_hinge) {
-    const HingeLimit& hinge = mid.limit.hinge;
-    const Quat relative = glm::conjugate(mid.rest.rotation) * mid_rotation;
-    hinge_angle = DecomposeSwingTwist(relative, hinge.axis).twist_angle;
-    mid_within =
-        ClampAngleToRange(hinge_angle, hinge.range) == hinge_angle &&
-        glm::length(relative * hinge.axis - hinge.axis) <= kOnHingeSlack;
-  }
-  std::uint64_t mask = 0;
-  if (!mid_within) {  // a hinge off its range or axis, or any other limit
-    const LimitedRotation mid_start =
-        ApplyJointConstraint(mid_constraint, mid_rotation);
-    mid_rotation = mid_start.rotation;
-    if (mid_start.clamped) mask |= kMidLimited;
-    if (mid_hinge) {
-      hinge_angle = ClampAngleToRange(hinge_angle, mid.limit.hinge.range);
-    }
-  }
+  const MidStart start =
+      StartMidWithinLimit(mid, mid_constraint, locals[joints.mid].rotation);
+  std::uint64_t mask = start.clamped ? kMidLimited : 0;
 
   Transform mid_local = locals[joints.mid];
-  mid_local.rotation = mid_rotation;
-  const Transform mid_model = Compose(root_model, mid_local);
-
+  mid_local.rotation = start.rotation;
+  TwoBoneJob job = TwoBoneJobWithinLimits(
+      mid, start, root_model, Compose(root_model, mid_local),
+      locals[joints.tip].translation, target_model, pole_model, tolerance);
   Quat root_correction = IdentityQuat();
   Quat mid_correction = IdentityQuat();
   bool turn_clamped = false;
-  TwoBoneJob job;
-  job.root_model = root_model;
-  job.mid_model = mid_model;
-  job.tip_model.translation =
-      TransformPoint(mid_model, locals[joints.tip].translation);
-  job.target_model = target_model;
-  job.pole_model = pole_model;
-  if (mid_hinge) {
-    // The hinge axis lives in the middle joint's rest local frame; the
-    // parent (the root) carries that frame into model space. Turning about
-    // it keeps the pose on the hinge, and the turn may take the hinge angle
-    // to either end of its range.
-    const HingeLimit& hinge = mid.limit.hinge;
-    job.mid_axis_model = root_model.rotation * (mid.rest.rotation * hinge.axis);
-    job.mid_turn_range = AngleRange{hinge.range.min - hinge_angle,
-                                    hinge.range.max - hinge_angle};
-  }
-  job.tolerance = tolerance;
   job.root_correction = &root_correction;
   job.mid_correction = &mid_correction;
   job.report = report;
@@ -83,22 +135,8 @@ absl::Status SolveTwoBoneWithLimits(
   if (absl::Status status = job.Run(); !status.ok()) return status;
   if (turn_clamped) mask |= kMidLimited;
 
-  // Apply, then hold the joints to their limits. A hinge's turn stays on it
-  // and in range (up to rounding): no second clamp.
-  const LimitedRotation root_limited = ApplyJointConstraint(
-      JointConstraintOf(rig.joint(joints.root)),
-      glm::normalize(locals[joints.root].rotation * root_correction));
-  locals[joints.root].rotation = root_limited.rotation;
-  if (root_limited.clamped) mask |= kRootLimited;
-  const Quat mid_turned = glm::normalize(mid_rotation * mid_correction);
-  if (mid_hinge) {
-    locals[joints.mid].rotation = mid_turned;
-  } else {
-    const LimitedRotation mid_limited =
-        ApplyJointConstraint(mid_constraint, mid_turned);
-    locals[joints.mid].rotation = mid_limited.rotation;
-    if (mid_limited.clamped) mask |= kMidLimited;
-  }
+  mask |= ApplyCorrectionsWithinLimits(rig, joints, mid_constraint, start,
+                                       root_correction, mid_correction, locals);
   *limited_mask |= mask;
   return absl::OkStatus();
 }
