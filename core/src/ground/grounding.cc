@@ -1,5 +1,6 @@
-// GroundFeetJob: validation and the pass itself (ik/ground/grounding.h). The
-// leg solve and the pass's small arithmetic live in grounding_leg.cc.
+// GroundFeetJob::Run: the grounding pass (ik/ground/grounding.h), whose
+// validation is in grounding_validate.cc and small arithmetic in
+// grounding_leg.cc.
 #include "ik/ground/grounding.h"
 
 #include <algorithm>
@@ -41,87 +42,6 @@ constexpr double kMinForwardLength = 1e-6;
 constexpr size_t kKeptLegPoses = 8;
 
 const Vec3 kUp(0.0, 1.0, 0.0);
-
-// What ValidateTransform accepts (up to the rounding of the norm's square
-// at the tolerance's edges), without building a path or a square root.
-inline bool LooksValid(const Transform& transform) {
-  constexpr double kMinNormSq =
-      (1.0 - kUnitQuatTolerance) * (1.0 - kUnitQuatTolerance);
-  constexpr double kMaxNormSq =
-      (1.0 + kUnitQuatTolerance) * (1.0 + kUnitQuatTolerance);
-  const Vec3& t = transform.translation;
-  const Quat& q = transform.rotation;
-  const Vec3& s = transform.scale;
-  const double norm_sq = (q.w * q.w + q.x * q.x) + (q.y * q.y + q.z * q.z);
-  // x * 0 is 0 for finite x and NaN otherwise, and NaN fails every
-  // comparison: one test for all six coordinates. `&` rather than `&&`:
-  // every test is cheap, a branch per test is not.
-  const double zero = ((t.x * 0.0 + t.y * 0.0) + (t.z * 0.0 + s.x * 0.0)) +
-                      (s.y * 0.0 + s.z * 0.0);
-  bool valid = zero == 0.0;
-  valid &= norm_sq >= kMinNormSq;
-  valid &= norm_sq <= kMaxNormSq;
-  valid &= s.x > 0.0;
-  valid &= s.y > 0.0;
-  valid &= s.z > 0.0;
-  return valid;
-}
-
-absl::Status CheckSize(size_t size, size_t expected, absl::string_view path,
-                       absl::string_view what, const Rig& rig,
-                       absl::string_view per) {
-  if (size == expected) return absl::OkStatus();
-  return InvalidField(
-      path, absl::StrCat(size, " ", what, " for rig '", rig.name(), "' of ",
-                         expected, " ", per));
-}
-
-// Finite and >= 0; +infinity too when `allow_infinity`.
-absl::Status CheckNonNegative(double value, absl::string_view path,
-                              absl::string_view unit, bool allow_infinity) {
-  if (value >= 0.0 && (allow_infinity || value < kInfinity)) {
-    return absl::OkStatus();
-  }
-  return InvalidField(
-      path, absl::StrCat("must be ", allow_infinity ? "" : "finite and ",
-                         ">= 0", unit, ", got ", value));
-}
-
-absl::Status ValidateSmoothing(const GroundSmoothing& smoothing, const Rig& rig,
-                               size_t leg_count) {
-  if (absl::Status status =
-          CheckNonNegative(smoothing.previous_pelvis_drop,
-                           "smoothing.previous_pelvis_drop", " m", false);
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status =
-          CheckSize(smoothing.previous_foot_offsets.size(), leg_count,
-                    "smoothing.previous_foot_offsets", "offsets", rig, "legs");
-      !status.ok()) {
-    return status;
-  }
-  for (size_t l = 0; l < smoothing.previous_foot_offsets.size(); ++l) {
-    if (!IsWithinRange(smoothing.previous_foot_offsets[l])) {
-      return InvalidField(
-          absl::StrCat("smoothing.previous_foot_offsets[", l, "]"),
-          absl::StrCat("not finite or beyond ", kMaxCoordinate, " m"));
-    }
-  }
-  if (absl::Status status = CheckNonNegative(
-          smoothing.delta_time, "smoothing.delta_time", " s", false);
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status =
-          CheckNonNegative(smoothing.max_pelvis_speed,
-                           "smoothing.max_pelvis_speed", " m/s", true);
-      !status.ok()) {
-    return status;
-  }
-  return CheckNonNegative(smoothing.max_foot_speed, "smoothing.max_foot_speed",
-                          " m/s", true);
-}
 
 // How far a goal moves from the animated point along the ground's normal
 // (negated): the whole clearance when the animation sinks the point into
@@ -239,220 +159,186 @@ FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
   return turn;
 }
 
-}  // namespace
+// Where the feet should go and how far the pelvis must drop for them.
+struct GroundingPlan {
+  double drop_needed = 0.0;
+  double drop_limit = kInfinity;
+  // The first legs' frames in the animated pose, kept for the solves.
+  std::array<std::optional<LegFrame>, kKeptLegPoses> kept_frames;
+};
 
-absl::Status GroundFeetJob::Validate() const {
-  if (rig == nullptr) return InvalidField("rig", "null");
-  const size_t leg_count = legs.size();
-  if (leg_count == 0) {
-    return FieldError(
-        absl::StatusCode::kFailedPrecondition, "legs",
-        absl::StrCat("rig ", Quoted(rig->name()), " has no legs"));
+// Casts leg `l`'s ray and sets its foot's goal (world space, where the
+// animation puts the character), smoothed; returns the drop it needs.
+double PlanFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame) {
+  const Leg& leg = job.legs[l];
+  const Vec3& hip_world = frame.hip_world;
+  const Vec3& knee_world = frame.knee_world;
+  const Vec3& ankle_world = frame.ankle_world;
+  FootResult& foot = job.feet[l];
+  foot = FootResult();
+  Vec3 offset(0.0);
+  const RayHit hit =
+      CastDown(job.ground, ankle_world, std::max(hip_world.y, ankle_world.y),
+               leg.settings);
+  if (hit.hit) {
+    foot.ground_found = true;
+    foot.contact_point = hit.point;
+    foot.contact_normal = hit.normal;
+    const double clearance = Clearance(hit, ankle_world, leg.settings);
+    foot.grounded = clearance <= 0.0 || job.weights[l] > 0.0;
+    offset = GoalOffset(hit, clearance, job.weights[l]);
   }
-  const size_t joint_count = static_cast<size_t>(rig->joint_count());
-  const std::string locals_path =
-      pose_path.empty() ? "locals" : std::string(pose_path);
-  if (absl::Status status = CheckSize(locals.size(), joint_count, locals_path,
-                                      "transforms", *rig, "joints");
+  if (job.smoothing.has_value()) {
+    const double foot_step =
+        MaxStep(job.smoothing->max_foot_speed, job.smoothing->delta_time);
+    offset =
+        MoveTowards(job.smoothing->previous_foot_offsets[l], offset, foot_step);
+  }
+  foot.foot_offset = offset;
+  foot.goal = ankle_world + offset;
+  // The leg may stretch as far as the animation does, or to the margin.
+  const double reach = std::max(glm::length(ankle_world - hip_world),
+                                (glm::length(knee_world - hip_world) +
+                                 glm::length(ankle_world - knee_world)) *
+                                    (1.0 - kLegReachMargin));
+  return DropNeeded(foot.goal - hip_world, reach);
+}
+
+void PlanFeet(const GroundFeetJob& job, GroundingPlan& plan) {
+  const absl::Span<const int> parents = job.rig->parents();
+  for (size_t l = 0; l < job.legs.size(); ++l) {
+    const Leg& leg = job.legs[l];
+    std::optional<LegFrame> unkept;
+    const LegFrame& frame =
+        l < kKeptLegPoses
+            ? plan.kept_frames[l].emplace(parents, job.locals, leg, job.root)
+            : unkept.emplace(parents, job.locals, leg, job.root);
+    plan.drop_needed = std::max(plan.drop_needed, PlanFoot(job, l, frame));
+    plan.drop_limit = std::min(plan.drop_limit, leg.settings.max_pelvis_drop);
+  }
+}
+
+// The pelvis drop (clamped, smoothed) into the report; returns the lowered
+// root.
+Transform DropPelvis(const GroundFeetJob& job, const GroundingPlan& plan) {
+  GroundFeetReport& out = *job.report;
+  out = GroundFeetReport();
+  out.pelvis_drop_clamped = plan.drop_needed > plan.drop_limit + kClampSlack;
+  out.pelvis_drop_target = std::min(plan.drop_needed, plan.drop_limit);
+  out.pelvis_drop = out.pelvis_drop_target;
+  if (job.smoothing.has_value()) {
+    out.pelvis_drop = MoveTowards(
+        job.smoothing->previous_pelvis_drop, out.pelvis_drop_target,
+        MaxStep(job.smoothing->max_pelvis_speed, job.smoothing->delta_time));
+  }
+  out.root_offset = Vec3(0.0, -out.pelvis_drop, 0.0);
+  Transform lowered = job.root;
+  lowered.translation += out.root_offset;
+  return lowered;
+}
+
+// How the toe ray turns leg `l`'s foot (no turn without a toe offset).
+FootTurn TurnFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame) {
+  const Leg& leg = job.legs[l];
+  const FootResult& foot = job.feet[l];
+  const Vec3 toe_offset = ToeOffset(*job.rig, leg, job.root, frame);
+  if (toe_offset == Vec3(0.0)) return FootTurn();
+  Vec3 ankle_offset(0.0);
+  if (foot.ground_found) {
+    RayHit ankle_hit;
+    ankle_hit.point = foot.contact_point;
+    ankle_hit.normal = foot.contact_normal;
+    ankle_offset = GoalOffset(
+        ankle_hit, Clearance(ankle_hit, frame.ankle_world, leg.settings),
+        job.weights[l]);
+  }
+  return AlignFoot(job.ground, leg.settings, job.weights[l], frame.ankle_world,
+                   frame.knee_world, toe_offset, ankle_offset);
+}
+
+// Solves leg `l`'s hip and knee for its goal in the lowered character, the
+// knee bending towards where it was (pushed out from the hip-ankle line),
+// as SolveChainJob solves a two-bone chain: the hip's limit may pull the
+// ankle off its goal, which `reached` measures.
+absl::Status SolveLeg(const GroundFeetJob& job, size_t l, const LegPose& pose,
+                      const Transform& lowered) {
+  const Leg& leg = job.legs[l];
+  const Vec3 leg_axis = pose.ankle.translation - pose.hip.translation;
+  const double axis_sq = glm::dot(leg_axis, leg_axis);
+  Vec3 bend = pose.knee.translation - pose.hip.translation;
+  if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
+  SolveReport solve_report;
+  std::uint64_t limited_mask = 0;
+  if (absl::Status status = internal::SolveTwoBoneWithLimits(
+          *job.rig, {leg.hip, leg.knee, leg.ankle},
+          Compose(pose.parent, job.locals[leg.hip]),
+          InverseTransformPoint(lowered, job.feet[l].goal),
+          pose.knee.translation + bend, kDefaultTolerance, job.locals,
+          &solve_report, &limited_mask);
       !status.ok()) {
-    return status;
-  }
-  bool locals_valid = true;
-  for (const Transform& local : locals) locals_valid &= LooksValid(local);
-  for (size_t i = 0; !locals_valid && i < locals.size(); ++i) {
-    if (LooksValid(locals[i])) continue;
-    absl::Status status =
-        ValidateTransform(locals[i], absl::StrCat("locals[", i, "]")).status();
-    if (status.ok()) continue;
-    if (pose_path.empty()) return status;
-    // The dense pose has no field of the caller's own per joint.
     return InvalidField(
-        pose_path,
-        absl::StrCat("joint ", Quoted(rig->joint(static_cast<int>(i)).name),
-                     ": ", FieldDescriptionOf(status)));
+        job.pose_path.empty() ? absl::string_view("locals") : job.pose_path,
+        absl::StrCat("leg '", leg.name,
+                     "' cannot be solved in this pose: ", status.message()));
   }
-  if (!LooksValid(root)) {
-    if (absl::Status status =
-            ValidateTransform(root, FieldPath(pose_path, "root")).status();
-        !status.ok()) {
-      return status;
-    }
-  }
-  if (absl::Status status = ground.Validate(); !status.ok()) {
-    return absl::Status(status.code(),
-                        absl::StrCat("ground.", status.message()));
-  }
-  if (absl::Status status = CheckSize(weights.size(), leg_count, "weights",
-                                      "values", *rig, "legs");
-      !status.ok()) {
-    return status;
-  }
-  for (size_t l = 0; l < weights.size(); ++l) {
-    if (!(weights[l] >= 0.0 && weights[l] <= 1.0)) {
-      return InvalidField(absl::StrCat("weights[", l, "]"),
-                          absl::StrCat(weights[l], " is not in [0, 1]"));
-    }
-  }
-  if (smoothing.has_value()) {
-    if (absl::Status status = ValidateSmoothing(*smoothing, *rig, leg_count);
-        !status.ok()) {
-      return status;
-    }
-  }
-  if (absl::Status status =
-          CheckNonNegative(tolerance, "tolerance", " m", false);
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status =
-          CheckSize(feet.size(), leg_count, "feet", "results", *rig, "legs");
-      !status.ok()) {
-    return status;
-  }
-  if (report == nullptr) return InvalidField("report", "null output");
   return absl::OkStatus();
 }
 
+// Gives leg `l`'s foot its posed world orientation turned by `turn` (held
+// to the ankle's limit) and measures where the ankle ended.
+void PlaceFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame,
+               const FootTurn& turn, const Transform& lowered) {
+  const Leg& leg = job.legs[l];
+  const LegPose& pose = frame.pose;
+  FootResult& foot = job.feet[l];
+  const Transform knee_solved =
+      Compose(Compose(pose.parent, job.locals[leg.hip]), job.locals[leg.knee]);
+  const Quat ankle_rotation_model = glm::conjugate(lowered.rotation) *
+                                    turn.rotation * lowered.rotation *
+                                    pose.ankle.rotation;
+  const LimitedRotation ankle_limited =
+      ApplyJointConstraint(JointConstraintOf(job.rig->joint(leg.ankle)),
+                           glm::normalize(glm::conjugate(knee_solved.rotation) *
+                                          ankle_rotation_model));
+  job.locals[leg.ankle].rotation = ankle_limited.rotation;
+  foot.tilt_clamped = turn.clamped || ankle_limited.clamped;
+
+  const Vec3 ankle_final = TransformPoint(
+      lowered, TransformPoint(knee_solved, job.locals[leg.ankle].translation));
+  foot.reached = glm::length(ankle_final - foot.goal) <= job.tolerance;
+  foot.moved = glm::length(ankle_final - frame.ankle_world);
+  if (foot.ground_found) {
+    foot.contact_point =
+        ankle_final -
+        foot.contact_normal *
+            glm::dot(ankle_final - foot.contact_point, foot.contact_normal);
+  }
+}
+
+}  // namespace
+
 absl::Status GroundFeetJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
-  const absl::Span<const int> parents = rig->parents();
-
-  // Goals (world space, where the animation puts the character) and the
-  // drop they need.
-  const double foot_step =
-      smoothing.has_value()
-          ? MaxStep(smoothing->max_foot_speed, smoothing->delta_time)
-          : kInfinity;
-  double drop_needed = 0.0;
-  double drop_limit = kInfinity;
-  std::array<std::optional<LegFrame>, kKeptLegPoses> kept_frames;
-  for (size_t l = 0; l < legs.size(); ++l) {
-    const Leg& leg = legs[l];
-    std::optional<LegFrame> unkept;
-    const LegFrame& frame =
-        l < kKeptLegPoses ? kept_frames[l].emplace(parents, locals, leg, root)
-                          : unkept.emplace(parents, locals, leg, root);
-    const Vec3& hip_world = frame.hip_world;
-    const Vec3& knee_world = frame.knee_world;
-    const Vec3& ankle_world = frame.ankle_world;
-    FootResult& foot = feet[l];
-    foot = FootResult();
-    Vec3 offset(0.0);
-    const RayHit hit =
-        CastDown(ground, ankle_world, std::max(hip_world.y, ankle_world.y),
-                 leg.settings);
-    if (hit.hit) {
-      foot.ground_found = true;
-      foot.contact_point = hit.point;
-      foot.contact_normal = hit.normal;
-      const double clearance = Clearance(hit, ankle_world, leg.settings);
-      foot.grounded = clearance <= 0.0 || weights[l] > 0.0;
-      offset = GoalOffset(hit, clearance, weights[l]);
-    }
-    if (smoothing.has_value()) {
-      offset =
-          MoveTowards(smoothing->previous_foot_offsets[l], offset, foot_step);
-    }
-    foot.foot_offset = offset;
-    foot.goal = ankle_world + offset;
-    // The leg may stretch as far as the animation does, or to the margin.
-    const double reach = std::max(glm::length(ankle_world - hip_world),
-                                  (glm::length(knee_world - hip_world) +
-                                   glm::length(ankle_world - knee_world)) *
-                                      (1.0 - kLegReachMargin));
-    drop_needed =
-        std::max(drop_needed, DropNeeded(foot.goal - hip_world, reach));
-    drop_limit = std::min(drop_limit, leg.settings.max_pelvis_drop);
-  }
-
-  GroundFeetReport& out = *report;
-  out = GroundFeetReport();
-  out.pelvis_drop_clamped = drop_needed > drop_limit + kClampSlack;
-  out.pelvis_drop_target = std::min(drop_needed, drop_limit);
-  out.pelvis_drop = out.pelvis_drop_target;
-  if (smoothing.has_value()) {
-    out.pelvis_drop = MoveTowards(
-        smoothing->previous_pelvis_drop, out.pelvis_drop_target,
-        MaxStep(smoothing->max_pelvis_speed, smoothing->delta_time));
-  }
-  out.root_offset = Vec3(0.0, -out.pelvis_drop, 0.0);
-  Transform lowered = root;
-  lowered.translation += out.root_offset;
-
+  GroundingPlan plan;
+  PlanFeet(*this, plan);
+  const Transform lowered = DropPelvis(*this, plan);
   // Each leg in the lowered character, on the pose as the legs before it
   // left it: turn the foot by the toe ray, solve the leg, give the foot its
   // posed world orientation turned by that.
+  const absl::Span<const int> parents = rig->parents();
   for (size_t l = 0; l < legs.size(); ++l) {
-    const Leg& leg = legs[l];
-    FootResult& foot = feet[l];
     std::optional<LegFrame> recomputed;
     const LegFrame& frame =
         l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l)
-            ? *kept_frames[l]
-            : recomputed.emplace(parents, locals, leg, root);
-    const LegPose& pose = frame.pose;
-
-    FootTurn turn;
-    const Vec3 toe_offset = ToeOffset(*rig, leg, root, frame);
-    if (toe_offset != Vec3(0.0)) {
-      Vec3 ankle_offset(0.0);
-      if (foot.ground_found) {
-        RayHit ankle_hit;
-        ankle_hit.point = foot.contact_point;
-        ankle_hit.normal = foot.contact_normal;
-        ankle_offset = GoalOffset(
-            ankle_hit, Clearance(ankle_hit, frame.ankle_world, leg.settings),
-            weights[l]);
-      }
-      turn = AlignFoot(ground, leg.settings, weights[l], frame.ankle_world,
-                       frame.knee_world, toe_offset, ankle_offset);
-    }
-    foot.tilt = turn.angle;
-
-    // The pole: the knee, pushed out from the hip-ankle line.
-    const Vec3 leg_axis = pose.ankle.translation - pose.hip.translation;
-    const double axis_sq = glm::dot(leg_axis, leg_axis);
-    Vec3 bend = pose.knee.translation - pose.hip.translation;
-    if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
-    // As SolveChainJob solves a two-bone chain; the hip's limit may pull the
-    // ankle off its goal, which `reached` measures.
-    SolveReport solve_report;
-    std::uint64_t limited_mask = 0;
-    if (absl::Status status = internal::SolveTwoBoneWithLimits(
-            *rig, {leg.hip, leg.knee, leg.ankle},
-            Compose(pose.parent, locals[leg.hip]),
-            InverseTransformPoint(lowered, foot.goal),
-            pose.knee.translation + bend, kDefaultTolerance, locals,
-            &solve_report, &limited_mask);
+            ? *plan.kept_frames[l]
+            : recomputed.emplace(parents, locals, legs[l], root);
+    const FootTurn turn = TurnFoot(*this, l, frame);
+    feet[l].tilt = turn.angle;
+    if (absl::Status status = SolveLeg(*this, l, frame.pose, lowered);
         !status.ok()) {
-      return InvalidField(
-          pose_path.empty() ? absl::string_view("locals") : pose_path,
-          absl::StrCat("leg '", leg.name,
-                       "' cannot be solved in this pose: ", status.message()));
+      return status;
     }
-
-    const Transform knee_solved =
-        Compose(Compose(pose.parent, locals[leg.hip]), locals[leg.knee]);
-    const Quat ankle_rotation_model = glm::conjugate(lowered.rotation) *
-                                      turn.rotation * lowered.rotation *
-                                      pose.ankle.rotation;
-    const LimitedRotation ankle_limited = ApplyJointConstraint(
-        JointConstraintOf(rig->joint(leg.ankle)),
-        glm::normalize(glm::conjugate(knee_solved.rotation) *
-                       ankle_rotation_model));
-    locals[leg.ankle].rotation = ankle_limited.rotation;
-    foot.tilt_clamped = turn.clamped || ankle_limited.clamped;
-
-    const Vec3 ankle_final = TransformPoint(
-        lowered, TransformPoint(knee_solved, locals[leg.ankle].translation));
-    foot.reached = glm::length(ankle_final - foot.goal) <= tolerance;
-    foot.moved = glm::length(ankle_final - frame.ankle_world);
-    if (foot.ground_found) {
-      foot.contact_point =
-          ankle_final -
-          foot.contact_normal *
-              glm::dot(ankle_final - foot.contact_point, foot.contact_normal);
-    }
+    PlaceFoot(*this, l, frame, turn, lowered);
   }
   return absl::OkStatus();
 }

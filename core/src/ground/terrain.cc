@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ik/base/field_error.h"
 
 namespace ik {
 namespace {
@@ -20,16 +21,17 @@ void KeepNearer(RayHit candidate, int source, RayHit* best) {
 
 }  // namespace
 
-absl::Status Ground::Validate() const {
+absl::Status Ground::Validate(absl::string_view path) const {
   for (size_t i = 0; i < heightfields.size(); ++i) {
     if (heightfields[i] == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("heightfields[", i, "]: null"));
+      return InvalidField(
+          FieldPath(path, absl::StrCat("heightfields[", i, "]")), "null");
     }
   }
   for (size_t i = 0; i < meshes.size(); ++i) {
     if (meshes[i] == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("meshes[", i, "]: null"));
+      return InvalidField(FieldPath(path, absl::StrCat("meshes[", i, "]")),
+                          "null");
     }
   }
   return absl::OkStatus();

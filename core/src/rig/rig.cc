@@ -12,7 +12,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "ik/base/validate.h"
-#include "rig/chain_torque.h"
 
 namespace ik {
 namespace {
@@ -88,12 +87,6 @@ absl::Status ValidateLimit(JointLimit& limit, absl::string_view path) {
       path, absl::StrCat("unknown limit kind ", static_cast<int>(limit.kind)));
 }
 
-bool IsKnownSolver(SolverKind solver) {
-  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
-         solver == SolverKind::kFabrik || solver == SolverKind::kCcd ||
-         solver == SolverKind::kTorque;
-}
-
 }  // namespace
 
 absl::StatusOr<Quat> NormalizeRotation(const Quat& rotation,
@@ -130,24 +123,14 @@ absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
   return result;
 }
 
-absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
-  if (absl::Status status = ValidateName(definition.name, "name");
-      !status.ok()) {
-    return status;
-  }
-  std::vector<JointDefinition>& joints = definition.joints;
-  if (joints.empty()) {
-    return InvalidField("joints", "a rig needs at least one joint");
-  }
-  if (joints.size() > static_cast<size_t>(kMaxJoints)) {
-    return FieldError(
-        absl::StatusCode::kResourceExhausted, "joints",
-        absl::StrFormat("%d joints, at most %d", joints.size(), kMaxJoints));
-  }
-  const int joint_count = static_cast<int>(joints.size());
+namespace {
 
-  // Per joint, in order, so the first offending joint is the one reported.
-  std::map<absl::string_view, int> index_by_name;
+// Each joint in order, so the first offending one is the one reported: a
+// valid, unique name, an earlier parent, a valid rest transform (its
+// rotation normalised) and limit. Fills `index_by_name`.
+absl::Status CheckJoints(std::vector<JointDefinition>& joints,
+                         std::map<absl::string_view, int>& index_by_name) {
+  const int joint_count = static_cast<int>(joints.size());
   for (int i = 0; i < joint_count; ++i) {
     JointDefinition& joint = joints[i];
     const std::string path = absl::StrCat("joints[", i, "]");
@@ -178,10 +161,14 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
       return status;
     }
   }
+  return absl::OkStatus();
+}
 
-  // Ball-and-socket axes and bones (twist axes) taken from the rest direction
-  // to the first child, in the joint's rest local frame (scale applies before
-  // rotation).
+// Ball-and-socket axes and bones (twist axes) taken from the rest direction
+// to the first child, in the joint's rest local frame (scale applies before
+// rotation).
+absl::Status FillBallSocketAxes(std::vector<JointDefinition>& joints) {
+  const int joint_count = static_cast<int>(joints.size());
   std::vector<int> first_child(joint_count, kNoParent);
   for (int j = joint_count - 1; j >= 0; --j) {
     if (joints[j].parent != kNoParent) first_child[joints[j].parent] = j;
@@ -216,26 +203,61 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     limit.ball_socket.twist_axis =
         has_bone ? direction / length : limit.ball_socket.axis;
   }
+  return absl::OkStatus();
+}
 
+}  // namespace
+
+absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
+  if (absl::Status status = ValidateName(definition.name, "name");
+      !status.ok()) {
+    return status;
+  }
+  std::vector<JointDefinition>& joints = definition.joints;
+  if (joints.empty()) {
+    return InvalidField("joints", "a rig needs at least one joint");
+  }
+  if (joints.size() > static_cast<size_t>(kMaxJoints)) {
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "joints",
+        absl::StrFormat("%d joints, at most %d", joints.size(), kMaxJoints));
+  }
+  std::map<absl::string_view, int> index_by_name;
+  if (absl::Status status = CheckJoints(joints, index_by_name); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = FillBallSocketAxes(joints); !status.ok()) {
+    return status;
+  }
   Rig rig;
   rig.name_ = std::move(definition.name);
-  rig.parents_.reserve(joint_count);
-  rig.rest_pose_.reserve(joint_count);
+  rig.parents_.reserve(joints.size());
+  rig.rest_pose_.reserve(joints.size());
   for (const JointDefinition& joint : joints) {
     rig.parents_.push_back(joint.parent);
     rig.rest_pose_.push_back(joint.rest);
   }
-  rig.joint_index_.reserve(joint_count);
+  rig.joint_index_.reserve(joints.size());
   for (const auto& [name, index] : index_by_name) {
     rig.joint_index_.emplace_back(std::string(name), index);
   }
   rig.joints_ = std::move(joints);
+  if (absl::Status status = rig.BuildChains(definition.chains); !status.ok()) {
+    return status;
+  }
+  if (!IsFinite(definition.forward) ||
+      !(glm::length(definition.forward) >= 1e-12)) {
+    return InvalidField("forward", "must be a finite, non-zero direction");
+  }
+  rig.forward_ = glm::normalize(definition.forward);
+  return rig;
+}
 
-  std::vector<ChainDefinition>& chains = definition.chains;
-  rig.chains_.reserve(chains.size());
+absl::Status Rig::BuildChains(const std::vector<ChainDefinition>& chains) {
+  chains_.reserve(chains.size());
   std::map<std::string, size_t> chain_index_by_name;
   for (size_t c = 0; c < chains.size(); ++c) {
-    ChainDefinition& chain = chains[c];
+    const ChainDefinition& chain = chains[c];
     const std::string path = absl::StrCat("chains[", c, "]");
     if (absl::Status status =
             ValidateName(chain.name, absl::StrCat(path, ".name"));
@@ -248,187 +270,11 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
                           absl::StrCat("duplicate chain name '", chain.name,
                                        "' (also chains[", it->second, "])"));
     }
-    absl::StatusOr<Chain> built =
-        rig.BuildChain(chain, absl::StrCat(path, "."));
+    absl::StatusOr<Chain> built = BuildChain(chain, absl::StrCat(path, "."));
     if (!built.ok()) return built.status();
-    rig.chains_.push_back(*std::move(built));
+    chains_.push_back(*std::move(built));
   }
-  if (!IsFinite(definition.forward) ||
-      !(glm::length(definition.forward) >= 1e-12)) {
-    return InvalidField("forward", "must be a finite, non-zero direction");
-  }
-  rig.forward_ = glm::normalize(definition.forward);
-  return rig;
-}
-
-absl::StatusOr<Chain> Rig::MakeChain(const ChainDefinition& definition) const {
-  return BuildChain(definition, "");
-}
-
-absl::StatusOr<Chain> Rig::BuildChain(const ChainDefinition& definition,
-                                      absl::string_view path_prefix) const {
-  const std::string root_path = absl::StrCat(path_prefix, "root");
-  const std::string tip_path = absl::StrCat(path_prefix, "tip");
-  if (definition.root.empty()) return InvalidField(root_path, "empty");
-  if (definition.tip.empty()) return InvalidField(tip_path, "empty");
-  const int root = FindJoint(definition.root);
-  if (root == kNoParent) {
-    return FieldError(absl::StatusCode::kNotFound, root_path,
-                      absl::StrCat("unknown joint ", Quoted(definition.root)));
-  }
-  const int tip = FindJoint(definition.tip);
-  if (tip == kNoParent) {
-    return FieldError(absl::StatusCode::kNotFound, tip_path,
-                      absl::StrCat("unknown joint ", Quoted(definition.tip)));
-  }
-  if (tip == root) {
-    return InvalidField(
-        tip_path,
-        absl::StrCat("'", definition.tip,
-                     "' is also the root; a chain needs at least 2 joints"));
-  }
-  // Walk from the tip up the parent links until the root.
-  std::vector<int> chain_joints;
-  int joint = tip;
-  while (joint != kNoParent && joint != root) {
-    chain_joints.push_back(joint);
-    joint = joints_[joint].parent;
-  }
-  if (joint != root) {
-    return InvalidField(tip_path, absl::StrCat("joint '", definition.tip,
-                                               "' does not descend from root '",
-                                               definition.root, "'"));
-  }
-  chain_joints.push_back(root);
-  std::reverse(chain_joints.begin(), chain_joints.end());
-  const int chain_length = static_cast<int>(chain_joints.size());
-  if (chain_length > kMaxChainJoints) {
-    return InvalidField(
-        tip_path, absl::StrCat("the chain from '", definition.root, "' to '",
-                               definition.tip, "' has ", chain_length,
-                               " joints, at most ", kMaxChainJoints));
-  }
-  Chain chain;
-  for (int ancestor = joints_[root].parent; ancestor != kNoParent;
-       ancestor = joints_[ancestor].parent) {
-    chain.ancestors.push_back(ancestor);
-  }
-  std::reverse(chain.ancestors.begin(), chain.ancestors.end());
-
-  // Rest pose in model space down the path, for bone lengths.
-  Transform rest_model;
-  for (size_t i = 0; i < chain.ancestors.size(); ++i) {
-    const Transform& rest = joints_[chain.ancestors[i]].rest;
-    rest_model = i == 0 ? rest : Compose(rest_model, rest);
-  }
-  Vec3 parent_position(0.0);
-  for (int k = 0; k < chain_length; ++k) {
-    const Transform& rest = joints_[chain_joints[k]].rest;
-    rest_model =
-        k == 0 && chain.ancestors.empty() ? rest : Compose(rest_model, rest);
-    if (k > 0 && !(glm::length(rest_model.translation - parent_position) >=
-                   kMinBoneLength)) {
-      return InvalidField(
-          absl::StrCat(path_prefix, "tip"),
-          absl::StrCat("zero-length bone from '",
-                       joints_[chain_joints[k - 1]].name, "' to '",
-                       joints_[chain_joints[k]].name, "'"));
-    }
-    parent_position = rest_model.translation;
-  }
-
-  if (!IsKnownSolver(definition.solver)) {
-    return InvalidField(
-        absl::StrCat(path_prefix, "solver"),
-        absl::StrCat("unknown solver ", static_cast<int>(definition.solver)));
-  }
-  if (definition.solver == SolverKind::kTwoBone && chain_length != 3) {
-    return InvalidField(
-        absl::StrCat(path_prefix, "solver"),
-        absl::StrCat("the two-bone solver needs exactly 3 joints; the chain "
-                     "has ",
-                     chain_length));
-  }
-  if (definition.max_iterations < 1) {
-    return InvalidField(
-        absl::StrCat(path_prefix, "max_iterations"),
-        absl::StrCat("must be at least 1, got ", definition.max_iterations));
-  }
-  if (!IsFinite(definition.tolerance) || definition.tolerance < 0.0) {
-    return InvalidField(
-        absl::StrCat(path_prefix, "tolerance"),
-        absl::StrCat("must be finite and >= 0, got ", definition.tolerance));
-  }
-  // Swivel settings, and the preferred pose down the path to the tip (the
-  // rest pose with the definition's rotations) for the zero-plane map.
-  if (definition.swivel_space != SwivelSpace::kStartParent &&
-      definition.swivel_space != SwivelSpace::kWorld) {
-    return InvalidField(
-        absl::StrCat(path_prefix, "swivel_space"),
-        absl::StrCat("unknown swivel space ",
-                     static_cast<int>(definition.swivel_space)));
-  }
-  if (!(definition.flip_warning_angle >= 0.0 &&
-        definition.flip_warning_angle <= 0.5 * kPi)) {
-    return InvalidField(absl::StrCat(path_prefix, "flip_warning_angle"),
-                        absl::StrCat(definition.flip_warning_angle,
-                                     " is not within [0, pi/2]"));
-  }
-  std::vector<int> path = chain.ancestors;
-  path.insert(path.end(), chain_joints.begin(), chain_joints.end());
-  std::vector<Transform> preferred(path.size());
-  std::vector<int> given_at(path.size(), -1);
-  for (size_t i = 0; i < path.size(); ++i) preferred[i] = joints_[path[i]].rest;
-  for (size_t p = 0; p < definition.preferred_pose.size(); ++p) {
-    const PreferredJointRotation& entry = definition.preferred_pose[p];
-    const std::string entry_path =
-        absl::StrCat(path_prefix, "preferred_pose[", p, "]");
-    const int joint = FindJoint(entry.joint);
-    if (joint == kNoParent) {
-      return FieldError(absl::StatusCode::kNotFound,
-                        absl::StrCat(entry_path, ".joint"),
-                        absl::StrCat("unknown joint ", Quoted(entry.joint)));
-    }
-    const size_t at = static_cast<size_t>(
-        std::find(path.begin(), path.end(), joint) - path.begin());
-    if (at == path.size()) {
-      return InvalidField(
-          absl::StrCat(entry_path, ".joint"),
-          absl::StrCat("'", entry.joint,
-                       "' is neither a joint of the chain nor an ancestor "
-                       "of its root"));
-    }
-    if (given_at[at] >= 0) {
-      return InvalidField(
-          absl::StrCat(entry_path, ".joint"),
-          absl::StrCat("'", entry.joint, "' given twice (also preferred_pose[",
-                       given_at[at], "])"));
-    }
-    given_at[at] = static_cast<int>(p);
-    absl::StatusOr<Quat> rotation = NormalizeRotation(
-        entry.rotation, absl::StrCat(entry_path, ".rotation"));
-    if (!rotation.ok()) return rotation.status();
-    preferred[at].rotation = *rotation;
-  }
-  for (size_t k = chain.ancestors.size(); k < path.size(); ++k) {
-    chain.preferred_rotations.push_back(preferred[k].rotation);
-  }
-  chain.zero_plane_map = ChainZeroPlaneMap(preferred, chain.ancestors.size(),
-                                           definition.swivel_space);
-  chain.swivel_space = definition.swivel_space;
-  chain.flip_warning_angle = definition.flip_warning_angle;
-
-  chain.name = definition.name;
-  chain.joints = std::move(chain_joints);
-  chain.solver = definition.solver;
-  chain.max_iterations = definition.max_iterations;
-  chain.tolerance = definition.tolerance;
-  if (absl::Status status =
-          internal::BuildChainTorque(*this, definition, path_prefix, chain);
-      !status.ok()) {
-    return status;
-  }
-  return chain;
+  return absl::OkStatus();
 }
 
 int Rig::FindJoint(absl::string_view name) const {

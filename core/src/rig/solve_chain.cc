@@ -18,12 +18,6 @@
 namespace ik {
 namespace {
 
-bool IsKnownSolver(SolverKind solver) {
-  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
-         solver == SolverKind::kFabrik || solver == SolverKind::kCcd ||
-         solver == SolverKind::kTorque;
-}
-
 absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
                               absl::string_view path) {
   if (!IsFinite(point_world)) return InvalidField(path, "not finite");

@@ -30,6 +30,7 @@
 #define IK_TERRAIN_H_
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/base/math.h"
 #include "ik/geometry/ray.h"
@@ -48,8 +49,9 @@ struct Ground {
   absl::Span<const TriangleMesh* const> meshes;
 
   // INVALID_ARGUMENT for a null heightfield or mesh ("heightfields[1]:
-  // null", "meshes[0]: null").
-  absl::Status Validate() const;
+  // null", "meshes[0]: null"; "<path>.meshes[0]: null" when the ground sits
+  // at `path` in the caller's input).
+  absl::Status Validate(absl::string_view path = "") const;
 
   // The nearest hit within [0, max_distance] over every plane, heightfield
   // and mesh, with RayHit::kind and RayHit::source saying which. Of hits at

@@ -41,6 +41,13 @@ struct JointDefinition {
 // kAuto: two-bone for 3-joint chains, FABRIK otherwise.
 enum class SolverKind { kAuto, kTwoBone, kFabrik, kCcd, kTorque };
 
+// Whether `solver` is one of the kinds above (a cast integer may not be).
+inline bool IsKnownSolver(SolverKind solver) {
+  return solver == SolverKind::kAuto || solver == SolverKind::kTwoBone ||
+         solver == SolverKind::kFabrik || solver == SolverKind::kCcd ||
+         solver == SolverKind::kTorque;
+}
+
 // One joint's torque-solver settings, by name; an unset preferred rotation
 // is the joint's rest rotation.
 struct TorqueJointDefinition {
@@ -157,11 +164,15 @@ class Rig {
  private:
   Rig() = default;
 
-  // The chain validation shared by Create and MakeChain: the definition's
-  // root, tip, solver, iteration cap and tolerance (not its name), with
-  // error paths prefixed by `path_prefix` ("chains[2]." or "").
+  // The chain validation shared by Create and MakeChain (rig_chain.cc): the
+  // definition's root, tip, solver, iteration cap, tolerance, swivel,
+  // preferred pose and torque settings (not its name), with error paths
+  // prefixed by `path_prefix` ("chains[2]." or "").
   absl::StatusOr<Chain> BuildChain(const ChainDefinition& definition,
                                    absl::string_view path_prefix) const;
+  // Builds chains_ from `chains` (unique, valid names; each by BuildChain),
+  // once the joints are in place.
+  absl::Status BuildChains(const std::vector<ChainDefinition>& chains);
 
   std::string name_;
   std::vector<JointDefinition> joints_;

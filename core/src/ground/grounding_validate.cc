@@ -1,0 +1,176 @@
+// GroundFeetJob::Validate: every input and output, named by its field
+// (ik/ground/grounding.h).
+#include <limits>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
+#include "ik/ground/grounding.h"
+
+namespace ik {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// What ValidateTransform accepts (up to the rounding of the norm's square
+// at the tolerance's edges), without building a path or a square root.
+inline bool LooksValid(const Transform& transform) {
+  constexpr double kMinNormSq =
+      (1.0 - kUnitQuatTolerance) * (1.0 - kUnitQuatTolerance);
+  constexpr double kMaxNormSq =
+      (1.0 + kUnitQuatTolerance) * (1.0 + kUnitQuatTolerance);
+  const Vec3& t = transform.translation;
+  const Quat& q = transform.rotation;
+  const Vec3& s = transform.scale;
+  const double norm_sq = (q.w * q.w + q.x * q.x) + (q.y * q.y + q.z * q.z);
+  // x * 0 is 0 for finite x and NaN otherwise, and NaN fails every
+  // comparison: one test for all six coordinates. `&` rather than `&&`:
+  // every test is cheap, a branch per test is not.
+  const double zero = ((t.x * 0.0 + t.y * 0.0) + (t.z * 0.0 + s.x * 0.0)) +
+                      (s.y * 0.0 + s.z * 0.0);
+  bool valid = zero == 0.0;
+  valid &= norm_sq >= kMinNormSq;
+  valid &= norm_sq <= kMaxNormSq;
+  valid &= s.x > 0.0;
+  valid &= s.y > 0.0;
+  valid &= s.z > 0.0;
+  return valid;
+}
+
+absl::Status CheckSize(size_t size, size_t expected, absl::string_view path,
+                       absl::string_view what, const Rig& rig,
+                       absl::string_view per) {
+  if (size == expected) return absl::OkStatus();
+  return InvalidField(
+      path, absl::StrCat(size, " ", what, " for rig '", rig.name(), "' of ",
+                         expected, " ", per));
+}
+
+// Finite and >= 0; +infinity too when `allow_infinity`.
+absl::Status CheckNonNegative(double value, absl::string_view path,
+                              absl::string_view unit, bool allow_infinity) {
+  if (value >= 0.0 && (allow_infinity || value < kInfinity)) {
+    return absl::OkStatus();
+  }
+  return InvalidField(
+      path, absl::StrCat("must be ", allow_infinity ? "" : "finite and ",
+                         ">= 0", unit, ", got ", value));
+}
+
+absl::Status ValidateSmoothing(const GroundSmoothing& smoothing, const Rig& rig,
+                               size_t leg_count) {
+  if (absl::Status status =
+          CheckNonNegative(smoothing.previous_pelvis_drop,
+                           "smoothing.previous_pelvis_drop", " m", false);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          CheckSize(smoothing.previous_foot_offsets.size(), leg_count,
+                    "smoothing.previous_foot_offsets", "offsets", rig, "legs");
+      !status.ok()) {
+    return status;
+  }
+  for (size_t l = 0; l < smoothing.previous_foot_offsets.size(); ++l) {
+    if (!IsWithinRange(smoothing.previous_foot_offsets[l])) {
+      return InvalidField(
+          absl::StrCat("smoothing.previous_foot_offsets[", l, "]"),
+          absl::StrCat("not finite or beyond ", kMaxCoordinate, " m"));
+    }
+  }
+  if (absl::Status status = CheckNonNegative(
+          smoothing.delta_time, "smoothing.delta_time", " s", false);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status =
+          CheckNonNegative(smoothing.max_pelvis_speed,
+                           "smoothing.max_pelvis_speed", " m/s", true);
+      !status.ok()) {
+    return status;
+  }
+  return CheckNonNegative(smoothing.max_foot_speed, "smoothing.max_foot_speed",
+                          " m/s", true);
+}
+
+// The rig, its legs and the pose: `locals` and `root`, named by the job's
+// pose path.
+absl::Status CheckPose(const GroundFeetJob& job) {
+  if (job.rig == nullptr) return InvalidField("rig", "null");
+  const Rig& rig = *job.rig;
+  if (job.legs.empty()) {
+    return FieldError(absl::StatusCode::kFailedPrecondition, "legs",
+                      absl::StrCat("rig ", Quoted(rig.name()), " has no legs"));
+  }
+  const size_t joint_count = static_cast<size_t>(rig.joint_count());
+  const std::string locals_path =
+      job.pose_path.empty() ? "locals" : std::string(job.pose_path);
+  if (absl::Status status = CheckSize(job.locals.size(), joint_count,
+                                      locals_path, "transforms", rig, "joints");
+      !status.ok()) {
+    return status;
+  }
+  bool locals_valid = true;
+  for (const Transform& local : job.locals) locals_valid &= LooksValid(local);
+  for (size_t i = 0; !locals_valid && i < job.locals.size(); ++i) {
+    if (LooksValid(job.locals[i])) continue;
+    absl::Status status =
+        ValidateTransform(job.locals[i], absl::StrCat("locals[", i, "]"))
+            .status();
+    if (status.ok()) continue;
+    if (job.pose_path.empty()) return status;
+    // The dense pose has no field of the caller's own per joint.
+    return InvalidField(
+        job.pose_path,
+        absl::StrCat("joint ", Quoted(rig.joint(static_cast<int>(i)).name),
+                     ": ", FieldDescriptionOf(status)));
+  }
+  if (LooksValid(job.root)) return absl::OkStatus();
+  return ValidateTransform(job.root, FieldPath(job.pose_path, "root")).status();
+}
+
+// The ground, the weights, the smoothing and the tolerance.
+absl::Status CheckSettings(const GroundFeetJob& job) {
+  if (absl::Status status = job.ground.Validate("ground"); !status.ok()) {
+    return status;
+  }
+  const size_t leg_count = job.legs.size();
+  if (absl::Status status = CheckSize(job.weights.size(), leg_count, "weights",
+                                      "values", *job.rig, "legs");
+      !status.ok()) {
+    return status;
+  }
+  for (size_t l = 0; l < job.weights.size(); ++l) {
+    if (!(job.weights[l] >= 0.0 && job.weights[l] <= 1.0)) {
+      return InvalidField(absl::StrCat("weights[", l, "]"),
+                          absl::StrCat(job.weights[l], " is not in [0, 1]"));
+    }
+  }
+  if (job.smoothing.has_value()) {
+    if (absl::Status status =
+            ValidateSmoothing(*job.smoothing, *job.rig, leg_count);
+        !status.ok()) {
+      return status;
+    }
+  }
+  return CheckNonNegative(job.tolerance, "tolerance", " m", false);
+}
+
+}  // namespace
+
+absl::Status GroundFeetJob::Validate() const {
+  if (absl::Status status = CheckPose(*this); !status.ok()) return status;
+  if (absl::Status status = CheckSettings(*this); !status.ok()) return status;
+  if (absl::Status status =
+          CheckSize(feet.size(), legs.size(), "feet", "results", *rig, "legs");
+      !status.ok()) {
+    return status;
+  }
+  if (report == nullptr) return InvalidField("report", "null output");
+  return absl::OkStatus();
+}
+
+}  // namespace ik
