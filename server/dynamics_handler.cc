@@ -93,6 +93,39 @@ absl::StatusOr<std::map<std::string, int>> StatesByChain(
   return state_index;
 }
 
+// One step of `chain` from the request's state `state_index` (-1: none)
+// on the pose (`world`: its world transforms), as the answer's result.
+absl::StatusOr<v1::DynamicChainResult> StepChain(
+    const v1::StepDynamicsRequest& request, const Character& character,
+    const DynamicChainBinding& chain, int state_index,
+    absl::Span<const Transform> world, absl::Span<const Transform> locals,
+    const WindSettings* wind, absl::string_view revision) {
+  DynamicState state;
+  std::string state_path = "states";
+  if (state_index >= 0) {
+    state = StateFromProto(request.states(state_index));
+    state_path = absl::StrCat("states[", state_index, "]");
+  }
+  std::vector<Quat> rotations(chain.joints.size());
+  DynamicsReport report;
+  RigDynamicsStep step;
+  step.rig = &character.rig;
+  step.colliders = character.colliders;
+  step.chain = &chain;
+  step.models_world = world;
+  step.locals = locals;
+  step.delta_time = request.delta_time();
+  step.reset = request.reset();
+  step.wind = wind;
+  step.state = &state;
+  step.state_path = state_path;
+  step.rotations_local = absl::MakeSpan(rotations);
+  step.report = &report;
+  if (absl::Status status = step.Run(); !status.ok()) return status;
+  return DynamicChainResultToProto(character.rig, chain, rotations, state,
+                                   report, revision);
+}
+
 }  // namespace
 
 absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
@@ -135,31 +168,12 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   response.set_revision(revision);
   for (const DynamicChainBinding* chain : *chains) {
     auto found = state_index->find(chain->name);
-    const int index = found == state_index->end() ? -1 : found->second;
-    DynamicState state;
-    std::string state_path = "states";
-    if (index >= 0) {
-      state = StateFromProto(request.states(index));
-      state_path = absl::StrCat("states[", index, "]");
-    }
-    std::vector<Quat> rotations(chain->joints.size());
-    DynamicsReport report;
-    RigDynamicsStep step;
-    step.rig = &rig;
-    step.colliders = character.colliders;
-    step.chain = chain;
-    step.models_world = world;
-    step.locals = pose->locals;
-    step.delta_time = request.delta_time();
-    step.reset = request.reset();
-    step.wind = wind.has_value() ? &*wind : nullptr;
-    step.state = &state;
-    step.state_path = state_path;
-    step.rotations_local = absl::MakeSpan(rotations);
-    step.report = &report;
-    if (absl::Status status = step.Run(); !status.ok()) return status;
-    *response.add_results() = DynamicChainResultToProto(
-        rig, *chain, rotations, state, report, revision);
+    absl::StatusOr<v1::DynamicChainResult> result =
+        StepChain(request, character, *chain,
+                  found == state_index->end() ? -1 : found->second, world,
+                  pose->locals, wind.has_value() ? &*wind : nullptr, revision);
+    if (!result.ok()) return result.status();
+    *response.add_results() = *std::move(result);
   }
   return absl::OkStatus();
 }

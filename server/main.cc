@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -86,6 +87,59 @@ void DropMissingDefault(std::string& directory, const char* default_directory,
   }
 }
 
+// The server's options from the flags; nullopt (after saying why) when a
+// limit is not positive.
+std::optional<ik::server::ServerOptions> OptionsFromFlags() {
+  ik::server::ServerOptions options;
+  options.listen = absl::GetFlag(FLAGS_listen);
+  options.rig_dir = absl::GetFlag(FLAGS_rig_dir);
+  options.terrain_dir = absl::GetFlag(FLAGS_terrain_dir);
+  ik::server::ServiceLimits& limits = options.limits;
+  limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
+  limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
+  limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
+  limits.max_parts_per_rig = absl::GetFlag(FLAGS_max_parts_per_rig);
+  limits.max_goals_per_request = absl::GetFlag(FLAGS_max_goals_per_request);
+  limits.max_terrains = absl::GetFlag(FLAGS_max_terrains);
+  limits.max_mesh_triangles = absl::GetFlag(FLAGS_max_mesh_triangles);
+  limits.max_heightfield_samples = absl::GetFlag(FLAGS_max_heightfield_samples);
+  limits.max_inline_heightfield_samples =
+      absl::GetFlag(FLAGS_max_inline_heightfield_samples);
+  limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
+  options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  if (!Positive("max_rigs", limits.max_rigs) ||
+      !Positive("max_joints_per_rig", limits.max_joints_per_rig) ||
+      !Positive("max_chains_per_rig", limits.max_chains_per_rig) ||
+      !Positive("max_parts_per_rig", limits.max_parts_per_rig) ||
+      !Positive("max_goals_per_request", limits.max_goals_per_request) ||
+      !Positive("max_terrains", limits.max_terrains) ||
+      !Positive("max_mesh_triangles", limits.max_mesh_triangles) ||
+      !Positive("max_heightfield_samples", limits.max_heightfield_samples) ||
+      !Positive("max_inline_heightfield_samples",
+                limits.max_inline_heightfield_samples) ||
+      !Positive("max_ground_shapes", limits.max_ground_shapes) ||
+      !Positive("max_message_bytes", options.max_receive_message_bytes)) {
+    return std::nullopt;
+  }
+  // The built-in default points at the source tree's examples; when that is
+  // not there (an installed binary), start empty instead of failing.
+  DropMissingDefault(options.rig_dir, IK_DEFAULT_RIG_DIR, "rig");
+  DropMissingDefault(options.terrain_dir, IK_DEFAULT_TERRAIN_DIR, "terrain");
+  return options;
+}
+
+void LogListening(const ik::server::ServerOptions& options,
+                  const ik::server::IkServer& server) {
+  std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  absl::FPrintF(
+      stderr,
+      "ikd: listening on %s:%d (%d rigs from %s, %d terrains from %s)\n", host,
+      server.port(), server.loaded_rigs(),
+      options.rig_dir.empty() ? "nowhere" : options.rig_dir,
+      server.loaded_terrains(),
+      options.terrain_dir.empty() ? "nowhere" : options.terrain_dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,58 +157,14 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  ik::server::ServerOptions options;
-  options.listen = absl::GetFlag(FLAGS_listen);
-  options.rig_dir = absl::GetFlag(FLAGS_rig_dir);
-  options.terrain_dir = absl::GetFlag(FLAGS_terrain_dir);
-  options.limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
-  options.limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
-  options.limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
-  options.limits.max_parts_per_rig = absl::GetFlag(FLAGS_max_parts_per_rig);
-  options.limits.max_goals_per_request =
-      absl::GetFlag(FLAGS_max_goals_per_request);
-  options.limits.max_terrains = absl::GetFlag(FLAGS_max_terrains);
-  options.limits.max_mesh_triangles = absl::GetFlag(FLAGS_max_mesh_triangles);
-  options.limits.max_heightfield_samples =
-      absl::GetFlag(FLAGS_max_heightfield_samples);
-  options.limits.max_inline_heightfield_samples =
-      absl::GetFlag(FLAGS_max_inline_heightfield_samples);
-  options.limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
-  options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
-  if (!Positive("max_rigs", options.limits.max_rigs) ||
-      !Positive("max_joints_per_rig", options.limits.max_joints_per_rig) ||
-      !Positive("max_chains_per_rig", options.limits.max_chains_per_rig) ||
-      !Positive("max_parts_per_rig", options.limits.max_parts_per_rig) ||
-      !Positive("max_goals_per_request",
-                options.limits.max_goals_per_request) ||
-      !Positive("max_terrains", options.limits.max_terrains) ||
-      !Positive("max_mesh_triangles", options.limits.max_mesh_triangles) ||
-      !Positive("max_heightfield_samples",
-                options.limits.max_heightfield_samples) ||
-      !Positive("max_inline_heightfield_samples",
-                options.limits.max_inline_heightfield_samples) ||
-      !Positive("max_ground_shapes", options.limits.max_ground_shapes) ||
-      !Positive("max_message_bytes", options.max_receive_message_bytes)) {
-    return 2;
-  }
-  // The built-in default points at the source tree's examples; when that is
-  // not there (an installed binary), start empty instead of failing.
-  DropMissingDefault(options.rig_dir, IK_DEFAULT_RIG_DIR, "rig");
-  DropMissingDefault(options.terrain_dir, IK_DEFAULT_TERRAIN_DIR, "terrain");
-
-  auto server = ik::server::IkServer::Start(options);
+  const std::optional<ik::server::ServerOptions> options = OptionsFromFlags();
+  if (!options.has_value()) return 2;
+  auto server = ik::server::IkServer::Start(*options);
   if (!server.ok()) {
     absl::FPrintF(stderr, "ikd: %s\n", server.status().ToString());
     return 1;
   }
-  std::string host = options.listen.substr(0, options.listen.rfind(':'));
-  absl::FPrintF(
-      stderr,
-      "ikd: listening on %s:%d (%d rigs from %s, %d terrains from %s)\n", host,
-      (*server)->port(), (*server)->loaded_rigs(),
-      options.rig_dir.empty() ? "nowhere" : options.rig_dir,
-      (*server)->loaded_terrains(),
-      options.terrain_dir.empty() ? "nowhere" : options.terrain_dir);
+  LogListening(*options, **server);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

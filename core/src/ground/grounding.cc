@@ -17,7 +17,7 @@
 #include "ik/base/joint_limits.h"
 #include "ik/base/validate.h"
 #include "ik/geometry/ray.h"
-#include "solvers/two_bone_limits.h"
+#include "rig/two_bone_limits.h"
 
 namespace ik {
 namespace {

@@ -13,7 +13,7 @@
 #include "ik/solvers/fabrik.h"
 #include "ik/solvers/swivel.h"
 #include "ik/solvers/torque.h"
-#include "solvers/two_bone_limits.h"
+#include "rig/two_bone_limits.h"
 
 namespace ik {
 namespace {

@@ -1,6 +1,6 @@
 // SolveTwoBoneWithLimits (two_bone_limits.h): TwoBoneJob between the rig's
 // joint limits.
-#include "solvers/two_bone_limits.h"
+#include "rig/two_bone_limits.h"
 
 #include <cstdint>
 #include <optional>

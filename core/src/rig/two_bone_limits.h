@@ -1,8 +1,8 @@
 // The analytic two-bone solve held to a rig's joint limits: what SolveChainJob
 // does for a two-bone chain (solve_chain.cc) and the grounding pass for a
 // leg (grounding.cc). Not part of the public API.
-#ifndef IK_SRC_TWO_BONE_LIMITS_H_
-#define IK_SRC_TWO_BONE_LIMITS_H_
+#ifndef IK_SRC_RIG_TWO_BONE_LIMITS_H_
+#define IK_SRC_RIG_TWO_BONE_LIMITS_H_
 
 #include <cstdint>
 #include <optional>
@@ -63,4 +63,4 @@ absl::Status SolveTwoBoneWithLimits(
 
 }  // namespace ik::internal
 
-#endif  // IK_SRC_TWO_BONE_LIMITS_H_
+#endif  // IK_SRC_RIG_TWO_BONE_LIMITS_H_
