@@ -18,12 +18,8 @@ absl::StatusOr<std::vector<AttachedCollider>> BuildColliders(
   for (size_t c = 0; c < definitions.size(); ++c) {
     const ColliderDefinition& in = definitions[c];
     const std::string path = absl::StrCat("colliders[", c, "]");
-    const std::string name_path = FieldPath(path, "name");
-    if (absl::Status status = ValidateName(in.name, name_path); !status.ok()) {
-      return status;
-    }
-    if (absl::Status status = internal::CheckUniqueName(in.name, c, name_path,
-                                                        "colliders", names);
+    if (absl::Status status =
+            internal::CheckPartName(in.name, "colliders", c, names);
         !status.ok()) {
       return status;
     }

@@ -191,12 +191,8 @@ absl::StatusOr<std::vector<DynamicChainBinding>> BuildDynamicChains(
   for (size_t d = 0; d < definitions.size(); ++d) {
     const DynamicChainDefinition& in = definitions[d];
     const std::string path = absl::StrCat("dynamic_chains[", d, "]");
-    const std::string name_path = FieldPath(path, "name");
-    if (absl::Status status = ValidateName(in.name, name_path); !status.ok()) {
-      return status;
-    }
-    if (absl::Status status = internal::CheckUniqueName(
-            in.name, d, name_path, "dynamic_chains", names);
+    if (absl::Status status =
+            internal::CheckPartName(in.name, "dynamic_chains", d, names);
         !status.ok()) {
       return status;
     }

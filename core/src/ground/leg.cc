@@ -137,12 +137,8 @@ absl::StatusOr<std::vector<Leg>> BuildLegs(
   for (size_t l = 0; l < definitions.size(); ++l) {
     const LegDefinition& in = definitions[l];
     const std::string path = absl::StrCat("legs[", l, "]");
-    const std::string name_path = FieldPath(path, "name");
-    if (absl::Status status = ValidateName(in.name, name_path); !status.ok()) {
-      return status;
-    }
     if (absl::Status status =
-            internal::CheckUniqueName(in.name, l, name_path, "legs", names);
+            internal::CheckPartName(in.name, "legs", l, names);
         !status.ok()) {
       return status;
     }

@@ -10,9 +10,12 @@
 
 namespace ik::internal {
 
-absl::Status CheckUniqueName(const std::string& name, size_t index,
-                             absl::string_view path, absl::string_view list,
-                             std::map<std::string, size_t>& seen) {
+absl::Status CheckPartName(const std::string& name, absl::string_view list,
+                           size_t index, std::map<std::string, size_t>& seen) {
+  const std::string path = absl::StrCat(list, "[", index, "].name");
+  if (absl::Status status = ValidateName(name, path); !status.ok()) {
+    return status;
+  }
   if (auto [it, inserted] = seen.emplace(name, index); !inserted) {
     return InvalidField(path, absl::StrCat("duplicate name '", name, "' (also ",
                                            list, "[", it->second, "])"));

@@ -16,12 +16,12 @@
 
 namespace ik::internal {
 
-// Checks that `name` is unique among the names of `list` seen so far
-// (recording it at `index`): INVALID_ARGUMENT "<path>: duplicate name 'x'
-// (also <list>[i])".
-absl::Status CheckUniqueName(const std::string& name, size_t index,
-                             absl::string_view path, absl::string_view list,
-                             std::map<std::string, size_t>& seen);
+// Checks the name of part `index` of `list` ("legs", "colliders", ...):
+// a valid name (ValidateName) unique among the names seen so far, which
+// records it. INVALID_ARGUMENT naming "<list>[index].name" ("legs[1].name:
+// duplicate name 'x' (also legs[0])").
+absl::Status CheckPartName(const std::string& name, absl::string_view list,
+                           size_t index, std::map<std::string, size_t>& seen);
 
 // INVALID_ARGUMENT "<path>: <value> is not in [min, max]<unit>" (or
 // "(min, max]" with `open_min`) unless the value is within.
