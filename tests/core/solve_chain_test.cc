@@ -270,55 +270,6 @@ TEST_F(SolveChainJobTest, ToleranceOverrideDecidesReached) {
   EXPECT_NEAR(result->report.residual, 0.01, 1e-12);
 }
 
-TEST_F(SolveChainJobTest, RejectsMissingInputsAndOutputs) {
-  const ChainGoal goal = Goal("left_arm", Vec3(0.4, 1.2, 0.1));
-  SolveChainWorkspace workspace;
-  ChainSolveResult result;
-  SolveChainJob job;
-  job.rig = &*rig_;
-  job.goal = &goal;
-  job.locals = absl::MakeSpan(locals_);
-  job.workspace = &workspace;
-  job.result = &result;
-  EXPECT_TRUE(job.Validate().ok());
-  const auto expect_unset = [](SolveChainJob broken, const char* field) {
-    const absl::Status status = broken.Run();
-    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << field;
-    EXPECT_EQ(status.message(), absl::StrCat(field, ": not set"));
-  };
-  SolveChainJob broken = job;
-  broken.rig = nullptr;
-  expect_unset(broken, "rig");
-  broken = job;
-  broken.goal = nullptr;
-  expect_unset(broken, "goal");
-  broken = job;
-  broken.workspace = nullptr;
-  expect_unset(broken, "workspace");
-  broken = job;
-  broken.result = nullptr;
-  expect_unset(broken, "result");
-}
-
-TEST_F(SolveChainJobTest, NamesThePosePathItIsGiven) {
-  locals_.pop_back();
-  testing::ChainSolveRunner solver(*rig_, "pose");
-  absl::StatusOr<ChainSolveResult> result =
-      solver.Solve(Goal("left_arm", Vec3(0.4, 1.2, 0.1)), Transform(),
-                   absl::MakeSpan(locals_));
-  ASSERT_FALSE(result.ok());
-  EXPECT_TRUE(absl::StartsWith(result.status().message(), "pose: 27 "))
-      << result.status();
-  locals_.push_back(Transform());
-  Transform root;
-  root.scale = Vec3(0.0);
-  result = solver.Solve(Goal("left_arm", Vec3(0.4, 1.2, 0.1)), root,
-                        absl::MakeSpan(locals_));
-  ASSERT_FALSE(result.ok());
-  EXPECT_TRUE(absl::StartsWith(result.status().message(), "pose.root.scale: "))
-      << result.status();
-}
-
 TEST_F(SolveChainJobTest, RejectsAMissingChain) {
   ChainGoal goal;
   goal.target_world = Vec3(0.0, 1.0, 0.0);
