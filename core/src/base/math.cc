@@ -9,11 +9,6 @@ namespace {
 
 // Vectors shorter than this count as zero directions (metres or unitless).
 
-// Below this value of 1 + cos(angle) two unit directions count as opposite:
-// their cross product then carries too few significant bits to give an axis
-// (it is ~sqrt(2e-12) long at the threshold, so still well resolved above it).
-constexpr double kOppositeThreshold = 1e-12;
-
 // Shortest arc between two unit vectors that are not (nearly) opposite.
 Quat FromToUnit(const Vec3& from, const Vec3& to) {
   const Vec3 axis = glm::cross(from, to);

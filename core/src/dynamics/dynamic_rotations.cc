@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ik/base/validate.h"
+
 namespace ik {
 namespace {
-
-// Squared lengths below this count as zero (no usable direction).
-constexpr double kMinDirectionSquared = 1e-24;
 
 // The unit direction of `v`, or zero when it has none.
 Vec3 UnitOrZero(const Vec3& v) {
@@ -16,9 +15,6 @@ Vec3 UnitOrZero(const Vec3& v) {
                                            : Vec3(0.0);
 }
 
-// Below this, w = |a||b| + a.b of a shortest arc is too small a fraction of
-// |a||b| to give an axis (a and b nearly opposite): FromTo's careful path.
-constexpr double kOppositeThreshold = 1e-12;
 // Stored deltas this close to unit squared norm are used as they are.
 constexpr double kUnitSlack = 1e-12;
 

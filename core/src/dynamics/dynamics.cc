@@ -8,14 +8,13 @@
 
 #include "absl/numeric/bits.h"
 #include "absl/status/status.h"
+#include "ik/base/validate.h"
 #include "ik/dynamics/dynamic_rotations.h"
 #include "ik/dynamics/wind_noise.h"
 
 namespace ik {
 namespace {
 
-// Squared lengths below this, m², count as zero (no usable direction).
-constexpr double kMinDirectionSquared = 1e-24;
 // A step within this fraction of a substep of a whole number of substeps
 // counts as that whole number: 1/30 s is four 1/120 s substeps even though
 // neither is exact in binary.

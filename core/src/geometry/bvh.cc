@@ -14,7 +14,6 @@ namespace ik {
 namespace {
 
 constexpr int kBinCount = 16;
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A box as plain arrays: the build indexes axes at run time, which on glm
 // vectors goes through a switch, and grows boxes millions of times.

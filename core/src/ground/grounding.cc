@@ -28,7 +28,6 @@ using internal::LegPose;
 using internal::MaxStep;
 using internal::MoveTowards;
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Rotations further than this from unit length are rejected (as
 // ValidateTransform does).
 // A drop, or a tilt, beyond its maximum by less than this (metres or

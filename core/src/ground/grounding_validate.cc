@@ -13,8 +13,6 @@
 namespace ik {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 // What ValidateTransform accepts (up to the rounding of the norm's square
 // at the tolerance's edges), without building a path or a square root.
 inline bool LooksValid(const Transform& transform) {

@@ -18,7 +18,6 @@
 namespace ik {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Cells within this many cell widths of a traversal step's segment are
 // tested too (see the header).
 constexpr double kCellPadding = 1e-6;

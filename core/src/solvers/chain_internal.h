@@ -73,10 +73,10 @@ std::uint64_t ApplyAllLimits(const ChainJob& job);
 // FromTo (ik/base/math.h) with the same results up to rounding, in fewer square
 // roots and divisions: the shortest arc turning `from` into `to`.
 inline Quat ShortestArc(const Vec3& from, const Vec3& to) {
-  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
   const double from_squared = glm::dot(from, from);
   const double to_squared = glm::dot(to, to);
-  if (!(from_squared >= kMinSquared) || !(to_squared >= kMinSquared)) {
+  if (!(from_squared >= kMinDirectionSquared) ||
+      !(to_squared >= kMinDirectionSquared)) {
     return IdentityQuat();
   }
   // (|a||b| + a.b, a x b) is the arc scaled by 2 |a||b| cos(angle / 2).

@@ -70,7 +70,6 @@ absl::Status CheckParentModel(const Transform& parent_model) {
 // sum (with |x| + |y| + |z| >= length, so no square roots) bounds them all.
 absl::Status CheckLocals(const Transform& parent_model,
                          absl::Span<const Transform> locals) {
-  constexpr double kMinBoneSquared = kMinSolveBoneLength * kMinSolveBoneLength;
   const int count = static_cast<int>(locals.size());
   Vec3 scale = parent_model.scale;
   double reach = SumOfMagnitudes(parent_model.translation) +
@@ -91,7 +90,7 @@ absl::Status CheckLocals(const Transform& parent_model,
     }
     if (i > 0) {
       const Vec3 bone = scale * local.translation;
-      if (!(glm::dot(bone, bone) >= kMinBoneSquared)) {
+      if (!(glm::dot(bone, bone) >= kMinSolveBoneSquared)) {
         return Invalid("locals", i,
                        ".translation: zero-length bone from the previous "
                        "joint");

@@ -28,10 +28,9 @@ namespace {
 inline Vec3 PlaceAlong(const Vec3& anchor, const Vec3& toward,
                        const Vec3& bone_to, const Vec3& bone_from,
                        double length) {
-  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
   const Vec3 direction = toward - anchor;
   const double distance_squared = glm::dot(direction, direction);
-  if (distance_squared >= kMinSquared) {
+  if (distance_squared >= kMinDirectionSquared) {
     return anchor + direction * (length / std::sqrt(distance_squared));
   }
   return PlaceAlongBone(anchor, bone_to, bone_from, length);
@@ -48,7 +47,6 @@ inline Vec3 PlaceAlong(const Vec3& anchor, const Vec3& toward,
 // or degenerate.
 void ReachFree(const ChainJob& job, const Vec3& root_position,
                const Vec3* before, Vec3* points, double* tip_scale) {
-  constexpr double kMinSquared = kMinDirectionLength * kMinDirectionLength;
   const int tip = static_cast<int>(job.locals.size()) - 1;
   const double* lengths = job.workspace->lengths.data();
   const Vec3& target = job.target_model;
@@ -80,7 +78,7 @@ void ReachFree(const ChainJob& job, const Vec3& root_position,
   }
   const Vec3 direction = target - previous;
   const double distance_squared = glm::dot(direction, direction);
-  if (distance_squared >= kMinSquared) {
+  if (distance_squared >= kMinDirectionSquared) {
     *tip_scale = lengths[tip - 1] / std::sqrt(distance_squared);
     points[tip] = previous + direction * *tip_scale;
   } else {

@@ -17,9 +17,6 @@ namespace {
 // A limb whose bones' cross product is below this fraction of l1 * l2 is
 // straight: its bend plane is undefined.
 constexpr double kStraightSine = 1e-10;
-// Below this value of 1 + cos(swing angle) the tip points (nearly) away from
-// the target and FromTo's careful path takes over.
-constexpr double kOppositeThreshold = 1e-12;
 
 // A model-space rotation `delta` about a joint, as the local correction that
 // post-multiplies the joint's local rotation: R^-1 * delta * R, where R is the

@@ -102,18 +102,17 @@ absl::Status CheckMidAxisAndTurnRange(const TwoBoneJob& job) {
 }
 
 absl::Status CheckToleranceAndBones(const TwoBoneJob& job) {
-  constexpr double kMinBoneSquared = kMinSolveBoneLength * kMinSolveBoneLength;
   const Vec3 upper = job.mid_model.translation - job.root_model.translation;
   const Vec3 lower = job.tip_model.translation - job.mid_model.translation;
   if (!IsFinite(job.tolerance) || job.tolerance < 0.0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "tolerance: must be finite and >= 0, got ", job.tolerance));
   }
-  if (!(glm::dot(upper, upper) >= kMinBoneSquared)) {
+  if (!(glm::dot(upper, upper) >= kMinSolveBoneSquared)) {
     return absl::InvalidArgumentError(
         "mid_model.translation: zero-length bone from the root");
   }
-  if (!(glm::dot(lower, lower) >= kMinBoneSquared)) {
+  if (!(glm::dot(lower, lower) >= kMinSolveBoneSquared)) {
     return absl::InvalidArgumentError(
         "tip_model.translation: zero-length bone from the middle joint");
   }

@@ -43,7 +43,6 @@ inline double SumOfMagnitudes(const Vec3& v) {
 // bounded through the sum of their magnitudes, which NaN and infinity
 // poison. Written without data-dependent branches.
 inline bool LooksValid(const TwoBoneJob& job) {
-  constexpr double kMinBoneSquared = kMinSolveBoneLength * kMinSolveBoneLength;
   const Vec3 upper = job.mid_model.translation - job.root_model.translation;
   const Vec3 lower = job.tip_model.translation - job.mid_model.translation;
   const double magnitude = (SumOfMagnitudes(job.root_model.translation) +
@@ -64,8 +63,8 @@ inline bool LooksValid(const TwoBoneJob& job) {
       (job.mid_axis_model.has_value() && IsUsableRange(*job.mid_turn_range));
   valid &= job.tolerance >= 0.0;
   valid &= job.tolerance <= std::numeric_limits<double>::max();
-  valid &= glm::dot(upper, upper) >= kMinBoneSquared;
-  valid &= glm::dot(lower, lower) >= kMinBoneSquared;
+  valid &= glm::dot(upper, upper) >= kMinSolveBoneSquared;
+  valid &= glm::dot(lower, lower) >= kMinSolveBoneSquared;
   return valid;
 }
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
+#include <limits>
 
 namespace ik {
 
@@ -67,6 +68,16 @@ inline Vec3 InverseTransformPoint(const Transform& transform,
           (point - transform.translation)) /
          transform.scale;
 }
+
+// +infinity.
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Below this value of 1 + cos(angle) two unit directions count as opposite
+// (and w = |a||b| + a.b of a shortest arc is below this fraction of |a||b|):
+// their cross product then carries too few significant bits to give an axis
+// (it is ~sqrt(2e-12) long at the threshold, so still well resolved above
+// it), and FromTo's careful path takes over.
+inline constexpr double kOppositeThreshold = 1e-12;
 
 // The shortest-arc rotation turning direction `from` into direction `to`.
 // Neither needs to be unit length. Returns identity when either is shorter

@@ -22,6 +22,9 @@ inline constexpr double kUnitNormSquaredTolerance = 2e-3;
 // Directions shorter than this, metres (or unit-free for axes), have no
 // direction: normalising them is refused or skipped.
 inline constexpr double kMinDirectionLength = 1e-12;
+// Its square (1e-24 exactly as doubles go), for tests on squared lengths.
+inline constexpr double kMinDirectionSquared =
+    kMinDirectionLength * kMinDirectionLength;
 
 // Names of rigs, terrains, joints, chains, legs, colliders and dynamic
 // chains: 1..kMaxNameLength characters, each a letter, a digit, '_', '-' or

@@ -9,6 +9,8 @@ namespace ik {
 
 // Bones shorter than this, metres (model space), make a solve ill-posed.
 inline constexpr double kMinSolveBoneLength = 1e-9;
+inline constexpr double kMinSolveBoneSquared =
+    kMinSolveBoneLength * kMinSolveBoneLength;
 
 // What a chain solve reports. The jobs fill it in model space (TwoBoneJob
 // from the solution's geometry: a reachable target gives tip_model ==
