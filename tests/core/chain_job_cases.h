@@ -263,7 +263,7 @@ TYPED_TEST_P(ChainJobCases, ReportsTheJointsHeldAtTheirLimits) {
 }
 
 TYPED_TEST_P(ChainJobCases, GivesTheSameBitsForTheSameInputs) {
-  auto solve = [this](ChainWorkspace& workspace) {
+  auto solve = [](ChainWorkspace& workspace) {
     TestChain chain(Vec3(0.0), {0.3, 0.25, 0.2, 0.15});
     chain.SetLimit(1, HingeLimitAbout(Vec3(0.0, 0.0, 1.0), -0.1, 2.4));
     chain.SetLimit(2, ConeLimit(0.5, 0.2));

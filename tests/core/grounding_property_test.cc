@@ -29,7 +29,6 @@ using ::ik::testing::Plane;
 using ::ik::testing::RunGrounding;
 using ::ik::testing::WorldPositions;
 
-const Vec3 kUp(0, 1, 0);
 
 bool SameBits(const GroundingRun& a, const GroundingRun& b) {
   for (size_t j = 0; j < a.locals.size(); ++j) {

@@ -35,7 +35,6 @@ using ::ik::testing::SoleUp;
 using ::ik::testing::WorldPositions;
 using ::ik::testing::YawedRoot;
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kClose = 1e-6;  // metres or radians
 const Vec3 kUp(0, 1, 0);

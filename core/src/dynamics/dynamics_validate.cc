@@ -24,8 +24,10 @@ bool IsUnitRotation(const Quat& q) {
 // IsWithinRange without a branch per component (& rather than &&), for
 // the quick whole-array checks below; false for NaN too.
 inline bool WithinRangeBits(const Vec3& v) {
-  return (std::abs(v.x) <= kMaxCoordinate) & (std::abs(v.y) <= kMaxCoordinate) &
-         (std::abs(v.z) <= kMaxCoordinate);
+  bool within = std::abs(v.x) <= kMaxCoordinate;
+  within &= std::abs(v.y) <= kMaxCoordinate;
+  within &= std::abs(v.z) <= kMaxCoordinate;
+  return within;
 }
 
 absl::Status CheckRotation(const Quat& q, absl::string_view path) {
@@ -124,12 +126,14 @@ bool JobLooksValid(const StepDynamicsJob& job) {
   bool valid = true;
   const Transform* const animated = job.animated_world.data();
   for (size_t i = 0; i < count; ++i) {
-    valid &= WithinRangeBits(animated[i].translation) &
-             IsUnitRotation(animated[i].rotation);
+    valid &= WithinRangeBits(animated[i].translation);
+    valid &= IsUnitRotation(animated[i].rotation);
   }
   for (const Collider& collider : job.colliders_world) {
-    valid &= WithinRangeBits(collider.start) & WithinRangeBits(collider.end) &
-             (collider.radius >= 0.0) & (collider.radius <= kMaxColliderRadius);
+    valid &= WithinRangeBits(collider.start);
+    valid &= WithinRangeBits(collider.end);
+    valid &= collider.radius >= 0.0;
+    valid &= collider.radius <= kMaxColliderRadius;
   }
   if (job.reset) return valid;  // the state's vectors are not checked
   if (state->positions.empty() && state->previous_positions.empty() &&
@@ -145,8 +149,9 @@ bool JobLooksValid(const StepDynamicsJob& job) {
   const Vec3* const previous = state->previous_positions.data();
   const Quat* const rotations = state->rotations.data();
   for (size_t i = 0; i < count; ++i) {
-    valid &= WithinRangeBits(positions[i]) & WithinRangeBits(previous[i]) &
-             IsUnitRotation(rotations[i]);
+    valid &= WithinRangeBits(positions[i]);
+    valid &= WithinRangeBits(previous[i]);
+    valid &= IsUnitRotation(rotations[i]);
   }
   return valid;
 }
