@@ -74,7 +74,7 @@ TEST_F(SwivelSolveTest, RejectsBadSwivelGoalsAndLeavesThePose) {
 TEST_F(SwivelSolveTest, ZeroSwivelAtThePreferredTargetKeepsThePreferredPose) {
   const std::vector<Transform> rest_models =
       ModelTransforms(*rig_, rig_->rest_pose());
-  for (const Case& c : kCases) {
+  for (const Case& c : kSwivelCases) {
     const Chain& chain = *rig_->FindChain(c.chain);
     Solver solver(*rig_, Transform());
     // An earlier answer elsewhere must not matter.
@@ -132,7 +132,7 @@ TEST_F(SwivelSolveTest, FlagsEEAxesNearTheSingularDirections) {
 }
 
 TEST_F(SwivelSolveTest, StartParentMapsTurnWithTheParentWorldMapsDoNot) {
-  for (const Case& c : kCases) {
+  for (const Case& c : kSwivelCases) {
     const Chain parent_chain =
         ChainIn(*free_rig_, c.chain, SwivelSpace::kStartParent);
     const Chain world_chain = ChainIn(*free_rig_, c.chain, SwivelSpace::kWorld);

@@ -28,7 +28,7 @@ struct Case {
   const char* chain;
   SolverKind solver;
 };
-inline constexpr Case kCases[] = {
+inline constexpr Case kSwivelCases[] = {
     {"left_arm", SolverKind::kTwoBone},
     {"right_leg", SolverKind::kTwoBone},
     {"left_arm_clavicle", SolverKind::kFabrik},

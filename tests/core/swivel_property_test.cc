@@ -46,7 +46,7 @@ TEST_F(SwivelSolveTest, ASweepTurnsTheMiddleJointsOnCirclesAboutTheEEAxis) {
   std::mt19937_64 engine(20240601);
   std::uniform_real_distribution<double> fraction(0.4, 0.85);
   for (const Rig* rig : {&*free_rig_, &*rig_}) {
-    for (const Case& c : kCases) {
+    for (const Case& c : kSwivelCases) {
       const Chain& chain = *rig->FindChain(c.chain);
       const ZeroPlaneMap& map = *chain.zero_plane_map;
       const double reach = Reach(*rig, chain);
@@ -126,7 +126,7 @@ TEST_F(SwivelSolveTest, AnswersDependOnlyOnTheRequestNotOnEarlierSolves) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int compared = 0;
   for (const Rig* rig : {&*rig_, &*free_rig_}) {
-    for (const Case& c : kCases) {
+    for (const Case& c : kSwivelCases) {
       for (SwivelSpace space :
            {SwivelSpace::kStartParent, SwivelSpace::kWorld}) {
         const Chain chain = ChainIn(*rig, c.chain, space);
@@ -265,7 +265,7 @@ TEST_F(SwivelSolveTest, SmoothPathsAwayFromTheSingularDirectionsNeverFlip) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (const Rig* rig : {&*free_rig_, &*rig_}) {
     const bool limited = rig == &*rig_;
-    for (const Case& c : kCases) {
+    for (const Case& c : kSwivelCases) {
       const Chain& chain = *rig->FindChain(c.chain);
       const ZeroPlaneMap& map = *chain.zero_plane_map;
       const double reach = Reach(*rig, chain);
@@ -322,7 +322,7 @@ TEST_F(SwivelSolveTest, SmoothPathsAwayFromTheSingularDirectionsNeverFlip) {
 TEST_F(SwivelSolveTest, TheFlipFlagMarksWhereThePlaneFlips) {
   std::mt19937_64 engine(1717);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (const Case& c : kCases) {
+  for (const Case& c : kSwivelCases) {
     const Chain& chain = *free_rig_->FindChain(c.chain);
     const ZeroPlaneMap& map = *chain.zero_plane_map;
     const double reach = Reach(*free_rig_, chain);

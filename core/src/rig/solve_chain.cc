@@ -440,9 +440,17 @@ void MeasureAnswer(const SolveChainJob& job, const PreparedGoal& prepared,
   answer.report.residual = glm::length(answer.tip_world - goal.target_world);
   answer.report.reached =
       answer.report.residual <= goal.tolerance.value_or(chain.tolerance);
-  if (answer.solver == SolverKind::kTwoBone) {
-    answer.stop_reason =
-        answer.report.reached ? StopReason::kReached : StopReason::kOutOfReach;
+  // One verdict: the stop reason is kReached exactly when the tip ended
+  // within tolerance in world space. An iterative solver's own verdict is
+  // taken in model space on the chain before the swivel's start-joint clamp,
+  // which may pull the tip off (then kOutOfReach, as for the two-bone
+  // solver held by a limit); within rounding of the tolerance the measure
+  // decides.
+  if (answer.report.reached) {
+    answer.stop_reason = StopReason::kReached;
+  } else if (answer.solver == SolverKind::kTwoBone ||
+             answer.stop_reason == StopReason::kReached) {
+    answer.stop_reason = StopReason::kOutOfReach;
   }
   for (int k = 0; k < chain_length; ++k) {
     if ((mask >> k) & 1) answer.limited_joints.push_back(chain.joints[k]);

@@ -141,8 +141,9 @@ struct SolveChainJob {
   // The iterative solvers stop in model space with the tolerance divided by
   // the root's largest scale factor; the result's residual, reached flag
   // and tip_world are then measured in world space on the updated pose;
-  // their stop_reason is the solver's own verdict, which agrees with
-  // `reached` except within rounding of the tolerance. The two-bone solver
+  // stop_reason is kReached exactly when `reached` is (otherwise the
+  // solver's own verdict, kOutOfReach when a limit applied after the solve
+  // pulled the tip off a target the solver had reached). The two-bone solver
   // keeps its middle joint's hinge within range as it bends and clamps its
   // root to its limit after aiming, which may pull the tip off the target
   // (reached = false, kOutOfReach). The pole is used by the two-bone solver

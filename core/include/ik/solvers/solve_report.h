@@ -32,7 +32,7 @@ enum class StopReason {
   kReached,        // within tolerance
   kIterationCap,   // used every iteration allowed without reaching
   kNoImprovement,  // an iteration did not bring the tip closer: stopped early
-  kOutOfReach,     // analytic solver: the target is beyond reach or limits
+  kOutOfReach,     // beyond reach or limits (SolveChainJob: see stop_reason)
 };
 
 }  // namespace ik
