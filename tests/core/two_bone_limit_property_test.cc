@@ -1,5 +1,9 @@
-// Property test of the two-bone solver's hinge limit on the humanoid's arms
-// and legs, checked with tests/core/independent_checks.h.
+// Property test of the two-bone solver between the limits of the humanoid's
+// arms and legs (a ball-and-socket root, a hinge middle joint), checked with
+// tests/core/independent_checks.h: targets too near are clamped at the
+// hinge's end and reported; targets made by poses within both limits are
+// all reached, on the circle of exact solutions where the root's limit
+// allows it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,7 +35,7 @@ using ::ik::testing::WorldPositions;
 class TwoBoneLimitPropertyTest : public ::testing::TestWithParam<const char*> {
 };
 
-TEST_P(TwoBoneLimitPropertyTest, ClampsTheHingeAndReportsIt) {
+TEST_P(TwoBoneLimitPropertyTest, ReachesInLimitTargetsAndClampsTheHinge) {
   absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok());
   const Chain& chain = *rig->FindChain(GetParam());
@@ -61,6 +65,7 @@ TEST_P(TwoBoneLimitPropertyTest, ClampsTheHingeAndReportsIt) {
   int clamped = 0;
   int reached = 0;
   double max_violation = 0.0;
+  double max_in_limit_residual = 0.0;
   for (int i = 0; i < kCases; ++i) {
     // Half too near the root (inside the folded limb's reach), half from
     // poses within the limits.
@@ -100,15 +105,22 @@ TEST_P(TwoBoneLimitPropertyTest, ClampsTheHingeAndReportsIt) {
           hinge.axis);
       ASSERT_NEAR(angle, hinge.range.max, 1e-9) << "case " << i;
       ++clamped;
-    } else if (result->report.reached) {
-      ++reached;
+    } else {
+      // An in-limit pose made the target: a point of the circle of exact
+      // solutions is within both limits, and the solver finds one.
+      max_in_limit_residual =
+          std::max(max_in_limit_residual, result->report.residual);
+      ASSERT_LE(result->report.residual, 1e-6) << "case " << i;
+      reached += result->report.reached ? 1 : 0;
     }
   }
+  EXPECT_EQ(reached, kCases / 2);
   std::printf(
       "[ property ] two-bone %s: %d targets too near clamped at the hinge's "
       "end and reported; %d of %d targets from poses within the limits "
-      "reached; largest limit violation %.3g rad\n",
-      GetParam(), clamped, reached, kCases / 2, max_violation);
+      "reached (largest residual %.3g m); largest limit violation %.3g rad\n",
+      GetParam(), clamped, reached, kCases / 2, max_in_limit_residual,
+      max_violation);
 }
 
 INSTANTIATE_TEST_SUITE_P(Limbs, TwoBoneLimitPropertyTest,

@@ -2,12 +2,17 @@
 // joint limits.
 #include "rig/two_bone_limits.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
 #include "absl/status/status.h"
 #include "ik/base/joint_limits.h"
+#include "ik/base/math.h"
+#include "ik/base/validate.h"
 #include "ik/solvers/two_bone.h"
+#include "rig/limb_circle.h"
 
 namespace ik::internal {
 namespace {
@@ -82,17 +87,43 @@ TwoBoneJob TwoBoneJobWithinLimits(
 }
 
 // Applies the corrections, then holds the joints to their limits; returns
-// the mask of the joints a limit clamped. A hinge's turn stays on it and in
-// range (up to rounding): no second clamp.
+// the mask of the joints a limit clamped (the root too when it chose another
+// point of the circle for it). A hinge's turn stays on it and in range (up to
+// rounding): no second clamp.
 std::uint64_t ApplyCorrectionsWithinLimits(
     const Rig& rig, const TwoBoneJoints& joints,
     const JointConstraint& mid_constraint, const MidStart& start,
+    const Transform& root_model, const Vec3& target_model,
     const Quat& root_correction, const Quat& mid_correction,
     absl::Span<Transform> locals) {
   std::uint64_t mask = 0;
-  const LimitedRotation root_limited = ApplyJointConstraint(
-      JointConstraintOf(rig.joint(joints.root)),
-      glm::normalize(locals[joints.root].rotation * root_correction));
+  const JointConstraint root_constraint =
+      JointConstraintOf(rig.joint(joints.root));
+  const Quat root_solved =
+      glm::normalize(locals[joints.root].rotation * root_correction);
+  LimitedRotation root_limited =
+      ApplyJointConstraint(root_constraint, root_solved);
+  const JointDefinition& root = rig.joint(joints.root);
+  const Vec3 to_target = target_model - root_model.translation;
+  if (root_limited.clamped &&
+      root.limit.kind == JointLimit::Kind::kBallSocket &&
+      glm::length(to_target) >= kMinDirectionLength) {
+    // The limit would pull the tip off: another point of the circle of
+    // exact solutions may be within it.
+    const double distance = glm::length(to_target);
+    LimbCircle circle;
+    circle.parent_rotation =
+        root_model.rotation * glm::conjugate(locals[joints.root].rotation);
+    circle.rest_rotation = root.rest.rotation;
+    circle.root_solved = root_solved;
+    circle.axis_model = to_target / distance;
+    if (const std::optional<double> turn = NearestAllowedTurn(
+            circle, root.limit.ball_socket, root_constraint)) {
+      // Within the limit up to its clamp slack (kLimitClampSlack): kept as
+      // found, so the tip stays on the circle through the target.
+      root_limited.rotation = TurnedRoot(circle, *turn);
+    }
+  }
   locals[joints.root].rotation = root_limited.rotation;
   if (root_limited.clamped) mask |= kRootLimited;
   const Quat mid_turned = glm::normalize(start.rotation * mid_correction);
@@ -136,6 +167,7 @@ absl::Status SolveTwoBoneWithLimits(
   if (turn_clamped) mask |= kMidLimited;
 
   mask |= ApplyCorrectionsWithinLimits(rig, joints, mid_constraint, start,
+                                       root_model, target_model,
                                        root_correction, mid_correction, locals);
   *limited_mask |= mask;
   return absl::OkStatus();

@@ -1,0 +1,42 @@
+// The circle of a two-bone limb's exact solutions, held to a ball-and-socket
+// root: turning the whole limb about the root -> target axis keeps the tip's
+// distance to the target, and the root's limit allows some arcs of those
+// turns. Not part of the public API (rig/two_bone_limits.cc uses it).
+#ifndef IK_SRC_RIG_LIMB_CIRCLE_H_
+#define IK_SRC_RIG_LIMB_CIRCLE_H_
+
+#include <optional>
+
+#include "ik/base/joint_limits.h"
+#include "ik/base/math.h"
+
+namespace ik::internal {
+
+// The limb's root as the circle sees it, model space.
+struct LimbCircle {
+  // The model rotation of the root's parent, and the root's rest and solved
+  // local rotations.
+  Quat parent_rotation{1.0, 0.0, 0.0, 0.0};
+  Quat rest_rotation{1.0, 0.0, 0.0, 0.0};
+  Quat root_solved{1.0, 0.0, 0.0, 0.0};
+  // The root -> target direction, unit.
+  Vec3 axis_model{0.0, 1.0, 0.0};
+};
+
+// The root's local rotation once the limb is turned by `angle` (radians,
+// right-handed about the axis).
+Quat TurnedRoot(const LimbCircle& circle, double angle);
+
+// The turn in [-pi, pi] nearest 0 (the solver's own plane) whose root
+// rotation `limit` allows -- its swing cone and twist range, found in closed
+// form as arcs of the circle, the end of the nearest one checked with
+// ApplyJointConstraint (`constraint`, the same limit bound to the rest
+// rotation) and moved into the arc until the clamp leaves it alone; nullopt
+// when no turn is allowed. Deterministic.
+std::optional<double> NearestAllowedTurn(const LimbCircle& circle,
+                                         const BallSocketLimit& limit,
+                                         const JointConstraint& constraint);
+
+}  // namespace ik::internal
+
+#endif  // IK_SRC_RIG_LIMB_CIRCLE_H_
