@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -126,14 +127,14 @@ TEST(PushOutOfColliderTest, SphereContactIsExact) {
 
 // Random capsules and bones whose parent is outside the grown capsule and
 // whose joint starts inside it, at realistic sizes (centimetres to
-// decimetres).
+// decimetres): 200,000 contacts, grazing ones included.
 TEST(PushOutOfColliderTest, CapsuleContactKeepsLengthAndEndsOnTheSurface) {
   std::mt19937_64 engine(7);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_real_distribution<double> size(0.02, 0.3);
   int cases = 0;
   double worst_depth = 0.0;
-  while (cases < 20000) {
+  while (cases < 200000) {
     const Collider capsule = CapsuleCollider(
         Vec3(unit(engine), unit(engine), unit(engine)) * 0.2,
         Vec3(unit(engine), unit(engine), unit(engine)) * 0.2, size(engine));
@@ -154,7 +155,13 @@ TEST(PushOutOfColliderTest, CapsuleContactKeepsLengthAndEndsOnTheSurface) {
     worst_depth =
         std::max(worst_depth, reach - DistanceToCollider(position, capsule));
   }
-  EXPECT_LT(worst_depth, 1e-6);  // measured: about 1e-7 m
+  // The surface is reached to kSurfaceTolerance (1e-9) of the reach: under
+  // 1e-9 m at these sizes.
+  EXPECT_LE(worst_depth, 1e-9);
+  std::printf(
+      "[ property ] capsule push-out: %d contacts, deepest joint left %.3g m "
+      "inside\n",
+      cases, worst_depth);
 }
 
 TEST(PushOutOfColliderTest, ParentInsideGivesNoNan) {

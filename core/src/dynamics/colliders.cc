@@ -113,6 +113,50 @@ Vec3 PlaceOnSpheres(const Vec3& parent, double length, const Vec3& center,
          across * (std::sqrt(circle_radius_sq * across_sq) * inverse_across_sq);
 }
 
+namespace {
+
+// Bisections along the bone's sphere that end a capsule push the iterations
+// left inside: the arc shrinks to 2^-50 of its length.
+constexpr int kArcBisections = 50;
+
+// When the sphere iterations leave the joint still inside the capsule (a
+// grazing contact, where the closest point of the segment keeps moving):
+// the point of the bone's sphere straight away from the segment at the
+// parent (`parent_closest`, the segment's point nearest the parent) is
+// outside whenever the bone can leave at all, so the joint walks the great
+// circle from where it is towards it, by bisection, to the grown surface.
+// The bone length is kept (every point is on the bone's sphere); a joint
+// whose bone cannot leave stays where the iterations put it.
+void FinishCapsulePush(const Collider& collider, double inner_reach,
+                       const Vec3& parent, double bone_length,
+                       const Vec3& parent_closest, Vec3* position) {
+  const Vec3 away = parent - parent_closest;
+  const double away_length = glm::length(away);
+  if (!(away_length >= kMinDirectionLength) || !(bone_length > 0.0)) return;
+  const Vec3 out_direction = away / away_length;
+  if (IsWithinReach(collider, parent + bone_length * out_direction,
+                    inner_reach)) {
+    return;  // the bone cannot leave the capsule
+  }
+  const Vec3 in_direction = (*position - parent) / bone_length;
+  const auto on_arc = [&](double s) {
+    const Vec3 mixed = (1.0 - s) * in_direction + s * out_direction;
+    const double length = glm::length(mixed);
+    return length >= kMinDirectionLength ? mixed / length : out_direction;
+  };
+  double inside = 0.0;
+  double outside = 1.0;
+  for (int i = 0; i < kArcBisections; ++i) {
+    const double middle = 0.5 * (inside + outside);
+    (IsWithinReach(collider, parent + bone_length * on_arc(middle), inner_reach)
+         ? inside
+         : outside) = middle;
+  }
+  *position = parent + bone_length * on_arc(outside);
+}
+
+}  // namespace
+
 bool PushOutOfCollider(const Collider& collider, double joint_radius,
                        const Vec3& parent, double bone_length, Vec3* position) {
   const double reach = collider.radius + joint_radius;
@@ -131,13 +175,18 @@ bool PushOutOfCollider(const Collider& collider, double joint_radius,
   const double inverse_axis_sq =
       axis_sq >= std::numeric_limits<double>::min() ? 1.0 / axis_sq : 0.0;
   const double inner_reach = reach * (1.0 - kSurfaceTolerance);
-  for (int iteration = 0; iteration < kCapsulePushIterations; ++iteration) {
+  const auto closest_to = [&](const Vec3& point) {
     const double t = std::clamp(
-        glm::dot(*position - collider.start, axis) * inverse_axis_sq, 0.0, 1.0);
-    const Vec3 closest = collider.start + t * axis;
-    *position = PlaceOnSpheres(parent, bone_length, closest, reach, *position);
-    if (!IsWithinReach(collider, *position, inner_reach)) break;
+        glm::dot(point - collider.start, axis) * inverse_axis_sq, 0.0, 1.0);
+    return collider.start + t * axis;
+  };
+  for (int iteration = 0; iteration < kCapsulePushIterations; ++iteration) {
+    *position = PlaceOnSpheres(parent, bone_length, closest_to(*position),
+                               reach, *position);
+    if (!IsWithinReach(collider, *position, inner_reach)) return true;
   }
+  FinishCapsulePush(collider, inner_reach, parent, bone_length,
+                    closest_to(parent), position);
   return true;
 }
 
