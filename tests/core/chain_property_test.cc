@@ -128,6 +128,7 @@ TEST_P(ChainPropertyTest, ReachesReachableTargetsWithinTheCap) {
   testing::ChainSolveRunner second_solver(*rig_);
   int hits = 0;
   double worst = 0.0;
+  int switched = 0;
   std::vector<int> iterations;
   for (int i = 0; i < kCases; ++i) {
     const Vec3 target =
@@ -137,7 +138,14 @@ TEST_P(ChainPropertyTest, ReachesReachableTargetsWithinTheCap) {
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(goal, root_, absl::MakeSpan(locals));
     ASSERT_TRUE(result.ok()) << "case " << i << ": " << result.status();
-    ASSERT_EQ(result->solver, GetParam().solver);
+    // The requested solver, or after a stall the one whose answer ends
+    // nearer (the torque solver, or FABRIK after CCD).
+    if (result->solver != GetParam().solver) {
+      ASSERT_TRUE(result->solver == SolverKind::kTorque ||
+                  result->solver == SolverKind::kFabrik)
+          << "case " << i;
+      ++switched;
+    }
     ASSERT_LE(result->report.iterations, chain_->max_iterations);
     const double distance = CheckPose(locals, *result, target, i);
     if (distance <= kHitDistance) ++hits;
@@ -169,10 +177,11 @@ TEST_P(ChainPropertyTest, ReachesReachableTargetsWithinTheCap) {
   std::printf(
       "[ property ] %s: within %g m of %d reachable targets: %.2f%% "
       "(cap %d, tolerance %g m); iterations mean %.2f, p99 %d, max %d; "
-      "worst miss %.3g m; largest limit violation %.3g rad\n",
+      "worst miss %.3g m; largest limit violation %.3g rad; %d answers by "
+      "another solver after a stall\n",
       Name(GetParam()).c_str(), kHitDistance, kCases, 100.0 * rate,
       chain_->max_iterations, chain_->tolerance, stats.mean, stats.p99,
-      stats.max, worst, max_violation_);
+      stats.max, worst, max_violation_, switched);
   RecordProperty("hit_rate", std::to_string(rate));
   RecordProperty("iterations_mean", std::to_string(stats.mean));
   RecordProperty("iterations_p99", std::to_string(stats.p99));

@@ -17,7 +17,7 @@ namespace ik::testing {
 inline constexpr int kCases = 10000;
 inline constexpr int kOutOfReachCases = 2000;
 inline constexpr double kHitDistance = 1e-3;  // metres
-inline constexpr double kRequiredHitRate = 0.995;
+inline constexpr double kRequiredHitRate = 0.999;
 inline constexpr double kLimitSlack = 1e-6;   // radians
 inline constexpr double kLengthSlack = 1e-5;  // relative
 inline constexpr int kRepeatEvery = 50;       // determinism check

@@ -322,6 +322,77 @@ absl::Status ChainRefusedPose(const SolveChainJob& job, const Chain& chain,
                    "' cannot be solved in this pose: ", status.message()));
 }
 
+// The torque solver on `chain_job`, with the chain's settings.
+absl::Status RunTorque(const Chain& chain, const ChainJob& chain_job) {
+  TorqueJob torque;
+  static_cast<ChainJob&>(torque) = chain_job;
+  torque.settings = chain.torque;
+  torque.settings.joints = chain.torque_joints;
+  return torque.Run();
+}
+
+// Whether the target lies within the straight chain's reach of its start
+// joint, up to `tolerance` (model space, on the incoming pose): where FABRIK
+// and CCD may stall near full extension although the limits allow the
+// target.
+bool WithinStraightReach(const SolveChainJob& job,
+                         const Transform& parent_model,
+                         const Vec3& target_model, double tolerance) {
+  const Chain& chain = *job.goal->chain;
+  ChainPositions(chain, parent_model, job.locals, *job.workspace);
+  const Vec3* positions = job.workspace->swivel_positions.data();
+  double reach = 0.0;
+  for (size_t k = 1; k < chain.joints.size(); ++k) {
+    reach += glm::length(positions[k] - positions[k - 1]);
+  }
+  return glm::length(target_model - positions[0]) <= reach + tolerance;
+}
+
+// After FABRIK or CCD stopped short of a target within reach: the torque
+// solver, then FABRIK (after CCD), each from the same start, until one
+// reaches. The torque solver's Jacobian steps converge where the passes
+// stall (full extension, a target one joint's turn reaches); FABRIK's
+// passes where CCD's sweeps crawl along a limit. An answer replaces the
+// one kept when its tip ends nearer (the answer then names its solver);
+// returns the chain locals to keep.
+const Transform* RetryWithOtherSolvers(const SolveChainJob& job,
+                                       SolverKind first_solver,
+                                       const ChainJob& first,
+                                       ChainSolveResult& answer,
+                                       std::uint64_t& mask) {
+  const Chain& chain = *job.goal->chain;
+  SolveChainWorkspace& workspace = *job.workspace;
+  const int count = static_cast<int>(chain.joints.size());
+  const Transform* kept = workspace.chain_locals.data();
+  for (const SolverKind solver : {SolverKind::kTorque, SolverKind::kFabrik}) {
+    if (solver == first_solver) continue;
+    // The retry's joints: the other buffer than the one kept.
+    Transform* locals = kept == workspace.retry_locals.data()
+                            ? workspace.chain_locals.data()
+                            : workspace.retry_locals.data();
+    for (int k = 0; k < count; ++k) locals[k] = job.locals[chain.joints[k]];
+    SolveReport report;
+    StopReason stop_reason = StopReason::kReached;
+    std::uint64_t retry_mask = 0;
+    ChainJob retry = first;
+    retry.locals = absl::MakeSpan(locals, count);
+    retry.report = &report;
+    retry.stop_reason = &stop_reason;
+    retry.limited_mask = &retry_mask;
+    const absl::Status status = solver == SolverKind::kTorque
+                                    ? RunTorque(chain, retry)
+                                    : FabrikJob{retry}.Run();
+    if (!status.ok() || !(report.residual < answer.report.residual)) continue;
+    answer.report = report;
+    answer.stop_reason = stop_reason;
+    answer.solver = solver;
+    mask = retry_mask;
+    kept = locals;
+    if (stop_reason == StopReason::kReached) break;
+  }
+  return kept;
+}
+
 // FABRIK, CCD or the torque solver on a copy of the chain's joints, written
 // back on success.
 absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
@@ -356,19 +427,22 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
   chain_job.limited_mask = &mask;
   absl::Status status;
   if (solver == SolverKind::kTorque) {
-    TorqueJob torque;
-    static_cast<ChainJob&>(torque) = chain_job;
-    torque.settings = chain.torque;
-    torque.settings.joints = chain.torque_joints;
-    status = torque.Run();
+    status = RunTorque(chain, chain_job);
   } else if (solver == SolverKind::kCcd) {
     status = CcdJob{chain_job}.Run();
   } else {
     status = FabrikJob{chain_job}.Run();
   }
   if (!status.ok()) return ChainRefusedPose(job, chain, status);
+  const Transform* solved = workspace.chain_locals.data();
+  if (solver != SolverKind::kTorque &&
+      answer.stop_reason != StopReason::kReached &&
+      WithinStraightReach(job, parent_model, target_model,
+                          chain_job.tolerance)) {
+    solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
+  }
   for (int k = 0; k + 1 < count; ++k) {
-    job.locals[chain.joints[k]].rotation = workspace.chain_locals[k].rotation;
+    job.locals[chain.joints[k]].rotation = solved[k].rotation;
   }
   return absl::OkStatus();
 }

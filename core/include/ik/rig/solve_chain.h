@@ -56,7 +56,11 @@ struct ChainGoal {
 
 struct ChainSolveResult {
   SolveReport report;
-  SolverKind solver = SolverKind::kTwoBone;  // the solver that ran
+  // The solver whose answer this is: the goal's (or the chain's, AUTO
+  // resolved), or after FABRIK or CCD stopped short of a target within the
+  // chain's straight reach, the torque solver (then FABRIK, after CCD) when
+  // its attempt from the same start ended nearer.
+  SolverKind solver = SolverKind::kTwoBone;
   Vec3 tip_world{0.0};
   StopReason stop_reason = StopReason::kReached;
   // Joints held at their limit in the answer (rig joint indices,
@@ -88,6 +92,9 @@ struct SolveChainWorkspace {
   std::array<JointConstraint, kMaxChainJoints> constraints;
   std::array<Vec3, kMaxChainJoints> swivel_positions;
   std::array<Quat, kMaxChainJoints> incoming_rotations;
+  // The chain's joints for the torque solver's second attempt after FABRIK
+  // or CCD stalled.
+  std::array<Transform, kMaxChainJoints> retry_locals;
 };
 
 // Solves one chain goal on a pose of a rig: forward kinematics down to the
