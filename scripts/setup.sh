@@ -2,7 +2,8 @@
 # Installs the Debian packages ikd needs that are missing. Idempotent and quiet
 # when everything is there.
 #   scripts/setup.sh            build + run dependencies
-#   scripts/setup.sh --test     also what the test suite needs (Python, podman)
+#   scripts/setup.sh --test     also what the test suite needs (Python, podman,
+#                               clang for the second compiler's unit tests)
 set -euo pipefail
 
 packages=(
@@ -14,7 +15,7 @@ packages=(
 )
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
-             uidmap slirp4netns runc)
+             uidmap slirp4netns runc clang)
 fi
 
 missing=()
