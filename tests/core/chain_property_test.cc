@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "example_rigs.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/rig/solve_chain.h"
@@ -55,9 +56,7 @@ std::string CaseName(const ::testing::TestParamInfo<ChainCase>& info) {
 class ChainPropertyTest : public ::testing::TestWithParam<ChainCase> {
  protected:
   void SetUp() override {
-    absl::StatusOr<Rig> rig = std::string(GetParam().rig) == "tail"
-                                  ? testing::TailRig()
-                                  : testing::HumanoidRig();
+    absl::StatusOr<Rig> rig = testing::ExampleRig(GetParam().rig);
     ASSERT_TRUE(rig.ok()) << rig.status();
     rig_.emplace(*std::move(rig));
     chain_ = rig_->FindChain(GetParam().chain);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "example_rigs.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/rig/solve_chain.h"
@@ -37,9 +38,7 @@ std::string CaseName(const ::testing::TestParamInfo<ReachCase>& info) {
 class FullReachTest : public ::testing::TestWithParam<ReachCase> {
  protected:
   void SetUp() override {
-    absl::StatusOr<Rig> rig = std::string(GetParam().rig) == "tail"
-                                  ? testing::TailRig()
-                                  : testing::HumanoidRig();
+    absl::StatusOr<Rig> rig = testing::ExampleRig(GetParam().rig);
     ASSERT_TRUE(rig.ok()) << rig.status();
     rig_.emplace(*std::move(rig));
     chain_ = rig_->FindChain(GetParam().chain);
