@@ -259,6 +259,9 @@ DynamicChainDefinition DynamicChainFromProto(const v1::DynamicChain& chain) {
   if (chain.has_wind()) settings.wind = WindFromProto(chain.wind());
   if (chain.has_substep()) settings.substep = chain.substep();
   if (chain.has_max_substeps()) settings.max_substeps = chain.max_substeps();
+  if (chain.has_follow_the_leader()) {
+    settings.follow_the_leader = chain.follow_the_leader();
+  }
   if (chain.has_teleport_distance()) {
     settings.teleport_distance = chain.teleport_distance();
   }

@@ -148,6 +148,10 @@ std::vector<ErrorCase> RegisterRigCases() {
           "dynamic_drag", [dynamic](v1::Rig& r) { dynamic(r)->set_drag(5); },
           kInvalid, "rig.dynamic_chains[0].drag"),
       rig(
+          "dynamic_follow_the_leader",
+          [dynamic](v1::Rig& r) { dynamic(r)->set_follow_the_leader(-0.5); },
+          kInvalid, "rig.dynamic_chains[0].follow_the_leader"),
+      rig(
           "dynamic_unknown_root",
           [dynamic](v1::Rig& r) { dynamic(r)->set_root("hip"); }, kNotFound,
           "rig.dynamic_chains[0].root"),

@@ -190,6 +190,11 @@ absl::Status DynamicChain::ValidateParameters(absl::string_view path) const {
                         absl::StrCat("must be within [1, ", kMaxSubstepsLimit,
                                      "], got ", max_substeps));
   }
+  if (absl::Status status = CheckUnitInterval(
+          follow_the_leader, FieldPath(path, "follow_the_leader"));
+      !status.ok()) {
+    return status;
+  }
   // +infinity is allowed (no teleport detection); NaN fails the test.
   if (!(teleport_distance > 0.0)) {
     return InvalidField(

@@ -1,6 +1,7 @@
 #include "ik/dynamics/dynamics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -255,6 +256,47 @@ Vec3 CollideNear(const PreparedColliders& colliders, ColliderSet near,
          shift;
 }
 
+// Substep with the follow-the-leader velocity correction (DynamicChain::
+// follow_the_leader): as Substep, and each joint's length correction d
+// (corrected minus predicted position) is collected per parent; once every
+// joint has moved, a parent's Verlet history moves by s times the mean d of
+// its children, which takes s d / dt out of its velocity (the history, not
+// the position, so the bones keep their lengths).
+void SubstepFollowingTheLeader(const DynamicChain& chain,
+                               const Transform* animated,
+                               const PreparedColliders& colliders,
+                               const SubstepShared& shared,
+                               DynamicState* state) {
+  Vec3* const positions = state->positions.data();
+  Vec3* const previous = state->previous_positions.data();
+  const DynamicJoint* const joints = chain.joints.data();
+  const size_t count = chain.joints.size();
+  std::array<Vec3, kMaxDynamicJoints> corrections;
+  std::array<int, kMaxDynamicJoints> children;
+  corrections.fill(Vec3(0.0));
+  children.fill(0);
+  for (size_t i = 1; i < count; ++i) {
+    const DynamicJoint& joint = joints[i];
+    const Vec3 current = positions[i];
+    const Vec3 predicted =
+        PredictPosition(chain, joint, shared, current, previous[i],
+                        previous[joint.parent], animated[i].translation);
+    const Vec3 parent = positions[joint.parent];
+    Vec3 next = CorrectLength(joint, animated, i, parent, predicted);
+    corrections[joint.parent] += next - predicted;
+    ++children[joint.parent];
+    if (const ColliderSet near = colliders.candidates[i]; near != 0) {
+      next = CollideNear(colliders, near, joint, parent, shared.shift, next);
+    }
+    previous[i] = current;
+    positions[i] = next;
+  }
+  for (size_t i = 1; i < count; ++i) {
+    if (children[i] == 0) continue;
+    previous[i] += corrections[i] * (chain.follow_the_leader / children[i]);
+  }
+}
+
 // One substep of every joint, parent before child (see the header). `root`
 // is the root's position at the end of this substep, `wind` the wind's
 // acceleration at that time.
@@ -280,6 +322,10 @@ void Substep(const DynamicChain& chain, const Transform* animated,
   previous[0] = positions[0];
   positions[0] = root;
   const size_t count = chain.joints.size();
+  if (chain.follow_the_leader != 0.0) {
+    SubstepFollowingTheLeader(chain, animated, colliders, shared, state);
+    return;
+  }
   for (size_t i = 1; i < count; ++i) {
     const DynamicJoint& joint = joints[i];
     const Vec3 current = positions[i];

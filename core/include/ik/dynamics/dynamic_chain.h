@@ -126,6 +126,14 @@ struct DynamicChain {
   // simulation restarts at rest in the animated pose (respawns, cuts).
   // > 0; +infinity disables it.
   double teleport_distance = 1.0;
+  // Follow-the-leader velocity correction (Mueller et al. 2012, "Fast
+  // Simulation of Inextensible Hair and Fur", DFTL), in [0, 1]: each
+  // substep, the length correction that moved a joint's children (their
+  // mean) is taken, times this, out of the joint's velocity. The length
+  // constraint alone feeds energy up a long, low-drag chain, which then
+  // whips above its root; the correction damps that whip without damping
+  // the swing. 0 (default): off; about 0.9 is the paper's choice.
+  double follow_the_leader = 0.0;
 
   // INVALID_ARGUMENT naming the field ("joints[3].parent: ...",
   // "joints[2].overrides.drag: ...", "wind.strength: ...") for a bad parent
