@@ -44,9 +44,13 @@ struct TwoBoneJoints {
 //   - the middle joint starts within its limit, so a hinge's bend stays on
 //     the hinge and its turn range is known: a hinge turns only about its
 //     axis and within its range, and is not clamped again afterwards;
-//   - any other middle joint, and the root, are held to their limits after
-//     the solve; the root's limit may pull the tip off the target, which
-//     the caller measures.
+//   - any other middle joint is held to its limit after the solve;
+//   - when a ball-and-socket root's limit would move the solved root, the
+//     limb turns about the root -> target axis to the nearest point of the
+//     circle of exact solutions the limit allows (rig/limb_circle.h; the tip
+//     stays where the solve put it); only when no point is allowed is the
+//     root clamped, which may pull the tip off the target (the caller
+//     measures). Either way kRootLimited is set.
 // `root_model` is the root joint's model transform under `locals` (the
 // root's parent's model transform composed with locals[root]). `tolerance`
 // (finite, >= 0) only decides report->reached. Updates the local rotations

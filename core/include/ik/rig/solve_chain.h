@@ -151,9 +151,13 @@ struct SolveChainJob {
   // stop_reason is kReached exactly when `reached` is (otherwise the
   // solver's own verdict, kOutOfReach when a limit applied after the solve
   // pulled the tip off a target the solver had reached). The two-bone solver
-  // keeps its middle joint's hinge within range as it bends and clamps its
-  // root to its limit after aiming, which may pull the tip off the target
-  // (reached = false, kOutOfReach). The pole is used by the two-bone solver
+  // keeps its middle joint's hinge within range as it bends; when its
+  // root's ball-and-socket limit would pull the tip off after aiming, it
+  // turns the limb about the root -> target axis (the circle of exact
+  // solutions) to the point nearest the pole's plane the limit allows, and
+  // clamps the root only when none does (reached = false, kOutOfReach);
+  // the root is then listed in limited_joints. The pole is used by the
+  // two-bone solver
   // only. A swivel is honoured by every solver: the two-bone solver turns
   // it into a pole; the iterative solvers start from the preferred pose
   // turned into the swivel's plane and, once solved, turn the chain rigidly
