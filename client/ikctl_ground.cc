@@ -1,6 +1,7 @@
 // ikctl terrain and ikctl ground: register, list and delete terrains, and
 // put a rig's feet on planes and terrains (GroundFeet) from the command
 // line.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ ABSL_DECLARE_FLAG(double, tolerance);
 
 namespace ik::ctl {
 namespace {
+
+// `value` for a 3-decimal column: components that round to zero print as
+// 0.000, whatever their sign (a unit normal's rounding-level -1e-17).
+double Rounded3(double value) {
+  return std::abs(value) < 0.0005 ? 0.0 : value;
+}
 
 // "PX,PY,PZ,NX,NY,NZ" -> a plane through P with normal N.
 bool ParsePlane(const std::string& text, ik::v1::Plane* out) {
@@ -55,9 +62,10 @@ void PrintGround(const ik::v1::GroundFeetResponse& answer) {
         YesNo(foot.grounded()), YesNo(foot.reached()),
         foot.ground_found() ? FormatVec3(foot.contact_point()) : "(no ground)",
         foot.ground_found()
-            ? absl::StrFormat("(%.3f, %.3f, %.3f)", foot.contact_normal().x(),
-                              foot.contact_normal().y(),
-                              foot.contact_normal().z())
+            ? absl::StrFormat("(%.3f, %.3f, %.3f)",
+                              Rounded3(foot.contact_normal().x()),
+                              Rounded3(foot.contact_normal().y()),
+                              Rounded3(foot.contact_normal().z()))
             : "",
         foot.moved(), foot.tilt(), foot.tilt_clamped() ? " (clamped)" : "");
   }
