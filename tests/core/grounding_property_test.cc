@@ -18,7 +18,10 @@
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/ground/grounding.h"
+#include "ik/ground/heightfield.h"
+#include "ik/ground/triangle_mesh.h"
 #include "independent_checks.h"
+#include "terrain_shapes.h"
 
 namespace ik {
 namespace {
@@ -189,6 +192,82 @@ TEST(GroundingPropertyTest, HoldsItsContractOnRandomStancesAndSlopes) {
       "[ property ] grounding on tilted planes: %d of %d feet within reach "
       "(drop not clamped) reached their goal\n",
       reached, reachable);
+}
+
+// Planted feet (weight 1, no smoothing) on uneven ground, as a heightfield
+// and as a mesh over the same bumpy, sloped surface (faces tilted up to
+// about 0.4 rad): a foot whose goal the drop brought within reach ends on
+// it, its ankle at ankle_height above the contact face along its normal.
+TEST(GroundingPropertyTest, PlantsFeetExactlyOnUnevenHeightfieldsAndMeshes) {
+  const Character character = *testing::HumanoidCharacter();
+  const Rig& rig = character.rig;
+  std::mt19937_64 engine(testing::kSeed + 21);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const auto uniform = [&](double low, double high) {
+    return low + (high - low) * unit(engine);
+  };
+  const auto height = [](double x, double z) {
+    return 0.15 * x - 0.1 * z + 0.08 * std::sin(2.1 * x) * std::cos(1.7 * z);
+  };
+  const Heightfield field = *Heightfield::Create(testing::SampledHeightfield(
+      height, Vec3(-6.0, -1.0, -6.0), 0.1, 0.1, 121, 121));
+  std::mt19937_64 mesh_engine(testing::kSeed + 22);
+  const TriangleMesh mesh = *TriangleMesh::Create(testing::GridMesh(
+      height, Vec3(-6.0, -1.0, -6.0), 0.1, 0.1, 121, 121, mesh_engine));
+  const Heightfield* fields[] = {&field};
+  const TriangleMesh* meshes[] = {&mesh};
+  int reachable = 0;
+  int planted = 0;
+  double worst_goal = 0.0;
+  double worst_height = 0.0;
+  for (int i = 0; i < 2000; ++i) {
+    SCOPED_TRACE(::testing::Message() << "case " << i);
+    std::vector<Transform> pose(rig.rest_pose().begin(), rig.rest_pose().end());
+    for (const Leg& leg : character.legs) {
+      const Vec3 x(1, 0, 0);
+      pose[leg.hip].rotation *= AngleAxis(uniform(-0.4, 0.4), x);
+      pose[leg.knee].rotation *= AngleAxis(uniform(0.0, 0.8), x);
+      pose[leg.ankle].rotation *= AngleAxis(uniform(-0.3, 0.3), x);
+    }
+    const double root_x = uniform(-4.0, 4.0);
+    const double root_z = uniform(-4.0, 4.0);
+    const Transform root = testing::YawedRoot(
+        uniform(-kPi, kPi),
+        Vec3(root_x, height(root_x, root_z) + uniform(-0.15, 0.25), root_z));
+    Ground ground;
+    if (i % 2 == 0) {
+      ground.heightfields = fields;
+    } else {
+      ground.meshes = meshes;
+    }
+    const GroundingRun run =
+        RunGrounding(character, pose, root, ground, {1.0, 1.0});
+    ASSERT_TRUE(run.status.ok()) << run.status;
+    if (run.report.pelvis_drop_clamped) continue;
+    Transform lowered = root;
+    lowered.translation += run.report.root_offset;
+    const std::vector<Vec3> answer = WorldPositions(rig, run.locals, lowered);
+    for (int l = 0; l < 2; ++l) {
+      const FootResult& foot = run.feet[l];
+      if (!foot.ground_found) continue;
+      ++reachable;
+      const Vec3& ankle = answer[character.legs[l].ankle];
+      worst_goal = std::max(worst_goal, glm::length(ankle - foot.goal));
+      const double above =
+          glm::dot(ankle - foot.contact_point, foot.contact_normal);
+      worst_height =
+          std::max(worst_height, std::abs(above - kHumanoidAnkleHeight));
+      if (foot.reached && std::abs(above - kHumanoidAnkleHeight) <= 1e-4) {
+        ++planted;
+      }
+    }
+  }
+  std::printf(
+      "[ property ] planted feet on uneven heightfields and meshes: %d of %d "
+      "within reach on their goal at ankle_height (worst %.3g m from the "
+      "goal, %.3g m off the height)\n",
+      planted, reachable, worst_goal, worst_height);
+  EXPECT_EQ(planted, reachable);
 }
 
 }  // namespace
