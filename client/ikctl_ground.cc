@@ -29,9 +29,7 @@ namespace {
 
 // `value` for a 3-decimal column: components that round to zero print as
 // 0.000, whatever their sign (a unit normal's rounding-level -1e-17).
-double Rounded3(double value) {
-  return std::abs(value) < 0.0005 ? 0.0 : value;
-}
+double Rounded3(double value) { return std::abs(value) < 0.0005 ? 0.0 : value; }
 
 // "PX,PY,PZ,NX,NY,NZ" -> a plane through P with normal N.
 bool ParsePlane(const std::string& text, ik::v1::Plane* out) {
