@@ -7,6 +7,12 @@
 // To record the answers anew (only when an answer is meant to change, and
 // say why in the commit):
 //   IKD_GOLDEN_UPDATE=1 build/tests/server/golden_answers_test
+// To see how much the answers moved, write their text forms before and after
+// the change and compare them:
+//   IKD_GOLDEN_TEXT=/tmp/before.txt build/tests/server/golden_answers_test
+//   ... change, rebuild ...
+//   IKD_GOLDEN_TEXT=/tmp/after.txt build/tests/server/golden_answers_test
+//   tests/server/golden/compare_text.py /tmp/before.txt /tmp/after.txt
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -47,9 +53,17 @@ TEST(GoldenAnswersTest, EveryAnswerIsBitIdenticalToTheRecordedOne) {
 
   std::vector<std::string> answers;
   std::set<std::string> names;
+  const char* text_path = std::getenv("IKD_GOLDEN_TEXT");
+  std::ofstream text;
+  if (text_path != nullptr) text.open(text_path);
   for (const GoldenCase& golden : GoldenCases()) {
     ASSERT_TRUE(names.insert(golden.name).second) << golden.name;
-    answers.push_back(GoldenLine(golden.name, golden.run(*stub)));
+    const GoldenAnswer answer = golden.run(*stub);
+    answers.push_back(GoldenLine(golden.name, answer));
+    if (text.is_open()) {
+      text << golden.name << " " << static_cast<int>(answer.code) << " "
+           << answer.text << "\n";
+    }
   }
 
   if (std::getenv("IKD_GOLDEN_UPDATE") != nullptr) {

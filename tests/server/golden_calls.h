@@ -43,7 +43,10 @@ GoldenAnswer Call(grpc::Status (v1::IkService::Stub::*method)(
   grpc::Status status = (stub.*method)(Context().get(), request, &response);
   GoldenAnswer answer;
   answer.code = status.error_code();
-  if (status.ok()) answer.bytes = Bytes(response);
+  if (status.ok()) {
+    answer.bytes = Bytes(response);
+    answer.text = response.ShortDebugString();
+  }
   if (response_out != nullptr) *response_out = response;
   return answer;
 }

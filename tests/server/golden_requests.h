@@ -23,6 +23,7 @@ namespace ik::testing {
 struct GoldenAnswer {
   grpc::StatusCode code = grpc::StatusCode::OK;
   std::string bytes;
+  std::string text;  // the answer in protobuf text form, for IKD_GOLDEN_TEXT
 };
 
 // One case: a name unique in the set, and how to ask for it. A case may
