@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev libglm-dev libssl-dev grpc-proto
+  libabsl-dev libglm-dev libssl-dev grpc-proto libsleef-dev
   golang-github-gogo-googleapis-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )

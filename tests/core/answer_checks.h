@@ -25,8 +25,9 @@ namespace ik::testing {
 //     distance to the target;
 //   - only the chain's joints before the tip turned (the tip too with an
 //     orientation goal), and translations and scales are untouched;
-//   - limited_joints are chain joints, ascending, each once, and every
-//     joint of the chain ends within its limit (kLimitSlack).
+//   - limited_joints are chain joints, ascending, each once, each on its
+//     limit's boundary (within kLimitSlack), and every joint of the chain
+//     ends within its limit (kLimitSlack).
 inline std::string AnswerInconsistency(const Rig& rig, const ChainGoal& goal,
                                        const Transform& root,
                                        const std::vector<Transform>& before,
@@ -76,6 +77,11 @@ inline std::string AnswerInconsistency(const Rig& rig, const ChainGoal& goal,
     }
     if (i > 0 && !(r.limited_joints[i - 1] < joint)) {
       return "limited_joints not ascending and unique";
+    }
+    const double margin = LimitMargin(rig, joint, after[joint].rotation);
+    if (margin > kLimitSlack) {
+      return absl::StrCat("limited joint ", joint, " ends ", margin,
+                          " rad inside its limit's boundary");
     }
   }
   for (const int joint : chain.joints) {

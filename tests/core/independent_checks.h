@@ -70,6 +70,20 @@ inline double OutsideRange(double angle, const AngleRange& range) {
   return std::min(std::abs(from_min), std::abs(from_max));
 }
 
+// A ball-and-socket joint's bone: the rest direction to its first child
+// (the limit's axis without one).
+inline Vec3 BoneOf(const Rig& rig, int index) {
+  const JointDefinition& joint = rig.joint(index);
+  for (int child = index + 1; child < rig.joint_count(); ++child) {
+    if (rig.parents()[child] == index) {
+      const Vec3 offset = joint.rest.scale * rig.joint(child).rest.translation;
+      if (glm::length(offset) >= kMinBoneLength) return glm::normalize(offset);
+      break;
+    }
+  }
+  return glm::normalize(joint.limit.ball_socket.axis);
+}
+
 // Radians by which joint `index`'s local rotation breaks its limit (0 when
 // within), from the rig's definitions: the bone is the rest direction to
 // the first child (the limit's axis without one).
@@ -86,14 +100,7 @@ inline double LimitViolation(const Rig& rig, int index, const Quat& local) {
   }
   if (joint.limit.kind != JointLimit::Kind::kBallSocket) return 0.0;
   const BallSocketLimit& ball = joint.limit.ball_socket;
-  Vec3 bone = glm::normalize(ball.axis);
-  for (int child = index + 1; child < rig.joint_count(); ++child) {
-    if (rig.parents()[child] == index) {
-      const Vec3 offset = joint.rest.scale * rig.joint(child).rest.translation;
-      if (glm::length(offset) >= kMinBoneLength) bone = glm::normalize(offset);
-      break;
-    }
-  }
+  const Vec3 bone = BoneOf(rig, index);
   const double cone = std::acos(std::clamp(
       glm::dot(relative * bone, glm::normalize(ball.axis)), -1.0, 1.0));
   double violation = std::max(0.0, cone - ball.swing_max);
@@ -102,6 +109,42 @@ inline double LimitViolation(const Rig& rig, int index, const Quat& local) {
                          OutsideRange(AngleAbout(relative, bone), ball.twist));
   }
   return violation;
+}
+
+// How far inside [min, max] `angle` lies: its distance to the nearer end,
+// around the circle (a range of a full turn or more has no end).
+inline double InsideRange(double angle, const AngleRange& range) {
+  if (range.max - range.min >= 2.0 * kPi) return kInfinity;
+  return std::min(std::abs(std::remainder(angle - range.min, 2.0 * kPi)),
+                  std::abs(std::remainder(angle - range.max, 2.0 * kPi)));
+}
+
+// Radians from joint `index`'s local rotation (within its limit) to the
+// limit's boundary: the smaller of its distances to the cone's edge and to
+// the twist or hinge range's ends; infinity for a joint without a limit.
+inline double LimitMargin(const Rig& rig, int index, const Quat& local) {
+  const JointDefinition& joint = rig.joint(index);
+  const Quat relative = glm::inverse(joint.rest.rotation) * local;
+  if (joint.limit.kind == JointLimit::Kind::kHinge) {
+    const HingeLimit& hinge = joint.limit.hinge;
+    const Vec3 axis = glm::normalize(hinge.axis);
+    return InsideRange(AngleAbout(relative, axis), hinge.range);
+  }
+  if (joint.limit.kind != JointLimit::Kind::kBallSocket) return kInfinity;
+  const BallSocketLimit& ball = joint.limit.ball_socket;
+  const Vec3 bone = BoneOf(rig, index);
+  double margin = kInfinity;
+  if (ball.swing_max < kPi) {
+    margin =
+        ball.swing_max -
+        std::acos(std::clamp(
+            glm::dot(relative * bone, glm::normalize(ball.axis)), -1.0, 1.0));
+  }
+  if (ball.has_twist && glm::length(relative * bone + bone) > 1e-6) {
+    margin =
+        std::min(margin, InsideRange(AngleAbout(relative, bone), ball.twist));
+  }
+  return margin;
 }
 
 struct Percentiles {

@@ -9,11 +9,15 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "ik/base/trig.h"
 #include "tests/server/golden_calls.h"
 #include "tests/server/test_rigs.h"
 
 namespace ik::testing {
 namespace {
+
+// The requests are built with the core's trig (ik/base/trig.h), not the
+// host libm's: the request set itself must be the same bits on every CPU.
 
 // Uniform in [lo, hi) from the generator's bits alone (the standard
 // distributions are implementation-defined; the engine is not).
@@ -35,14 +39,13 @@ class Random {
 struct Root {
   double x = 0, y = 0, z = 0, yaw = 0;
   v1::Vec3 World(double mx, double my, double mz) const {
-    const double c = std::cos(yaw), s = std::sin(yaw);
+    const double c = Cos(yaw), s = Sin(yaw);
     return Vec(x + c * mx + s * mz, y + my, z - s * mx + c * mz);
   }
   void ToPose(v1::Pose& pose) const {
     v1::Transform* root = pose.mutable_root();
     *root->mutable_translation() = Vec(x, y, z);
-    *root->mutable_rotation() =
-        Rotation(0, std::sin(yaw / 2), 0, std::cos(yaw / 2));
+    *root->mutable_rotation() = Rotation(0, Sin(yaw / 2), 0, Cos(yaw / 2));
   }
 };
 
@@ -57,8 +60,8 @@ v1::Quat SmallRotation(Random& random, double angle) {
          z = random.Uniform(-1, 1);
   const double length = std::sqrt(x * x + y * y + z * z) + 1e-9;
   const double half = random.Uniform(0, angle) / 2;
-  const double s = std::sin(half) / length;
-  return Rotation(x * s, y * s, z * s, std::cos(half));
+  const double s = Sin(half) / length;
+  return Rotation(x * s, y * s, z * s, Cos(half));
 }
 
 void AddJointRotation(v1::Pose& pose, const char* joint, const v1::Quat& q) {
@@ -210,8 +213,7 @@ void AddSolveCases(std::vector<GoldenCase>& cases) {
 v1::Vec3 TiltedNormal(Random& random, double max_tilt) {
   const double tilt = random.Uniform(0, max_tilt);
   const double heading = random.Uniform(-3.14159, 3.14159);
-  return Vec(std::sin(tilt) * std::cos(heading), std::cos(tilt),
-             std::sin(tilt) * std::sin(heading));
+  return Vec(Sin(tilt) * Cos(heading), Cos(tilt), Sin(tilt) * Sin(heading));
 }
 
 v1::Heightfield Patch(Random& random, const Root& root) {
@@ -321,7 +323,7 @@ void AddDynamicsRun(std::vector<GoldenCase>& cases, const std::string& name,
           v1::StepDynamicsRequest request;
           request.set_rig(rig);
           const double time = step / 30.0;
-          Root root{std::sin(time) * 0.8, 0, time * 1.2, 0.7 * time};
+          Root root{Sin(time) * 0.8, 0, time * 1.2, 0.7 * time};
           if (step >= teleport_at) root.x += 5;
           root.ToPose(*request.mutable_pose());
           if (random->Chance(0.5)) {

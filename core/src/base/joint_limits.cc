@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
@@ -36,14 +37,14 @@ Twist TwistAbout(const Quat& rotation, const Vec3& axis) {
   s *= inverse_norm;
   twist.rotation = Quat(w, axis.x * s, axis.y * s, axis.z * s);
   // w >= 0: the half angle is in [-pi/2, pi/2].
-  twist.angle = 2.0 * std::atan2(s, w);
+  twist.angle = 2.0 * Atan2(s, w);
   if (twist.angle <= -kPi) twist.angle = kPi;
   return twist;
 }
 
 // The angle between unit vectors, radians in [0, pi].
 double AngleBetween(const Vec3& a, const Vec3& b) {
-  return std::atan2(glm::length(glm::cross(a, b)), glm::dot(a, b));
+  return Atan2(glm::length(glm::cross(a, b)), glm::dot(a, b));
 }
 
 // |a - b| around the circle, radians in [0, pi].
@@ -67,8 +68,7 @@ Clamp ClampBallSocket(const BallSocketLimit& limit, const Quat& relative) {
   const Vec3 direction = relative * bone;
   const double cos_cone = glm::dot(direction, axis);
   // A cone of pi holds every direction.
-  const double cos_max =
-      limit.swing_max >= kPi ? -2.0 : std::cos(limit.swing_max);
+  const double cos_max = limit.swing_max >= kPi ? -2.0 : Cos(limit.swing_max);
   const bool outside_cone = cos_cone < cos_max;
   const Twist twist = TwistAbout(relative, bone);
   double twist_angle = twist.angle;
@@ -88,7 +88,7 @@ Clamp ClampBallSocket(const BallSocketLimit& limit, const Quat& relative) {
     const double across_length = glm::length(across);
     across = across_length >= kMinDirectionLength ? across / across_length
                                                   : AnyPerpendicular(axis);
-    clamped_direction = cos_max * axis + std::sin(limit.swing_max) * across;
+    clamped_direction = cos_max * axis + Sin(limit.swing_max) * across;
   }
   if (twist_out) {
     clamp.clamped |=
@@ -118,6 +118,25 @@ Clamp ClampHinge(const HingeLimit& limit, const Quat& relative) {
   clamp.rotation =
       angle == twist.angle ? twist.rotation : AngleAxis(angle, axis);
   return clamp;
+}
+
+// `angle` within kLimitClampSlack of an end of `range` (narrower than a
+// full turn).
+bool AtRangeEnd(double angle, const AngleRange& range) {
+  return range.max - range.min < kTwoPi &&
+         (CircularDistance(angle, range.min) <= kLimitClampSlack ||
+          CircularDistance(angle, range.max) <= kLimitClampSlack);
+}
+
+bool OnBallSocketBoundary(const BallSocketLimit& limit, const Quat& relative) {
+  const Vec3 direction = relative * limit.twist_axis;
+  if (limit.swing_max < kPi &&
+      limit.swing_max - AngleBetween(direction, limit.axis) <=
+          kLimitClampSlack) {
+    return true;
+  }
+  return limit.has_twist &&
+         AtRangeEnd(TwistAbout(relative, limit.twist_axis).angle, limit.twist);
 }
 
 }  // namespace
@@ -178,6 +197,21 @@ LimitedRotation ApplyJointLimit(const JointLimit& limit,
   }
   if (!clamp.changed) return {rotation_local, false};
   return {glm::normalize(rest_rotation * clamp.rotation), clamp.clamped};
+}
+
+bool OnJointLimitBoundary(const JointLimit& limit, const Quat& rest_rotation,
+                          const Quat& rotation_local) {
+  const Quat relative = glm::conjugate(rest_rotation) * rotation_local;
+  switch (limit.kind) {
+    case JointLimit::Kind::kNone:
+      return false;
+    case JointLimit::Kind::kBallSocket:
+      return OnBallSocketBoundary(limit.ball_socket, relative);
+    case JointLimit::Kind::kHinge:
+      return AtRangeEnd(TwistAbout(relative, limit.hinge.axis).angle,
+                        limit.hinge.range);
+  }
+  return false;
 }
 
 }  // namespace ik

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
@@ -58,17 +59,30 @@ double SignedAngleAbout(const Vec3& from, const Vec3& to, const Vec3& axis) {
       glm::length(to_planar) < kMinDirectionLength) {
     return 0.0;
   }
-  const double angle =
-      std::atan2(glm::dot(axis, glm::cross(from_planar, to_planar)),
-                 glm::dot(from_planar, to_planar));
+  const double angle = Atan2(glm::dot(axis, glm::cross(from_planar, to_planar)),
+                             glm::dot(from_planar, to_planar));
   // atan2 yields -pi for a negative zero sine; the contract is (-pi, pi].
   return angle <= -kPi ? kPi : angle;
 }
 
 Quat AngleAxis(double angle, const Vec3& axis) {
   const double half = 0.5 * angle;
-  const double sine = std::sin(half);
-  return Quat(std::cos(half), axis.x * sine, axis.y * sine, axis.z * sine);
+  const double sine = Sin(half);
+  return Quat(Cos(half), axis.x * sine, axis.y * sine, axis.z * sine);
+}
+
+Quat Slerp(const Quat& from, const Quat& to, double t) {
+  // The shorter arc: q and -q are the same rotation.
+  double cosine = glm::dot(from, to);
+  const Quat target = cosine < 0.0 ? -to : to;
+  cosine = std::abs(cosine);
+  // Nearly equal: sin(angle) would divide by almost zero; the chord and the
+  // arc agree there to rounding.
+  if (cosine > 1.0 - std::numeric_limits<double>::epsilon()) {
+    return from + t * (target - from);
+  }
+  const double angle = Acos(cosine);
+  return (Sin((1.0 - t) * angle) * from + Sin(t * angle) * target) / Sin(angle);
 }
 
 }  // namespace ik

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
@@ -58,7 +59,7 @@ inline Quat ScaledShortestArc(const Vec3& from, const Vec3& to, double lengths,
 double CompoundBlend(double blend, int substeps) {
   if (substeps == 0) return 0.0;
   if (blend == 1.0 || blend == 0.0) return blend;
-  return 1.0 - std::pow(1.0 - blend, substeps);
+  return 1.0 - Pow(1.0 - blend, substeps);
 }
 
 // What UpdateDelta needs of one joint. Every field is set before use.

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "ground/grounding_internal.h"
 #include "ik/base/joint_limits.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/geometry/ray.h"
 #include "rig/two_bone_limits.h"
@@ -146,7 +147,7 @@ FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
       FromTo(toe_offset, toe_offset + (toe_goal_offset - ankle_offset));
   const Vec3 vector_part(rotation.x, rotation.y, rotation.z);
   const double half_sine = glm::length(vector_part);
-  turn.angle = 2.0 * std::atan2(half_sine, std::abs(rotation.w));
+  turn.angle = 2.0 * Atan2(half_sine, std::abs(rotation.w));
   if (turn.angle > settings.max_foot_tilt) {
     turn.clamped = turn.angle > settings.max_foot_tilt + kClampSlack;
     const double sign = rotation.w < 0.0 ? -1.0 : 1.0;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "ik/base/trig.h"
+
 namespace ik::internal {
 namespace {
 
@@ -54,15 +56,15 @@ Arcs SwingArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
   const double b1 = glm::dot(across, cone_axis);
   const double b2 = glm::dot(glm::cross(axis, across), cone_axis);
   const double amplitude = std::sqrt(b1 * b1 + b2 * b2);
-  const double needed = std::cos(limit.swing_max) - constant;
+  const double needed = Cos(limit.swing_max) - constant;
   Arcs arcs;
   if (needed <= -amplitude) {
     arcs.Add(-kPi, kPi);
     return arcs;
   }
   if (!(needed < amplitude)) return arcs;
-  const double centre = std::atan2(b2, b1);
-  const double half_width = std::acos(needed / amplitude);
+  const double centre = Atan2(b2, b1);
+  const double half_width = Acos(needed / amplitude);
   const double low = centre - half_width;
   const double high = centre + half_width;
   // Wrapped into [-pi, pi]: one or two arcs.
@@ -103,16 +105,15 @@ Arcs TwistArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
                q1.x * t.x + q1.y * t.y + q1.z * t.z};
   const double m = 0.5 * limit.twist.min;
   const double big_m = 0.5 * limit.twist.max;
-  const Wave above{s.a * std::cos(m) - w.a * std::sin(m),
-                   s.b * std::cos(m) - w.b * std::sin(m)};
-  const Wave below{w.a * std::sin(big_m) - s.a * std::cos(big_m),
-                   w.b * std::sin(big_m) - s.b * std::cos(big_m)};
+  const Wave above{s.a * Cos(m) - w.a * Sin(m), s.b * Cos(m) - w.b * Sin(m)};
+  const Wave below{w.a * Sin(big_m) - s.a * Cos(big_m),
+                   w.b * Sin(big_m) - s.b * Cos(big_m)};
   // The sign changes in (-pi/2, pi/2), sorted, between the ends.
   std::array<double, 5> points{-0.5 * kPi};
   int count = 1;
   for (const Wave& wave : {w, above, below}) {
     if (wave.a == 0.0 && wave.b == 0.0) continue;
-    const double zero = std::remainder(std::atan2(-wave.a, wave.b), kPi);
+    const double zero = std::remainder(Atan2(-wave.a, wave.b), kPi);
     if (zero > -0.5 * kPi && zero < 0.5 * kPi) points[count++] = zero;
   }
   for (int i = 2; i < count; ++i) {  // insertion sort of at most 3
@@ -122,8 +123,8 @@ Arcs TwistArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
   }
   points[count++] = 0.5 * kPi;
   const auto allowed = [&](double theta) {
-    const double c = std::cos(theta);
-    const double si = std::sin(theta);
+    const double c = Cos(theta);
+    const double si = Sin(theta);
     const double sign = w.At(c, si) < 0.0 ? -1.0 : 1.0;
     return sign * above.At(c, si) >= 0.0 && sign * below.At(c, si) >= 0.0;
   };

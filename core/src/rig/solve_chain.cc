@@ -302,8 +302,8 @@ void BlendTipOrientation(const SolveChainJob& job, const PreparedGoal& prepared,
       *prepared.orientation_world;
   Quat blended = goal.orientation_weight >= 1.0
                      ? desired_local
-                     : glm::slerp(job.locals[tip].rotation, desired_local,
-                                  goal.orientation_weight);
+                     : Slerp(job.locals[tip].rotation, desired_local,
+                             goal.orientation_weight);
   blended = glm::normalize(blended);
   const LimitedRotation limited = ApplyJointConstraint(
       internal::JointConstraintOf(job.rig->joint(tip)), blended);

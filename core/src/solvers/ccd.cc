@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "solvers/chain_internal.h"
 
@@ -35,8 +36,8 @@ std::optional<double> TriangleTurn(const Vec3& axis, const Vec3& to_tip_local,
   const double r = std::sqrt(a * a + b * b);
   if (!(r >= kMinDirectionLength)) return std::nullopt;
   // Out of the bones' reach: as near as they get.
-  const double phase = std::atan2(b, a);
-  const double spread = std::acos(std::clamp(c / r, -1.0, 1.0));
+  const double phase = Atan2(b, a);
+  const double spread = Acos(std::clamp(c / r, -1.0, 1.0));
   std::optional<double> best;
   for (const double turn : {std::remainder(phase - spread, 2.0 * kPi),
                             std::remainder(phase + spread, 2.0 * kPi)}) {
@@ -230,7 +231,7 @@ std::uint64_t SweepJoints(const ChainJob& job, bool two_bone_step,
 
 StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
                             int* iterations, double* best_squared,
-                            std::uint64_t* mask) {
+                            LimitMasks* limits) {
   ChainWorkspace& ws = *job.workspace;
   const int tip = static_cast<int>(job.locals.size()) - 1;
   const Vec3& target = job.target_model;
@@ -241,22 +242,23 @@ StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
     ++*iterations;
     SaveRotations(job);
     const std::uint64_t iteration_mask =
-        SweepJoints(job, two_bone_step, tolerance_squared, *mask);
+        SweepJoints(job, two_bone_step, tolerance_squared, limits->kept);
     ChainForwardKinematics(job, root_position);
     const double residual_squared = SquaredDistance(ws.positions[tip], target);
     const Verdict verdict =
         Judge(residual_squared, *best_squared, tolerance_squared);
     if (verdict == Verdict::kContinue) {
       *best_squared = residual_squared;
-      *mask = iteration_mask;
+      limits->Keep(iteration_mask);
       continue;
     }
     if (verdict == Verdict::kRevertAndStop) {
       RestoreRotations(job);
+      limits->Reject(iteration_mask);
       ChainForwardKinematics(job, root_position);
     } else {
       *best_squared = residual_squared;
-      *mask = iteration_mask;
+      limits->Keep(iteration_mask);
     }
     return verdict == Verdict::kReached ? StopReason::kReached
                                         : StopReason::kNoImprovement;
@@ -274,9 +276,9 @@ absl::Status CcdJob::Run() const {
   int iterations = 0;
   const StopReason stop =
       internal::RunCcdIterations(*this, start.root_position, &iterations,
-                                 &start.best_squared, &start.limited_mask);
+                                 &start.best_squared, &start.limits);
   internal::FinishChainJob(*this, start.root_position, iterations, stop,
-                           start.limited_mask, /*pose_current=*/true);
+                           start.limits, /*pose_current=*/true);
   return absl::OkStatus();
 }
 

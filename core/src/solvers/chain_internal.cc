@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ik/base/joint_limits.h"
+#include "ik/base/trig.h"
 
 namespace ik {
 namespace {
@@ -93,6 +94,24 @@ std::uint64_t ApplyAllLimits(const ChainJob& job) {
   return mask;
 }
 
+std::uint64_t HeldAtLimits(const ChainJob& job, std::uint64_t pushed) {
+  std::uint64_t held = 0;
+  const int count = static_cast<int>(job.locals.size());
+  for (int i = 0; i + 1 < count; ++i) {
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    const JointConstraint* constraint = ConstraintOf(job, i);
+    if ((pushed & bit) == 0 || constraint == nullptr ||
+        constraint->limit == nullptr) {
+      continue;
+    }
+    if (OnJointLimitBoundary(*constraint->limit, constraint->rest_rotation,
+                             job.locals[i].rotation)) {
+      held |= bit;
+    }
+  }
+  return held;
+}
+
 Quat AimCorrection(const JointConstraint* constraint, const Vec3& from_local,
                    const Vec3& to_local) {
   if (constraint == nullptr ||
@@ -135,7 +154,7 @@ void RestoreRotations(const ChainJob& job) {
 ChainStart BeginChainJob(const ChainJob& job, bool apply_limits) {
   ChainStart start;
   start.root_position = PrepareChain(job);
-  start.limited_mask = apply_limits ? ApplyAllLimits(job) : 0;
+  if (apply_limits) start.limits.Keep(ApplyAllLimits(job));
   ChainForwardKinematics(job, start.root_position);
   const int tip = static_cast<int>(job.locals.size()) - 1;
   start.tolerance_squared = job.tolerance * job.tolerance;
@@ -143,7 +162,7 @@ ChainStart BeginChainJob(const ChainJob& job, bool apply_limits) {
       SquaredDistance(job.workspace->positions[tip], job.target_model);
   if (start.best_squared <= start.tolerance_squared) {
     FinishChainJob(job, start.root_position, 0, StopReason::kReached,
-                   start.limited_mask, /*pose_current=*/true);
+                   start.limits, /*pose_current=*/true);
     start.done = true;
   }
   return start;
@@ -151,7 +170,7 @@ ChainStart BeginChainJob(const ChainJob& job, bool apply_limits) {
 
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
                     int iterations, StopReason stop_reason,
-                    std::uint64_t limited_mask, bool pose_current) {
+                    const LimitMasks& limits, bool pose_current) {
   const int count = static_cast<int>(job.locals.size());
   bool renormalized = false;
   for (int i = 0; i + 1 < count; ++i) {
@@ -168,7 +187,9 @@ void FinishChainJob(const ChainJob& job, const Vec3& root_position,
   report.reached = stop_reason == StopReason::kReached;
   report.iterations = iterations;
   if (job.stop_reason != nullptr) *job.stop_reason = stop_reason;
-  if (job.limited_mask != nullptr) *job.limited_mask = limited_mask;
+  if (job.limited_mask != nullptr) {
+    *job.limited_mask = limits.kept | HeldAtLimits(job, limits.pushed);
+  }
 }
 
 std::optional<double> NearestFeasibleSwivel(const BallSocketLimit& limit,
@@ -197,10 +218,10 @@ std::optional<double> NearestFeasibleSwivel(const BallSocketLimit& limit,
         w0 * glm::dot(axis, bone) + glm::dot(glm::cross(axis, v0), bone);
     for (const double bound : {limit.twist.min, limit.twist.max}) {
       const double half = 0.5 * bound;
-      const double alpha = w_c * std::sin(half) - s_c * std::cos(half);
-      const double beta = w_s * std::sin(half) - s_s * std::cos(half);
+      const double alpha = w_c * Sin(half) - s_c * Cos(half);
+      const double beta = w_s * Sin(half) - s_s * Cos(half);
       if (std::abs(alpha) + std::abs(beta) > 1e-15) {
-        add(2.0 * std::atan2(-alpha, beta));
+        add(2.0 * Atan2(-alpha, beta));
       }
     }
   }
@@ -213,10 +234,10 @@ std::optional<double> NearestFeasibleSwivel(const BallSocketLimit& limit,
     const double q = glm::dot(d0, limit.axis) - p;
     const double r = glm::dot(glm::cross(axis, d0), limit.axis);
     const double amplitude = std::sqrt(q * q + r * r);
-    const double level = std::cos(limit.swing_max) - p;
+    const double level = Cos(limit.swing_max) - p;
     if (amplitude > 1e-15 && std::abs(level) <= amplitude) {
-      const double phase = std::atan2(r, q);
-      const double spread = std::acos(level / amplitude);
+      const double phase = Atan2(r, q);
+      const double spread = Acos(level / amplitude);
       add(phase + spread);
       add(phase - spread);
     }

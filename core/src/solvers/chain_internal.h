@@ -17,21 +17,33 @@ namespace ik::internal {
 
 // Vectors shorter than this, metres, count as zero directions.
 
+// The limits' part of an iterative solve: the clamps of the last kept
+// iteration, and every joint a clamp moved along the way, kept or not.
+struct LimitMasks {
+  std::uint64_t kept = 0;
+  std::uint64_t pushed = 0;
+  void Keep(std::uint64_t mask) {
+    kept = mask;
+    pushed |= mask;
+  }
+  void Reject(std::uint64_t mask) { pushed |= mask; }
+};
+
 // CCD's iterations (ccd.cc) from the pose in the workspace (its forward
 // kinematics current): sweeps counted on from *iterations up to
 // job.max_iterations, each judged by the stopping rule against
 // *best_squared (the best squared residual so far), which they update, as
-// they do *mask (the clamps of the last kept sweep). Leaves the workspace's
+// they do *limits. Leaves the workspace's
 // forward kinematics current and returns why they stopped.
 StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
                             int* iterations, double* best_squared,
-                            std::uint64_t* mask);
+                            LimitMasks* limits);
 
 // Where an iterative job stands before its first iteration.
 struct ChainStart {
   Vec3 root_position{0.0};
-  std::uint64_t limited_mask = 0;  // joints the incoming pose's limits moved
-  double best_squared = 0.0;       // squared miss of the incoming pose
+  LimitMasks limits;          // from the incoming pose's clamps on
+  double best_squared = 0.0;  // squared miss of the incoming pose
   double tolerance_squared = 0.0;
   bool done = false;  // already within tolerance: outputs filled, stop here
 };
@@ -69,6 +81,12 @@ bool HasLimits(const ChainJob& job);
 // Applies the limit of every turned joint to its local rotation; returns the
 // mask of those it clamped.
 std::uint64_t ApplyAllLimits(const ChainJob& job);
+
+// The joints of `pushed` (a mask) that sit on their limit's boundary in the
+// current pose. A joint a clamp moved onto its boundary, and that stays
+// there, is held by its limit even when the iteration that clamped it was
+// undone or the last one kept moved it along the boundary only by rounding.
+std::uint64_t HeldAtLimits(const ChainJob& job, std::uint64_t pushed);
 
 // FromTo (ik/base/math.h) with the same results up to rounding, in fewer square
 // roots and divisions: the shortest arc turning `from` into `to`.
@@ -152,10 +170,12 @@ inline double SquaredDistance(const Vec3& a, const Vec3& b) {
 // rotations without renormalising: the drift stays near rounding), measures
 // the final pose (forward kinematics, skipped when `pose_current` says the
 // workspace already holds it and no rotation needed renormalising: the same
-// bits) and fills the outputs.
+// bits) and fills the outputs. The limited joints reported: the last kept
+// iteration's clamps, and the joints any clamp moved that end on their
+// limit's boundary (HeldAtLimits).
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
                     int iterations, StopReason stop_reason,
-                    std::uint64_t limited_mask, bool pose_current);
+                    const LimitMasks& limits, bool pose_current);
 
 }  // namespace ik::internal
 

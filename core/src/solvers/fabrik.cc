@@ -314,12 +314,11 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
 
 // With limits: positions -> rotations -> limits -> positions every
 // iteration (the conversion is part two), from the workspace's pose.
-// Counts on from *iterations and updates *best_squared and *mask (the
-// clamps of the last kept iteration); sets *pose_current to whether the
-// workspace's forward kinematics is the locals'.
+// Counts on from *iterations and updates *best_squared and *limits; sets
+// *pose_current to whether the workspace's forward kinematics is the locals'.
 StopReason IterateWithLimits(const ChainJob& job, const Vec3& root_position,
                              bool out_of_reach, double* best_squared,
-                             int* iterations, std::uint64_t* mask,
+                             int* iterations, internal::LimitMasks* limits,
                              bool* pose_current) {
   ChainWorkspace& ws = *job.workspace;
   const int tip = static_cast<int>(job.locals.size()) - 1;
@@ -340,11 +339,12 @@ StopReason IterateWithLimits(const ChainJob& job, const Vec3& root_position,
         internal::Judge(residual_squared, *best_squared, tolerance_squared);
     if (verdict == internal::Verdict::kRevertAndStop) {
       internal::RestoreRotations(job);
+      limits->Reject(iteration_mask);
       *pose_current = false;
       return StopReason::kNoImprovement;
     }
     *best_squared = residual_squared;
-    *mask = iteration_mask;
+    limits->Keep(iteration_mask);
     if (verdict == internal::Verdict::kReached) return StopReason::kReached;
     if (verdict == internal::Verdict::kKeepAndStop) {
       return StopReason::kNoImprovement;
@@ -366,7 +366,7 @@ absl::Status FabrikJob::Run() const {
   if (start.done) return absl::OkStatus();
   const Vec3& root_position = start.root_position;
   double& best_squared = start.best_squared;
-  std::uint64_t& mask = start.limited_mask;
+  internal::LimitMasks& limits = start.limits;
   double chain_length = 0.0;
   for (int i = 0; i < tip; ++i) chain_length += ws.lengths[i];
   const bool out_of_reach =
@@ -380,18 +380,18 @@ absl::Status FabrikJob::Run() const {
                        best_squared, &iterations);
   } else {
     stop = IterateWithLimits(*this, root_position, out_of_reach, &best_squared,
-                             &iterations, &mask, &pose_current);
+                             &iterations, &limits, &pose_current);
     if (stop == StopReason::kNoImprovement && iterations < max_iterations) {
       // Stalled on the limits: CCD sweeps take the iterations left.
       if (!pose_current) {
         internal::ChainForwardKinematics(*this, root_position);
       }
       stop = internal::RunCcdIterations(*this, root_position, &iterations,
-                                        &best_squared, &mask);
+                                        &best_squared, &limits);
       pose_current = true;
     }
   }
-  internal::FinishChainJob(*this, root_position, iterations, stop, mask,
+  internal::FinishChainJob(*this, root_position, iterations, stop, limits,
                            pose_current);
   return absl::OkStatus();
 }

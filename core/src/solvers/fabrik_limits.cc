@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "ik/base/joint_limits.h"
+#include "ik/base/trig.h"
 #include "solvers/chain_internal.h"
 #include "solvers/fabrik_internal.h"
 
@@ -15,7 +16,7 @@ Quat BallSocketCorrection(const BallSocketLimit& ball, const Quat& frame,
                           const Vec3& next_direction) {
   const Vec3 axis = frame * ball.axis;
   const double angle =
-      std::acos(std::clamp(glm::dot(axis, next_direction), -1.0, 1.0));
+      Acos(std::clamp(glm::dot(axis, next_direction), -1.0, 1.0));
   if (!(angle > ball.swing_max)) return IdentityQuat();
   // Turn the frame so the cone's edge reaches the next bone.
   Vec3 pivot = glm::cross(axis, next_direction);

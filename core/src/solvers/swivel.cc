@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
@@ -43,8 +44,8 @@ double AngleToSingularity(const ZeroPlaneMap& map, const Vec3& ee_axis) {
   // each takes the half where it is well conditioned (and both cost less
   // than atan2).
   const double cosine = std::abs(glm::dot(map.normal, ee_axis));
-  if (cosine < 0.7071067811865476) return std::acos(cosine);
-  return std::asin(std::min(1.0, glm::length(glm::cross(map.normal, ee_axis))));
+  if (cosine < 0.7071067811865476) return Acos(cosine);
+  return Asin(std::min(1.0, glm::length(glm::cross(map.normal, ee_axis))));
 }
 
 Vec3 SwivelBendDirection(const ZeroPlaneMap& map, const Vec3& ee_axis,
@@ -52,8 +53,7 @@ Vec3 SwivelBendDirection(const ZeroPlaneMap& map, const Vec3& ee_axis,
   // R(d, psi) (N x d) = cos(psi) (N x d) + sin(psi) d x (N x d), and
   // d x (N x d) = N for unit d across N.
   const Vec3 normal = ZeroPlaneNormal(map, ee_axis);
-  return std::cos(swivel) * glm::cross(normal, ee_axis) +
-         std::sin(swivel) * normal;
+  return Cos(swivel) * glm::cross(normal, ee_axis) + Sin(swivel) * normal;
 }
 
 std::optional<Vec3> FitBendDirection(absl::Span<const Vec3> positions,

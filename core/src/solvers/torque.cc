@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "solvers/chain_internal.h"
 
@@ -50,8 +51,8 @@ Quat RotationVector(const Vec3& v) {
   const double angle = glm::length(v);
   const double half = 0.5 * angle;
   // sin(half) / angle tends to 1/2; below 1e-8 it is 1/2 to rounding.
-  const double scale = angle < 1e-8 ? 0.5 : std::sin(half) / angle;
-  return Quat(std::cos(half), v.x * scale, v.y * scale, v.z * scale);
+  const double scale = angle < 1e-8 ? 0.5 : Sin(half) / angle;
+  return Quat(Cos(half), v.x * scale, v.y * scale, v.z * scale);
 }
 
 // Solves (A + mu I) y = f for symmetric A (upper triangle) by Cholesky;
@@ -156,7 +157,7 @@ void PrepareStep(const TorqueJob& job, std::uint64_t held,
       if (q.w < 0.0) q = -q;
       const Vec3 v(q.x, q.y, q.z);
       const double sine = glm::length(v);
-      const double excess = 2.0 * std::atan2(sine, q.w) - joint.comfort;
+      const double excess = 2.0 * Atan2(sine, q.w) - joint.comfort;
       if (excess > 0.0 && sine >= kMinDirectionLength) {
         resistance += elasticity;
         if (!((held >> j) & 1)) {
@@ -322,8 +323,8 @@ ChainProfile ProfileJoints(const TorqueJob& job, TorqueScratch& scratch) {
     const double root_profile =
         job.settings.root_stiffness == 1.0 || tip == 1
             ? 1.0
-            : std::pow(job.settings.root_stiffness,
-                       static_cast<double>(tip - 1 - j) / (tip - 1));
+            : Pow(job.settings.root_stiffness,
+                  static_cast<double>(tip - 1 - j) / (tip - 1));
     const TorqueJointSettings joint = job.settings.joints.empty()
                                           ? TorqueJointSettings()
                                           : job.settings.joints[j];
@@ -419,7 +420,7 @@ absl::Status TorqueJob::Run() const {
   double mu = base_mu;
 
   int iterations = 0;
-  std::uint64_t mask = start.limited_mask;
+  internal::LimitMasks& limits = start.limits;
   StopReason stop = StopReason::kIterationCap;
   while (iterations < max_iterations) {
     ++iterations;
@@ -427,20 +428,23 @@ absl::Status TorqueJob::Run() const {
     const IterationOutcome outcome = IterateWithRetries(
         *this, profile.springs, base_mu, &mu, start, scratch);
     if (outcome.verdict == internal::Verdict::kContinue) {
-      mask = outcome.clamped;
+      limits.Keep(outcome.clamped);
       continue;
     }
     if (outcome.verdict == internal::Verdict::kRevertAndStop) {
-      if (outcome.moved) Restore(*this, start.root_position);
+      if (outcome.moved) {
+        Restore(*this, start.root_position);
+        limits.Reject(outcome.clamped);
+      }
     } else {
-      mask = outcome.clamped;
+      limits.Keep(outcome.clamped);
     }
     stop = outcome.verdict == internal::Verdict::kReached
                ? StopReason::kReached
                : StopReason::kNoImprovement;
     break;
   }
-  internal::FinishChainJob(*this, start.root_position, iterations, stop, mask,
+  internal::FinishChainJob(*this, start.root_position, iterations, stop, limits,
                            /*pose_current=*/true);
   return absl::OkStatus();
 }

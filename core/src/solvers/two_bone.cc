@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/solve_report.h"
 #include "solvers/two_bone_pole.h"
@@ -153,13 +154,13 @@ absl::Status TwoBoneJob::Run() const {
   bool turn_clamped = false;
   if (mid_turn_range.has_value()) {
     // Only a limited joint pays for the angle.
-    const double alpha = std::atan2(sin_alpha, cos_alpha);
+    const double alpha = Atan2(sin_alpha, cos_alpha);
     const double clamped = ClampAngleToRange(alpha, *mid_turn_range);
     if (clamped != alpha) {
       turn_clamped = std::abs(std::remainder(clamped - alpha, 2.0 * kPi)) >
                      kLimitClampSlack;
-      cos_alpha = std::cos(clamped);
-      sin_alpha = std::sin(clamped);
+      cos_alpha = Cos(clamped);
+      sin_alpha = Sin(clamped);
       cos0 = cos_alpha;
       sin0 = sin_alpha;
       cos1 = 0.0;

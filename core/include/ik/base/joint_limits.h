@@ -137,6 +137,14 @@ inline LimitedRotation ApplyJointConstraint(const JointConstraint& constraint,
                          rotation_local);
 }
 
+// Whether a joint's local rotation (unit) lies on the boundary of `limit`
+// (relative to the joint's unit `rest_rotation`), to kLimitClampSlack: at
+// the edge of the cone or an end of the twist range, or at an end of the
+// hinge's range (a hinge's off-axis part is not measured). A limit that
+// holds every rotation has no boundary.
+bool OnJointLimitBoundary(const JointLimit& limit, const Quat& rest_rotation,
+                          const Quat& rotation_local);
+
 // `angle` (radians, any value) when it is within `range` modulo a full turn,
 // otherwise the nearer end of the range around the circle (min on a tie).
 // A range at least a full turn wide contains every angle.

@@ -97,6 +97,11 @@ double SignedAngleAbout(const Vec3& from, const Vec3& to, const Vec3& axis);
 // Rotation by `angle` radians about unit `axis` (right-hand rule).
 Quat AngleAxis(double angle, const Vec3& axis);
 
+// Spherical linear interpolation from `from` (t = 0) to `to` (t = 1) along
+// the shorter arc; unit inputs give a unit result. Uses ik/base/trig.h, so
+// it gives the same bits on every CPU (glm::slerp calls the host's libm).
+Quat Slerp(const Quat& from, const Quat& to, double t);
+
 inline bool IsFinite(double value) { return std::isfinite(value); }
 inline bool IsFinite(const Vec3& v) {
   return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
