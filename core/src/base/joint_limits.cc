@@ -15,12 +15,44 @@ constexpr double kTwoPi = 2.0 * kPi;
 constexpr double kMinTwistNormSquared = 1e-24;
 // Directions shorter than this count as zero.
 
-// The twist part of `rotation` about unit `axis`: unit, w >= 0, with its
-// angle in (-pi, pi]; identity when undefined.
+// The twist part of `rotation` about unit `axis`: unit, w >= 0 (its angle,
+// TwistAngle, in (-pi, pi]); identity when undefined.
 struct Twist {
   Quat rotation{1.0, 0.0, 0.0, 0.0};
-  double angle = 0.0;
+  double w = 1.0;  // cos(angle / 2)
+  double s = 0.0;  // sin(angle / 2)
 };
+
+double TwistAngle(const Twist& twist) {
+  // w >= 0: the half angle is in [-pi/2, pi/2].
+  const double angle = 2.0 * Atan2(twist.s, twist.w);
+  return angle <= -kPi ? kPi : angle;
+}
+
+// Whether the twist's angle is within the range whose half-angle tangents
+// are `tangents` (false when they are NaN: not known to be within).
+bool WithinByTangents(const Twist& twist, const HalfTangents& tangents) {
+  return tangents.min * twist.w <= twist.s && twist.s <= tangents.max * twist.w;
+}
+
+// `angle` clamped into `range` (ClampAngleToRange), for a twist whose
+// angle is `*angle` once computed: the arctangent is skipped when the
+// range's half-angle tangents show the twist within it.
+struct RangeClamp {
+  double angle = 0.0;    // the twist's angle (0 when not computed)
+  double clamped = 0.0;  // where the range puts it
+  bool out = false;      // clamped != angle
+};
+
+RangeClamp ClampTwistToRange(const Twist& twist, const AngleRange& range,
+                             const HalfTangents& tangents) {
+  RangeClamp result;
+  if (WithinByTangents(twist, tangents)) return result;
+  result.angle = TwistAngle(twist);
+  result.clamped = ClampAngleToRange(result.angle, range);
+  result.out = result.clamped != result.angle;
+  return result;
+}
 
 Twist TwistAbout(const Quat& rotation, const Vec3& axis) {
   double w = rotation.w;
@@ -36,9 +68,8 @@ Twist TwistAbout(const Quat& rotation, const Vec3& axis) {
   w *= inverse_norm;
   s *= inverse_norm;
   twist.rotation = Quat(w, axis.x * s, axis.y * s, axis.z * s);
-  // w >= 0: the half angle is in [-pi/2, pi/2].
-  twist.angle = 2.0 * Atan2(s, w);
-  if (twist.angle <= -kPi) twist.angle = kPi;
+  twist.w = w;
+  twist.s = s;
   return twist;
 }
 
@@ -67,15 +98,16 @@ Clamp ClampBallSocket(const BallSocketLimit& limit, const Quat& relative) {
   const Vec3& axis = limit.axis;
   const Vec3 direction = relative * bone;
   const double cos_cone = glm::dot(direction, axis);
+  const bool derived = !std::isnan(limit.cos_swing_max);
+  const double cos_max = derived ? limit.cos_swing_max : Cos(limit.swing_max);
   // A cone of pi holds every direction.
-  const double cos_max = limit.swing_max >= kPi ? -2.0 : Cos(limit.swing_max);
-  const bool outside_cone = cos_cone < cos_max;
+  const bool outside_cone = limit.swing_max < kPi && cos_cone < cos_max;
   const Twist twist = TwistAbout(relative, bone);
-  double twist_angle = twist.angle;
+  RangeClamp twist_clamp;
   if (limit.has_twist) {
-    twist_angle = ClampAngleToRange(twist.angle, limit.twist);
+    twist_clamp = ClampTwistToRange(twist, limit.twist, limit.twist_tangents);
   }
-  const bool twist_out = twist_angle != twist.angle;
+  const bool twist_out = twist_clamp.out;
   if (!outside_cone && !twist_out) return {relative, false, false};
 
   Clamp clamp;
@@ -88,14 +120,15 @@ Clamp ClampBallSocket(const BallSocketLimit& limit, const Quat& relative) {
     const double across_length = glm::length(across);
     across = across_length >= kMinDirectionLength ? across / across_length
                                                   : AnyPerpendicular(axis);
-    clamped_direction = cos_max * axis + Sin(limit.swing_max) * across;
+    const double sin_max = derived ? limit.sin_swing_max : Sin(limit.swing_max);
+    clamped_direction = cos_max * axis + sin_max * across;
   }
   if (twist_out) {
-    clamp.clamped |=
-        CircularDistance(twist_angle, twist.angle) > kLimitClampSlack;
+    clamp.clamped |= CircularDistance(twist_clamp.clamped, twist_clamp.angle) >
+                     kLimitClampSlack;
   }
   const Quat twist_rotation =
-      twist_out ? AngleAxis(twist_angle, bone) : twist.rotation;
+      twist_out ? AngleAxis(twist_clamp.clamped, bone) : twist.rotation;
   clamp.rotation =
       glm::normalize(FromTo(bone, clamped_direction) * twist_rotation);
   return clamp;
@@ -104,19 +137,18 @@ Clamp ClampBallSocket(const BallSocketLimit& limit, const Quat& relative) {
 Clamp ClampHinge(const HingeLimit& limit, const Quat& relative) {
   const Vec3& axis = limit.axis;
   const Twist twist = TwistAbout(relative, axis);
-  const double angle = ClampAngleToRange(twist.angle, limit.range);
+  const RangeClamp range =
+      ClampTwistToRange(twist, limit.range, limit.range_tangents);
   const Vec3 vector(relative.x, relative.y, relative.z);
   const Vec3 off_axis = vector - glm::dot(vector, axis) * axis;
-  if (angle == twist.angle && off_axis == Vec3(0.0)) {
-    return {relative, false, false};
-  }
+  if (!range.out && off_axis == Vec3(0.0)) return {relative, false, false};
   Clamp clamp;
   clamp.changed = true;
   const double swing_angle = AngleBetween(axis, relative * axis);
   clamp.clamped = swing_angle > kLimitClampSlack ||
-                  CircularDistance(angle, twist.angle) > kLimitClampSlack;
-  clamp.rotation =
-      angle == twist.angle ? twist.rotation : AngleAxis(angle, axis);
+                  (range.out && CircularDistance(range.clamped, range.angle) >
+                                    kLimitClampSlack);
+  clamp.rotation = range.out ? AngleAxis(range.clamped, axis) : twist.rotation;
   return clamp;
 }
 
@@ -136,7 +168,8 @@ bool OnBallSocketBoundary(const BallSocketLimit& limit, const Quat& relative) {
     return true;
   }
   return limit.has_twist &&
-         AtRangeEnd(TwistAbout(relative, limit.twist_axis).angle, limit.twist);
+         AtRangeEnd(TwistAngle(TwistAbout(relative, limit.twist_axis)),
+                    limit.twist);
 }
 
 }  // namespace
@@ -145,7 +178,7 @@ SwingTwist DecomposeSwingTwist(const Quat& rotation, const Vec3& twist_axis) {
   const Twist twist = TwistAbout(rotation, twist_axis);
   SwingTwist result;
   result.twist = twist.rotation;
-  result.twist_angle = twist.angle;
+  result.twist_angle = TwistAngle(twist);
   result.swing = rotation * glm::conjugate(twist.rotation);
   return result;
 }
@@ -208,10 +241,34 @@ bool OnJointLimitBoundary(const JointLimit& limit, const Quat& rest_rotation,
     case JointLimit::Kind::kBallSocket:
       return OnBallSocketBoundary(limit.ball_socket, relative);
     case JointLimit::Kind::kHinge:
-      return AtRangeEnd(TwistAbout(relative, limit.hinge.axis).angle,
+      return AtRangeEnd(TwistAngle(TwistAbout(relative, limit.hinge.axis)),
                         limit.hinge.range);
   }
   return false;
+}
+
+namespace {
+
+HalfTangents HalfTangentsOf(const AngleRange& range) {
+  HalfTangents tangents;
+  if (range.max - range.min >= 2.0 * kPi) {  // no ends: every twist
+    tangents.min = -kInfinity;
+    tangents.max = kInfinity;
+    return tangents;
+  }
+  tangents.min = Sin(0.5 * range.min) / Cos(0.5 * range.min);
+  tangents.max = Sin(0.5 * range.max) / Cos(0.5 * range.max);
+  return tangents;
+}
+
+}  // namespace
+
+void DeriveLimitValues(JointLimit* limit) {
+  BallSocketLimit& ball = limit->ball_socket;
+  ball.cos_swing_max = Cos(ball.swing_max);
+  ball.sin_swing_max = Sin(ball.swing_max);
+  ball.twist_tangents = HalfTangentsOf(ball.twist);
+  limit->hinge.range_tangents = HalfTangentsOf(limit->hinge.range);
 }
 
 }  // namespace ik

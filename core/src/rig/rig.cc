@@ -229,6 +229,7 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
   if (absl::Status status = FillBallSocketAxes(joints); !status.ok()) {
     return status;
   }
+  for (JointDefinition& joint : joints) DeriveLimitValues(&joint.limit);
   Rig rig;
   rig.name_ = std::move(definition.name);
   rig.parents_.reserve(joints.size());

@@ -39,6 +39,8 @@
 #ifndef IK_JOINT_LIMITS_H_
 #define IK_JOINT_LIMITS_H_
 
+#include <limits>
+
 #include "ik/base/math.h"
 
 namespace ik {
@@ -47,6 +49,15 @@ namespace ik {
 struct AngleRange {
   double min = 0.0;
   double max = 0.0;
+};
+
+// The tangents of half of each end of an AngleRange within [-pi, pi], so a
+// clamp can tell that a twist (w >= 0, s) lies within the range without an
+// arctangent: tan(min / 2) w <= s <= tan(max / 2) w. NaN until
+// DeriveLimitValues fills them; a clamp then takes the exact path.
+struct HalfTangents {
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Swing cone about `axis` (rest local frame of the joint, unit length after
@@ -62,13 +73,19 @@ struct BallSocketLimit {
   // local frame; `axis` for a joint without a child (or whose first child
   // sits on it). Filled in by Create (any input value is ignored).
   Vec3 twist_axis{0.0, 1.0, 0.0};
+  // Derived from swing_max and twist by DeriveLimitValues (Create calls
+  // it), so clamps call no trig; NaN until then, and clamps compute them.
+  double cos_swing_max = std::numeric_limits<double>::quiet_NaN();
+  double sin_swing_max = std::numeric_limits<double>::quiet_NaN();
+  HalfTangents twist_tangents;
 };
 
 // Rotation only about `axis` (rest local frame, unit length after Create) by
 // an angle in `range`, relative to the rest rotation (ik/base/joint_limits.h).
 struct HingeLimit {
   Vec3 axis{1.0, 0.0, 0.0};
-  AngleRange range;  // within [-pi, pi], min <= max
+  AngleRange range;             // within [-pi, pi], min <= max
+  HalfTangents range_tangents;  // derived from `range` (DeriveLimitValues)
 };
 
 struct JointLimit {
@@ -136,6 +153,12 @@ inline LimitedRotation ApplyJointConstraint(const JointConstraint& constraint,
   return ApplyJointLimit(*constraint.limit, constraint.rest_rotation,
                          rotation_local);
 }
+
+// Fills the values a limit's clamps derive from its angles (cosine and
+// sine of the cone, half-angle tangents of the twist or hinge range), so
+// they call no trig per clamp. Rig::Create calls it for every joint; call
+// it again after changing a limit's angles by hand.
+void DeriveLimitValues(JointLimit* limit);
 
 // Whether a joint's local rotation (unit) lies on the boundary of `limit`
 // (relative to the joint's unit `rest_rotation`), to kLimitClampSlack: at
