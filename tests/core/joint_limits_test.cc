@@ -1,6 +1,7 @@
 #include "ik/base/joint_limits.h"
 
 #include <cmath>
+#include <random>
 
 #include "gtest/gtest.h"
 #include "ik/base/math.h"
@@ -239,6 +240,51 @@ TEST(JointLimitTest, ClampingIsIdempotent) {
   EXPECT_TRUE(once.clamped);
   EXPECT_FALSE(twice.clamped);
   ExpectSameRotation(twice.rotation, once.rotation, 1e-15);
+}
+
+// The values DeriveLimitValues fills only spare the clamps their trig: over
+// seeded limits and rotations (many on and near the boundaries), a clamp
+// with them gives the clamp without them, to rounding.
+TEST(DeriveLimitValuesTest, ClampsAgreeWithAndWithoutTheDerivedValues) {
+  std::mt19937_64 engine(0x11b1);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto random_axis = [&] {
+    const double z = 2.0 * unit(engine) - 1.0;
+    const double phi = 2.0 * kPi * unit(engine);
+    const double r = std::sqrt(1.0 - z * z);
+    return Vec3(r * std::cos(phi), r * std::sin(phi), z);
+  };
+  int clamped = 0;
+  int differing_flags = 0;
+  for (int i = 0; i < 20000; ++i) {
+    JointLimit limit;
+    const double a = kPi * (2.0 * unit(engine) - 1.0);
+    const double b = kPi * (2.0 * unit(engine) - 1.0);
+    const AngleRange range{std::min(a, b), std::max(a, b)};
+    if (i % 2 == 0) {
+      limit.kind = JointLimit::Kind::kBallSocket;
+      limit.ball_socket = Cone(kPi * unit(engine), random_axis());
+      limit.ball_socket.has_twist = i % 4 == 0;
+      limit.ball_socket.twist = range;
+    } else {
+      limit.kind = JointLimit::Kind::kHinge;
+      limit.hinge.axis = random_axis();
+      limit.hinge.range = i % 10 == 1 ? AngleRange{-kPi, kPi} : range;
+    }
+    JointLimit derived = limit;
+    DeriveLimitValues(&derived);
+    const Quat rest = AngleAxis(unit(engine), random_axis());
+    Quat rotation = AngleAxis(2.0 * kPi * unit(engine), random_axis());
+    // Every third rotation sits on the boundary: clamped once already.
+    if (i % 3 == 0) rotation = ApplyJointLimit(limit, rest, rotation).rotation;
+    const LimitedRotation plain = ApplyJointLimit(limit, rest, rotation);
+    const LimitedRotation fast = ApplyJointLimit(derived, rest, rotation);
+    ExpectSameRotation(fast.rotation, plain.rotation, 1e-15);
+    differing_flags += fast.clamped != plain.clamped;
+    clamped += plain.clamped;
+  }
+  EXPECT_EQ(differing_flags, 0);
+  EXPECT_GT(clamped, 5000);
 }
 
 }  // namespace
