@@ -22,6 +22,17 @@
 
 namespace ik::testing {
 
+// Three draws of `distribution` in order, as a vector. (Vec3(d(e), d(e),
+// d(e)) leaves the order of the draws to the compiler: GCC and clang would
+// test different seeded samples.)
+template <typename Distribution>
+Vec3 DrawVec3(Distribution& distribution, std::mt19937_64& engine) {
+  const double x = distribution(engine);
+  const double y = distribution(engine);
+  const double z = distribution(engine);
+  return Vec3(x, y, z);
+}
+
 // A local rotation for `joint` within its limit.
 inline Quat RandomRotationWithinLimit(const JointDefinition& joint,
                                       std::mt19937_64& engine) {
@@ -55,8 +66,7 @@ inline Quat RandomRotationWithinLimit(const JointDefinition& joint,
       break;
     }
     case JointLimit::Kind::kNone: {
-      const Vec3 axis(unit(engine) - 0.5, unit(engine) - 0.5,
-                      unit(engine) - 0.5);
+      const Vec3 axis = DrawVec3(unit, engine) - 0.5;
       relative = AngleAxis(kPi * (2.0 * unit(engine) - 1.0),
                            glm::normalize(axis + Vec3(1e-9, 0.0, 0.0)));
       break;

@@ -61,7 +61,7 @@ inline double Reach(const Rig& rig, const Chain& chain) {
 // A unit direction drawn uniformly on the sphere.
 inline Vec3 RandomDirection(std::mt19937_64& engine) {
   std::normal_distribution<double> normal(0.0, 1.0);
-  return glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+  return glm::normalize(DrawVec3(normal, engine));
 }
 
 // Solves chains of one rig on one pose and reads them in their map space.
