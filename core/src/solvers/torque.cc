@@ -30,6 +30,9 @@ struct TorqueScratch {
   // Each joint's stiffness and elasticity with the root profile applied.
   std::array<double, kMaxChainJoints> stiffness;
   std::array<double, kMaxChainJoints> elasticity;
+  // tan(comfort / 2): a bend of sine s and cosine w (halves, w >= 0) is
+  // beyond comfort when s > this w, told without an arctangent.
+  std::array<double, kMaxChainJoints> comfort_tangent;
   // Model space: the spring-back turn u_j.
   std::array<Vec3, kMaxChainJoints> springs;
   // 1 / d_j: the inverse of the joint's resistance this iteration.
@@ -157,7 +160,9 @@ void PrepareStep(const TorqueJob& job, std::uint64_t held,
       if (q.w < 0.0) q = -q;
       const Vec3 v(q.x, q.y, q.z);
       const double sine = glm::length(v);
-      const double excess = 2.0 * Atan2(sine, q.w) - joint.comfort;
+      const double excess = sine > scratch.comfort_tangent[j] * q.w
+                                ? 2.0 * Atan2(sine, q.w) - joint.comfort
+                                : 0.0;
       if (excess > 0.0 && sine >= kMinDirectionLength) {
         resistance += elasticity;
         if (!((held >> j) & 1)) {
@@ -316,21 +321,29 @@ ChainProfile ProfileJoints(const TorqueJob& job, TorqueScratch& scratch) {
   const ChainWorkspace& ws = *job.workspace;
   const int tip = static_cast<int>(job.locals.size()) - 1;
   ChainProfile profile;
-  for (int j = 0; j < tip; ++j) {
-    profile.chain_length += ws.lengths[j];
-    // Joint j of the tip turned joints: root_stiffness at the root, 1 at
-    // the joint before the tip.
-    const double root_profile =
-        job.settings.root_stiffness == 1.0 || tip == 1
-            ? 1.0
-            : Pow(job.settings.root_stiffness,
-                  static_cast<double>(tip - 1 - j) / (tip - 1));
+  // Joint j of the tip turned joints: root_stiffness^((tip-1-j)/(tip-1)),
+  // root_stiffness at the root and 1 at the joint before the tip; a
+  // geometric run from the tip end (one Pow per solve, not per joint), the
+  // root's set exactly.
+  const double root_stiffness = job.settings.root_stiffness;
+  const double ratio = root_stiffness == 1.0 || tip == 1
+                           ? 1.0
+                           : Pow(root_stiffness, 1.0 / (tip - 1));
+  for (int j = 0; j < tip; ++j) profile.chain_length += ws.lengths[j];
+  double root_profile = 1.0;
+  for (int j = tip - 1; j >= 0; --j) {
+    if (j == 0 && tip > 1) root_profile = root_stiffness;
     const TorqueJointSettings joint = job.settings.joints.empty()
                                           ? TorqueJointSettings()
                                           : job.settings.joints[j];
     scratch.stiffness[j] = root_profile * joint.stiffness;
     scratch.elasticity[j] = root_profile * joint.elasticity;
-    profile.springs |= joint.elasticity > 0.0;
+    if (joint.elasticity > 0.0) {
+      scratch.comfort_tangent[j] =
+          Sin(0.5 * joint.comfort) / Cos(0.5 * joint.comfort);
+      profile.springs = true;
+    }
+    root_profile *= ratio;
   }
   return profile;
 }
