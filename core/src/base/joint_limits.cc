@@ -35,9 +35,9 @@ bool WithinByTangents(const Twist& twist, const HalfTangents& tangents) {
   return tangents.min * twist.w <= twist.s && twist.s <= tangents.max * twist.w;
 }
 
-// `angle` clamped into `range` (ClampAngleToRange), for a twist whose
-// angle is `*angle` once computed: the arctangent is skipped when the
-// range's half-angle tangents show the twist within it.
+// A twist's angle clamped into a range (ClampAngleToRange). When the
+// range's half-angle tangents show the twist within it, nothing is
+// computed: `out` is false and the angles stay 0.
 struct RangeClamp {
   double angle = 0.0;    // the twist's angle (0 when not computed)
   double clamped = 0.0;  // where the range puts it
