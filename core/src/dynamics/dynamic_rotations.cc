@@ -79,6 +79,9 @@ struct DeltaInput {
 // which UpdateDynamicRotations computes directly.)
 Quat UpdateDelta(const DeltaInput& in) {
   const Quat old = UnitOrNormalized(in.stored);
+  // Nothing to blend or remove: the delta as stored, bit for bit (normalising
+  // a unit quaternion again can move its last bit).
+  if (in.blend == 0.0 && !in.remove_twist) return old;
   Quat delta = old;
   if (in.blend != 0.0) {
     double norm_sq;
