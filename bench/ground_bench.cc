@@ -96,7 +96,8 @@ std::vector<Stance> Stances(const Ground& ground) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::vector<Stance> characters;
   while (characters.size() < kCharacters) {
-    const Vec3 at(x(engine), 100.0, z(engine));
+    const double at_x = x(engine);  // drawn in order, whatever the compiler
+    const Vec3 at(at_x, 100.0, z(engine));
     const RayHit hit = ground.Raycast(at, Vec3(0, -1, 0), 200.0);
     if (!hit.hit) std::abort();
     Stance character;

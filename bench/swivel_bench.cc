@@ -11,6 +11,7 @@
 
 #include "bench_rigs.h"
 #include "benchmark/benchmark.h"
+#include "draws.h"
 #include "humanoid_rig.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/solvers/swivel.h"
@@ -91,8 +92,7 @@ void BM_SwivelBendDirection(benchmark::State& state) {
   std::normal_distribution<double> normal(0.0, 1.0);
   std::vector<Vec3> axes;
   for (int i = 0; i < kTargetCount; ++i) {
-    axes.push_back(
-        glm::normalize(Vec3(normal(engine), normal(engine), normal(engine))));
+    axes.push_back(glm::normalize(testing::DrawVec3(normal, engine)));
   }
   int next = 0;
   for (auto _ : state) {

@@ -8,6 +8,7 @@
 
 #include "bench_rigs.h"
 #include "benchmark/benchmark.h"
+#include "draws.h"
 #include "humanoid_rig.h"
 #include "ik/rig/forward_kinematics.h"
 #include "ik/rig/solve_chain.h"
@@ -28,7 +29,7 @@ std::vector<Vec3> ReachableTargets(const Vec3& shoulder_model) {
   std::vector<Vec3> targets;
   targets.reserve(kTargetCount);
   while (static_cast<int>(targets.size()) < kTargetCount) {
-    const Vec3 v(unit(engine), unit(engine), unit(engine));
+    const Vec3 v = testing::DrawVec3(unit, engine);
     const double length = glm::length(v);
     if (length < 1e-3 || length > 1.0) continue;
     targets.push_back(shoulder_model + distance(engine) * v / length);

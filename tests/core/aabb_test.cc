@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/geometry/ray.h"
 
@@ -97,18 +98,13 @@ TEST(AabbTest, IsConservativeForRaysThroughTheBox) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
   for (int i = 0; i < 10000; ++i) {
-    const Vec3 min(symmetric(engine) * 100, symmetric(engine) * 100,
-                   symmetric(engine) * 100);
-    const Vec3 max =
-        min + Vec3(unit(engine), unit(engine), unit(engine)) * 10.0;
+    const Vec3 min = testing::DrawVec3(symmetric, engine) * 100.0;
+    const Vec3 max = min + testing::DrawVec3(unit, engine) * 10.0;
     const Aabb box = PaddedForRays(Box(min, max));
     // A point in the closed (unpadded) box, sometimes on a face.
-    Vec3 target =
-        min + Vec3(unit(engine), unit(engine), unit(engine)) * (max - min);
+    Vec3 target = min + testing::DrawVec3(unit, engine) * (max - min);
     if (i % 3 == 0) target.y = max.y;
-    const Vec3 origin =
-        target +
-        Vec3(symmetric(engine), symmetric(engine), symmetric(engine)) * 1000.0;
+    const Vec3 origin = target + testing::DrawVec3(symmetric, engine) * 1000.0;
     const Ray ray = MakeRay(origin, target - origin);
     double entry;
     EXPECT_TRUE(IntersectAabb(ray, box, kInf, &entry)) << i;

@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/geometry/aabb.h"
 #include "ik/geometry/ray.h"
@@ -25,9 +26,9 @@ std::vector<Aabb> RandomBoxes(int count, std::uint64_t seed) {
   std::uniform_real_distribution<double> size(0.0, 3.0);
   std::vector<Aabb> boxes(count);
   for (Aabb& box : boxes) {
-    const Vec3 min(position(engine), position(engine), position(engine));
+    const Vec3 min = testing::DrawVec3(position, engine);
     box.Extend(min);
-    box.Extend(min + Vec3(size(engine), size(engine), size(engine)));
+    box.Extend(min + testing::DrawVec3(size, engine));
   }
   return boxes;
 }
@@ -141,7 +142,7 @@ TEST(BvhTest, TraversalVisitsEveryBoxTheRayTouches) {
   std::mt19937_64 engine(4);
   std::uniform_real_distribution<double> position(-60.0, 60.0);
   for (int i = 0; i < 500; ++i) {
-    const Vec3 origin(position(engine), position(engine), position(engine));
+    const Vec3 origin = testing::DrawVec3(position, engine);
     const std::optional<Ray> ray =
         Ray::Make(origin, testing::RandomDirection(engine));
     const double max_distance = i % 2 == 0 ? kInf : 40.0;

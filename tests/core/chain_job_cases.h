@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "chain_fixtures.h"
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/base/math.h"
 #include "ik/solvers/chain_job.h"
@@ -218,8 +219,7 @@ TYPED_TEST_P(ChainJobCases, KeepsEveryJointWithinItsLimit) {
     chain.SetLimit(1, HingeLimitAbout(Vec3(0.0, 0.0, 1.0), 0.0, 2.0));
     chain.SetLimit(2, ConeLimit(0.4));
     // Joint 3 is the tip: its limit is not used.
-    const Vec3 target =
-        Vec3(unit(engine), unit(engine), unit(engine)) * (i % 2 ? 0.6 : 1.5);
+    const Vec3 target = DrawVec3(unit, engine) * (i % 2 ? 0.6 : 1.5);
     const std::vector<Transform> before = chain.locals();
     ASSERT_TRUE(this->Solve(chain, target, 100, 1e-4).ok());
     this->ExpectIntact(chain, before);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "draws.h"
 #include "example_rigs.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
@@ -197,12 +198,12 @@ TEST_P(ChainPropertyTest, HonoursLimitsForTargetsOutOfReach) {
   for (int i = 0; i < kOutOfReachCases; ++i) {
     // Alternately beyond the chain's length, and anywhere in a box around
     // it (mostly outside what the limits allow).
-    Vec3 direction(unit(engine), unit(engine), unit(engine));
+    Vec3 direction = testing::DrawVec3(unit, engine);
     direction /= std::max(glm::length(direction), 1e-9);
     const bool beyond = i % 2 == 0;
     const Vec3 target =
         beyond ? base + direction * reach * (1.01 + 2.0 * (unit(engine) + 1.0))
-               : base + Vec3(unit(engine), unit(engine), unit(engine)) * reach;
+               : base + testing::DrawVec3(unit, engine) * reach;
     std::vector<Transform> locals = rest_;
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(Goal(target), root_, absl::MakeSpan(locals));

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "draws.h"
 #include "gtest/gtest.h"
 
 namespace ik {
@@ -135,16 +136,15 @@ TEST(PushOutOfColliderTest, CapsuleContactKeepsLengthAndEndsOnTheSurface) {
   int cases = 0;
   double worst_depth = 0.0;
   while (cases < 200000) {
-    const Collider capsule = CapsuleCollider(
-        Vec3(unit(engine), unit(engine), unit(engine)) * 0.2,
-        Vec3(unit(engine), unit(engine), unit(engine)) * 0.2, size(engine));
+    const Collider capsule =
+        CapsuleCollider(testing::DrawVec3(unit, engine) * 0.2,
+                        testing::DrawVec3(unit, engine) * 0.2, size(engine));
     const double joint_radius = 0.5 * size(engine);
     const double reach = capsule.radius + joint_radius;
-    const Vec3 parent = Vec3(unit(engine), unit(engine), unit(engine));
+    const Vec3 parent = testing::DrawVec3(unit, engine);
     const double length = size(engine);
     if (DistanceToCollider(parent, capsule) <= reach) continue;
-    const Vec3 direction =
-        glm::normalize(Vec3(unit(engine), unit(engine), unit(engine)));
+    const Vec3 direction = glm::normalize(testing::DrawVec3(unit, engine));
     Vec3 position = parent + length * direction;
     if (DistanceToCollider(position, capsule) >= reach) continue;
     ++cases;

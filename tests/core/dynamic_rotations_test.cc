@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "draws.h"
 #include "dynamics_fixtures.h"
 #include "gtest/gtest.h"
 
@@ -15,13 +16,12 @@ using testing::TwistAngleAbout;
 
 Quat RandomRotation(std::mt19937_64& engine) {
   std::normal_distribution<double> normal(0.0, 1.0);
-  return glm::normalize(
-      Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
+  return glm::normalize(testing::DrawQuat(normal, engine));
 }
 
 Vec3 RandomDirection(std::mt19937_64& engine) {
   std::normal_distribution<double> normal(0.0, 1.0);
-  return glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+  return glm::normalize(testing::DrawVec3(normal, engine));
 }
 
 double AngleBetween(const Vec3& a, const Vec3& b) {

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "terrain_shapes.h"
 
@@ -145,8 +146,8 @@ TEST(GroundPlaneTest, AgreesWithTheAnalyticSlopeOnRandomRays) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int hits = 0;
   for (int i = 0; i < 2000; ++i) {
-    const Vec3 origin(-3 + 7 * unit(engine), 2 + unit(engine),
-                      -2 + 5 * unit(engine));
+    const Vec3 origin = Vec3(-3.0, 2.0, -2.0) +
+                        Vec3(7.0, 1.0, 5.0) * testing::DrawVec3(unit, engine);
     const Vec3 direction =
         i % 4 == 0 ? kDown : testing::RandomDirection(engine);
     const auto expected = slope.Intersect(origin, direction);

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/geometry/ray.h"
 #include "terrain_shapes.h"
@@ -170,9 +171,10 @@ TEST(HeightfieldTest, AgreesWithAnAnalyticSlope) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int hits = 0, skipped = 0;
   for (int i = 0; i < 4000; ++i) {
-    const Vec3 origin(slope.min_x + (slope.max_x - slope.min_x) * unit(engine),
-                      3.0 + unit(engine),
-                      slope.min_z + (slope.max_z - slope.min_z) * unit(engine));
+    const Vec3 origin =
+        Vec3(slope.min_x, 3.0, slope.min_z) +
+        Vec3(slope.max_x - slope.min_x, 1.0, slope.max_z - slope.min_z) *
+            testing::DrawVec3(unit, engine);
     const Vec3 direction = testing::GroundRayDirection(i, engine);
     const auto expected = slope.Intersect(origin, direction);
     const RayHit hit = field.Raycast(origin, direction, kInf);
@@ -213,9 +215,10 @@ TEST(HeightfieldTest, AgreesWithAnalyticStairsWithKinksOnGridLines) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int hits = 0, skipped = 0;
   for (int i = 0; i < 4000; ++i) {
-    const Vec3 ray_origin(
-        origin.x + (max_x - origin.x) * unit(engine), 2.5 + unit(engine),
-        profile.min_z + (profile.max_z - profile.min_z) * unit(engine));
+    const Vec3 ray_origin =
+        Vec3(origin.x, 2.5, profile.min_z) +
+        Vec3(max_x - origin.x, 1.0, profile.max_z - profile.min_z) *
+            testing::DrawVec3(unit, engine);
     const Vec3 direction = testing::GroundRayDirection(i, engine);
     const auto expected = profile.Intersect(ray_origin, direction);
     const RayHit hit = field.Raycast(ray_origin, direction, kInf);
@@ -261,8 +264,8 @@ TEST(HeightfieldTest, MatchesBruteForceOverItsTriangles) {
     int hits = 0;
     for (int i = 0; i < 1500; ++i) {
       Vec3 origin =
-          box.min + Vec3(unit(engine) * 1.4 - 0.2, unit(engine) * 3 - 1,
-                         unit(engine) * 1.4 - 0.2) *
+          box.min + (testing::DrawVec3(unit, engine) * Vec3(1.4, 3.0, 1.4) -
+                     Vec3(0.2, 1.0, 0.2)) *
                         extent;
       Vec3 direction = testing::RandomDirection(engine);
       const int column = static_cast<int>(unit(engine) * columns);
@@ -363,7 +366,8 @@ TEST(HeightfieldTest, RepeatedQueriesGiveIdenticalBits) {
   for (double& height : def.heights) height = unit(engine);
   const Heightfield field = MakeField(def);
   for (int i = 0; i < 200; ++i) {
-    const Vec3 origin(19 * unit(engine), 2, 19 * unit(engine));
+    const double x = 19 * unit(engine);  // drawn in order
+    const Vec3 origin(x, 2, 19 * unit(engine));
     const Vec3 direction = testing::GroundRayDirection(i, engine);
     const RayHit first = field.Raycast(origin, direction, kInf);
     const RayHit again = field.Raycast(origin, direction, kInf);

@@ -16,22 +16,12 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "draws.h"
 #include "ik/base/math.h"
 #include "ik/rig/forward_kinematics.h"
 #include "ik/rig/rig.h"
 
 namespace ik::testing {
-
-// Three draws of `distribution` in order, as a vector. (Vec3(d(e), d(e),
-// d(e)) leaves the order of the draws to the compiler: GCC and clang would
-// test different seeded samples.)
-template <typename Distribution>
-Vec3 DrawVec3(Distribution& distribution, std::mt19937_64& engine) {
-  const double x = distribution(engine);
-  const double y = distribution(engine);
-  const double z = distribution(engine);
-  return Vec3(x, y, z);
-}
 
 // A local rotation for `joint` within its limit.
 inline Quat RandomRotationWithinLimit(const JointDefinition& joint,

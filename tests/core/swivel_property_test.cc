@@ -134,8 +134,8 @@ TEST_F(SwivelSolveTest, AnswersDependOnlyOnTheRequestNotOnEarlierSolves) {
         for (int trial = 0; trial < 25; ++trial) {
           Transform root;
           root.translation = 4.0 * (DrawVec3(unit, engine) - 0.5);
-          root.rotation = AngleAxis(kPi * (2.0 * unit(engine) - 1.0),
-                                    RandomDirection(engine));
+          const double angle = kPi * (2.0 * unit(engine) - 1.0);
+          root.rotation = AngleAxis(angle, RandomDirection(engine));
           root.scale = Vec3(0.5 + 1.5 * unit(engine));
           const Vec3 direction = RandomDirection(engine);
           const double distance = (0.2 + 0.9 * unit(engine)) * reach;
@@ -145,10 +145,12 @@ TEST_F(SwivelSolveTest, AnswersDependOnlyOnTheRequestNotOnEarlierSolves) {
           moved.pose() = RandomChainPose(*rig, chain, rig->rest_pose(), engine);
           std::optional<double> earlier_swivel;
           if (unit(engine) < 0.5) earlier_swivel = unit(engine) * 6.0;
+          const Vec3 earlier_direction = RandomDirection(engine);
+          const double earlier_distance = unit(engine) * reach;
           ASSERT_TRUE(moved
                           .Solve(chain, c.solver,
-                                 moved.Target(chain, RandomDirection(engine),
-                                              unit(engine) * reach),
+                                 moved.Target(chain, earlier_direction,
+                                              earlier_distance),
                                  earlier_swivel)
                           .ok());
           const Vec3 target = fresh.Target(chain, direction, distance);

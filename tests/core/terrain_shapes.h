@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/base/math.h"
 #include "ik/geometry/ray.h"
@@ -298,13 +299,11 @@ inline TriangleMeshDefinition RandomTriangleSoup(int count, double extent,
   std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
   TriangleMeshDefinition mesh;
   while (static_cast<int>(mesh.indices.size()) < 3 * count) {
-    const Vec3 centre(extent * unit(engine), extent * unit(engine),
-                      extent * unit(engine));
+    const Vec3 centre = extent * DrawVec3(unit, engine);
     const double size = 1e-3 * std::pow(extent / 1e-3, unit(engine));
     Vec3 corners[3];
     for (Vec3& corner : corners) {
-      corner = centre + size * Vec3(symmetric(engine), symmetric(engine),
-                                    symmetric(engine));
+      corner = centre + size * DrawVec3(symmetric, engine);
     }
     const Vec3 cross =
         glm::cross(corners[1] - corners[0], corners[2] - corners[0]);
@@ -364,7 +363,7 @@ inline TriangleMeshDefinition ClosedBumpySphere(int n, std::uint64_t seed) {
 inline Vec3 RandomDirection(std::mt19937_64& engine) {
   std::normal_distribution<double> normal(0.0, 1.0);
   while (true) {
-    const Vec3 v(normal(engine), normal(engine), normal(engine));
+    const Vec3 v = DrawVec3(normal, engine);
     const double length = glm::length(v);
     if (length > 1e-6) return v / length;
   }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/solvers/ccd.h"
 #include "ik/solvers/fabrik.h"
@@ -230,12 +231,12 @@ TEST_F(TorquePropertyTest, HonoursLimitsForTargetsOutOfReach) {
   Tally torque, fabrik;
   int reached_beyond = 0;
   for (int i = 0; i < testing::kOutOfReachCases; ++i) {
-    Vec3 direction(unit(engine), unit(engine), unit(engine));
+    Vec3 direction = testing::DrawVec3(unit, engine);
     direction /= std::max(glm::length(direction), 1e-9);
     const bool beyond = i % 2 == 0;
     const Vec3 target =
         beyond ? base + direction * reach * (1.01 + 2.0 * (unit(engine) + 1.0))
-               : base + Vec3(unit(engine), unit(engine), unit(engine)) * reach;
+               : base + testing::DrawVec3(unit, engine) * reach;
     std::vector<Transform> locals = rest_;
     const SolveReport report = Solve<TorqueJob>(locals, target);
     Check(locals, target, report, i);

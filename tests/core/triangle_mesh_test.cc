@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/geometry/ray.h"
 #include "terrain_shapes.h"
@@ -169,9 +170,7 @@ TEST(TriangleMeshTest, BvhAgreesWithBruteForceOnSeededRandomMeshes) {
     const int kRays = 1500;
     for (int i = 0; i < kRays; ++i) {
       Vec3 origin =
-          box.min + Vec3(unit(engine) * 1.4 - 0.2, unit(engine) * 1.4 - 0.2,
-                         unit(engine) * 1.4 - 0.2) *
-                        extent;
+          box.min + (testing::DrawVec3(unit, engine) * 1.4 - 0.2) * extent;
       Vec3 direction = testing::RandomDirection(engine);
       // Straight down and up take the BVH's vertical-ray path.
       if (i % 4 == 0) direction = i % 8 == 0 ? kDown : -kDown;
@@ -205,8 +204,8 @@ TEST(TriangleMeshTest, ClosedMeshIsWatertight) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int lost = 0;
   for (int i = 0; i < 20000; ++i) {
-    const Vec3 origin =
-        testing::RandomDirection(engine) * (0.8 * std::cbrt(unit(engine)));
+    const Vec3 towards = testing::RandomDirection(engine);
+    const Vec3 origin = towards * (0.8 * std::cbrt(unit(engine)));
     Vec3 target;
     const int triangle = static_cast<int>(unit(engine) * mesh.triangle_count());
     const Vec3 a = mesh.vertices()[mesh.indices()[3 * triangle]];
@@ -237,9 +236,9 @@ TEST(TriangleMeshTest, AgreesWithAnalyticStairs) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int hits = 0, skipped = 0;
   for (int i = 0; i < 4000; ++i) {
-    const Vec3 origin(
-        -1.0 + 3.5 * unit(engine), 1.2 + unit(engine),
-        stairs.min_z + (stairs.max_z - stairs.min_z) * unit(engine));
+    const Vec3 origin = Vec3(-1.0, 1.2, stairs.min_z) +
+                        Vec3(3.5, 1.0, stairs.max_z - stairs.min_z) *
+                            testing::DrawVec3(unit, engine);
     const Vec3 direction = testing::GroundRayDirection(i, engine);
     const auto expected = stairs.Intersect(origin, direction);
     const RayHit hit = mesh.Raycast(origin, direction, kInf);
@@ -276,14 +275,16 @@ TEST(TriangleMeshTest, AgreesWithAnAnalyticSlopeWhateverTheTriangulation) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   int hits = 0;
   for (int i = 0; i < 3000; ++i) {
+    const double x =  // drawn in order
+        slope.min_x + 0.1 + (slope.max_x - slope.min_x - 0.2) * unit(engine);
     const Vec3 origin(
-        slope.min_x + 0.1 + (slope.max_x - slope.min_x - 0.2) * unit(engine),
-        2.5,
+        x, 2.5,
         slope.min_z + 0.1 + (slope.max_z - slope.min_z - 0.2) * unit(engine));
-    const Vec3 direction = i % 2 == 0
-                               ? kDown
-                               : glm::normalize(Vec3(0.02 * unit(engine), -1,
-                                                     -0.02 * unit(engine)));
+    Vec3 direction = kDown;
+    if (i % 2 != 0) {
+      const double x = 0.02 * unit(engine);  // drawn in order
+      direction = glm::normalize(Vec3(x, -1, -0.02 * unit(engine)));
+    }
     const auto expected = slope.Intersect(origin, direction);
     const RayHit hit = mesh.Raycast(origin, direction, kInf);
     ASSERT_EQ(hit.hit, expected.has_value()) << i;
@@ -306,7 +307,7 @@ TEST(TriangleMeshTest, CreateIsDeterministicAndQueriesRepeatBitForBit) {
   std::mt19937_64 engine(42);
   std::uniform_real_distribution<double> unit(0.0, 5.0);
   for (int i = 0; i < 300; ++i) {
-    const Vec3 origin(unit(engine), unit(engine) + 2, unit(engine));
+    const Vec3 origin = testing::DrawVec3(unit, engine) + Vec3(0.0, 2.0, 0.0);
     const Vec3 direction = testing::RandomDirection(engine);
     const RayHit a = first.Raycast(origin, direction, kInf);
     const RayHit b = second.Raycast(origin, direction, kInf);

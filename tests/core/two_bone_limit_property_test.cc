@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/rig/solve_chain.h"
@@ -72,7 +73,7 @@ TEST_P(TwoBoneLimitPropertyTest, ReachesInLimitTargetsAndClampsTheHinge) {
     const bool too_near = i % 2 == 0;
     Vec3 target;
     if (too_near) {
-      Vec3 direction(unit(engine), unit(engine), unit(engine));
+      Vec3 direction = testing::DrawVec3(unit, engine);
       direction /= std::max(glm::length(direction), 1e-9);
       target = rest_world[chain.joints[0]] +
                direction * (0.9 * nearest * (unit(engine) + 1.0) / 2.0);

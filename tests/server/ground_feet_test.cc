@@ -369,8 +369,10 @@ TEST_F(GroundFeetTest, SeededStancesOnTheStairsKeepTheLegsRigid) {
   std::uniform_real_distribution<double> yaw(-kPi, kPi);
   for (int i = 0; i < 24; ++i) {
     v1::GroundFeetRequest request = Request();
+    const double root_x = x(random);  // drawn in order
+    const double root_y = height(random);
     *request.mutable_pose()->mutable_root()->mutable_translation() =
-        Vec(x(random), height(random), z(random));
+        Vec(root_x, root_y, z(random));
     *request.mutable_pose()->mutable_root()->mutable_rotation() =
         AboutY(yaw(random));
     request.mutable_ground()->add_terrains("stairs");
