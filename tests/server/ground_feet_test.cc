@@ -369,12 +369,10 @@ TEST_F(GroundFeetTest, SeededStancesOnTheStairsKeepTheLegsRigid) {
   std::uniform_real_distribution<double> yaw(-kPi, kPi);
   for (int i = 0; i < 24; ++i) {
     v1::GroundFeetRequest request = Request();
-    const double root_x = x(random);  // drawn in order
-    const double root_y = height(random);
-    *request.mutable_pose()->mutable_root()->mutable_translation() =
-        Vec(root_x, root_y, z(random));
-    *request.mutable_pose()->mutable_root()->mutable_rotation() =
-        AboutY(yaw(random));
+    v1::Transform& root = *request.mutable_pose()->mutable_root();
+    const double root_x = x(random), root_y = height(random);  // in order
+    *root.mutable_translation() = Vec(root_x, root_y, z(random));
+    *root.mutable_rotation() = AboutY(yaw(random));
     request.mutable_ground()->add_terrains("stairs");
     request.mutable_ground()->add_terrains("slope");
     SCOPED_TRACE(request.pose().root().ShortDebugString());
