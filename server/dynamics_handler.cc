@@ -133,9 +133,18 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(request.rig(), request.revision());
   if (!entry.ok()) return entry.status();
-  const Character& character = (*entry)->character;
+  absl::StatusOr<DensePose> pose =
+      PoseFromProto(request.pose(), (*entry)->rig());
+  if (!pose.ok()) return pose.status();
+  return StepPoseDynamics(**entry, request, *pose, response);
+}
+
+absl::Status IkHandlers::StepPoseDynamics(
+    const RigEntry& entry, const v1::StepDynamicsRequest& request,
+    const DensePose& pose, v1::StepDynamicsResponse& response) const {
+  const Character& character = entry.character;
   const Rig& rig = character.rig;
-  const std::string& revision = (*entry)->revision;
+  const std::string& revision = entry.revision;
   if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
     return InvalidField(
         "delta_time",
@@ -155,13 +164,11 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     }
   }
 
-  absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
-  if (!pose.ok()) return pose.status();
   std::vector<Transform> world(rig.joint_count());
   LocalToModelJob fk;
   fk.parents = rig.parents();
-  fk.locals = pose->locals;
-  fk.root = pose->root;
+  fk.locals = pose.locals;
+  fk.root = pose.root;
   fk.models = absl::MakeSpan(world);
   if (absl::Status status = fk.Run(); !status.ok()) return status;
 
@@ -171,7 +178,7 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
     absl::StatusOr<v1::DynamicChainResult> result =
         StepChain(request, character, *chain,
                   found == state_index->end() ? -1 : found->second, world,
-                  pose->locals, wind.has_value() ? &*wind : nullptr, revision);
+                  pose.locals, wind.has_value() ? &*wind : nullptr, revision);
     if (!result.ok()) return result.status();
     *response.add_results() = *std::move(result);
   }

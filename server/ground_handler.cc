@@ -15,108 +15,91 @@
 #include "server/convert/terrain.h"
 #include "server/convert/values.h"
 #include "server/handlers.h"
+#include "server/request_ground.h"
 
 namespace ik::server {
-namespace {
 
-// The ground of one request, owned for the call: inline planes and patches,
-// and the registered terrains pinned (a terrain deleted or replaced meanwhile
-// stays alive until the call ends).
-class RequestGround {
- public:
-  absl::Status Build(const v1::Ground& ground, const TerrainRegistry& terrains,
-                     const ServiceLimits& limits) {
-    const int shapes = ground.planes_size() + ground.heightfields_size() +
-                       ground.terrains_size();
-    if (shapes > limits.max_ground_shapes) {
-      return FieldError(
-          absl::StatusCode::kResourceExhausted, "ground",
-          absl::StrCat(shapes,
-                       " planes, heightfields and terrains exceed the "
-                       "limit of ",
-                       limits.max_ground_shapes, " (ikd --max_ground_shapes)"));
-    }
-    planes_.reserve(ground.planes_size());
-    for (int i = 0; i < ground.planes_size(); ++i) {
-      absl::StatusOr<GroundPlane> plane = PlaneFromProto(
-          ground.planes(i), absl::StrCat("ground.planes[", i, "]"));
-      if (!plane.ok()) return plane.status();
-      planes_.push_back(*std::move(plane));
-    }
-    patches_.reserve(ground.heightfields_size());
-    for (int i = 0; i < ground.heightfields_size(); ++i) {
-      absl::StatusOr<Heightfield> field = HeightfieldFromProto(
-          ground.heightfields(i), limits.max_inline_heightfield_samples,
-          "max_inline_heightfield_samples",
-          absl::StrCat("ground.heightfields[", i, "]"));
-      if (!field.ok()) return field.status();
-      patches_.push_back(*std::move(field));
-    }
-    for (const Heightfield& field : patches_) heightfields_.push_back(&field);
-    for (int i = 0; i < ground.terrains_size(); ++i) {
-      const std::string path = absl::StrCat("ground.terrains[", i, "]");
-      if (ground.terrains(i).empty()) {
-        return InvalidField(path, "empty name");
-      }
-      if (absl::Status status = ValidateName(ground.terrains(i), path);
-          !status.ok()) {
-        return status;
-      }
-      absl::StatusOr<std::shared_ptr<const TerrainEntry>> entry =
-          terrains.Get({ground.terrains(i), path});
-      if (!entry.ok()) return entry.status();
-      const TerrainEntry& terrain = **entry;
-      if (terrain.mesh.has_value()) meshes_.push_back(&*terrain.mesh);
-      if (terrain.heightfield.has_value()) {
-        heightfields_.push_back(&*terrain.heightfield);
-      }
-      pinned_.push_back(*std::move(entry));
-    }
-    return absl::OkStatus();
+absl::Status RequestGround::Build(const v1::Ground& ground,
+                                  const TerrainRegistry& terrains,
+                                  const ServiceLimits& limits,
+                                  absl::string_view path) {
+  const int shapes = ground.planes_size() + ground.heightfields_size() +
+                     ground.terrains_size();
+  if (shapes > limits.max_ground_shapes) {
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, path,
+        absl::StrCat(shapes,
+                     " planes, heightfields and terrains exceed the limit of ",
+                     limits.max_ground_shapes, " (ikd --max_ground_shapes)"));
   }
-
-  Ground view() const {
-    Ground ground;
-    ground.planes = planes_;
-    ground.heightfields = heightfields_;
-    ground.meshes = meshes_;
-    return ground;
+  planes_.reserve(ground.planes_size());
+  for (int i = 0; i < ground.planes_size(); ++i) {
+    absl::StatusOr<GroundPlane> plane = PlaneFromProto(
+        ground.planes(i), absl::StrCat(path, ".planes[", i, "]"));
+    if (!plane.ok()) return plane.status();
+    planes_.push_back(*std::move(plane));
   }
-
-  const std::vector<std::shared_ptr<const TerrainEntry>>& terrains() const {
-    return pinned_;
+  patches_.reserve(ground.heightfields_size());
+  for (int i = 0; i < ground.heightfields_size(); ++i) {
+    absl::StatusOr<Heightfield> field = HeightfieldFromProto(
+        ground.heightfields(i), limits.max_inline_heightfield_samples,
+        "max_inline_heightfield_samples",
+        absl::StrCat(path, ".heightfields[", i, "]"));
+    if (!field.ok()) return field.status();
+    patches_.push_back(*std::move(field));
   }
-
- private:
-  std::vector<GroundPlane> planes_;
-  std::vector<Heightfield> patches_;
-  std::vector<std::shared_ptr<const TerrainEntry>> pinned_;
-  std::vector<const Heightfield*> heightfields_;
-  std::vector<const TriangleMesh*> meshes_;
-};
-
-}  // namespace
+  for (const Heightfield& field : patches_) heightfields_.push_back(&field);
+  for (int i = 0; i < ground.terrains_size(); ++i) {
+    const std::string terrain_path = absl::StrCat(path, ".terrains[", i, "]");
+    if (ground.terrains(i).empty()) {
+      return InvalidField(terrain_path, "empty name");
+    }
+    if (absl::Status status = ValidateName(ground.terrains(i), terrain_path);
+        !status.ok()) {
+      return status;
+    }
+    absl::StatusOr<std::shared_ptr<const TerrainEntry>> entry =
+        terrains.Get({ground.terrains(i), terrain_path});
+    if (!entry.ok()) return entry.status();
+    const TerrainEntry& terrain = **entry;
+    if (terrain.mesh.has_value()) meshes_.push_back(&*terrain.mesh);
+    if (terrain.heightfield.has_value()) {
+      heightfields_.push_back(&*terrain.heightfield);
+    }
+    pinned_.push_back(*std::move(entry));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
                                     v1::GroundFeetResponse& response) {
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(request.rig(), request.revision());
   if (!entry.ok()) return entry.status();
-  const Rig& rig = (*entry)->rig();
-  const absl::Span<const Leg> rig_legs = (*entry)->character.legs;
+  absl::StatusOr<DensePose> pose =
+      PoseFromProto(request.pose(), (*entry)->rig());
+  if (!pose.ok()) return pose.status();
+  RequestGround ground;
+  if (absl::Status status =
+          ground.Build(request.ground(), terrains_, limits_, "ground");
+      !status.ok()) {
+    return status;
+  }
+  return GroundPose(**entry, request, ground, *pose, response);
+}
+
+absl::Status IkHandlers::GroundPose(const RigEntry& entry,
+                                    const v1::GroundFeetRequest& request,
+                                    const RequestGround& ground,
+                                    DensePose& pose,
+                                    v1::GroundFeetResponse& response) const {
+  const Rig& rig = entry.rig();
+  const absl::Span<const Leg> rig_legs = entry.character.legs;
   if (rig_legs.empty()) {
     return FieldError(
         absl::StatusCode::kFailedPrecondition, "rig",
         absl::StrCat("'", rig.name(), "' has no legs (Rig.legs) to ground"));
   }
-  absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
-  if (!pose.ok()) return pose.status();
-  RequestGround ground;
-  if (absl::Status status = ground.Build(request.ground(), terrains_, limits_);
-      !status.ok()) {
-    return status;
-  }
-
   const size_t legs = rig_legs.size();
   std::vector<double> weights(request.weights().begin(),
                               request.weights().end());
@@ -130,8 +113,8 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   GroundFeetJob job;
   job.rig = &rig;
   job.legs = rig_legs;
-  job.root = pose->root;
-  job.locals = absl::MakeSpan(pose->locals);
+  job.root = pose.root;
+  job.locals = absl::MakeSpan(pose.locals);
   job.pose_path = "pose";
   job.ground = ground.view();
   job.weights = weights;
@@ -141,8 +124,8 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
   job.report = &report;
   if (absl::Status status = job.Run(); !status.ok()) return status;
 
-  response.set_revision((*entry)->revision);
-  GroundFeetAnswerToProto(rig, rig_legs, pose->locals, report, feet, response);
+  response.set_revision(entry.revision);
+  GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, response);
   for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
     response.add_terrain_revisions(terrain->revision);
   }

@@ -143,41 +143,49 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
   if (request.goals_size() == 0) {
     return InvalidField("goals", "at least one goal is required");
   }
-  if (request.goals_size() > limits_.max_goals_per_request) {
+  absl::StatusOr<DensePose> pose =
+      PoseFromProto(request.pose(), (*entry)->rig());
+  if (!pose.ok()) return pose.status();
+  response.set_revision((*entry)->revision);
+  return SolveGoals(**entry, request.goals(), *pose,
+                    *response.mutable_results());
+}
+
+absl::Status IkHandlers::SolveGoals(
+    const RigEntry& entry,
+    const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
+    DensePose& pose,
+    google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const {
+  if (goals.size() > limits_.max_goals_per_request) {
     return FieldError(
         absl::StatusCode::kResourceExhausted, "goals",
-        absl::StrCat(request.goals_size(), " goals exceed the limit of ",
+        absl::StrCat(goals.size(), " goals exceed the limit of ",
                      limits_.max_goals_per_request, " per request"));
   }
-  const Rig& rig = (*entry)->rig();
-
-  absl::StatusOr<DensePose> pose = PoseFromProto(request.pose(), rig);
-  if (!pose.ok()) return pose.status();
-  std::vector<ChainGoal> goals;
-  goals.reserve(request.goals_size());
+  const Rig& rig = entry.rig();
+  std::vector<ChainGoal> converted;
+  converted.reserve(goals.size());
   std::deque<Chain> ad_hoc_chains;
-  for (int i = 0; i < request.goals_size(); ++i) {
+  for (int i = 0; i < goals.size(); ++i) {
     absl::StatusOr<ChainGoal> goal =
-        GoalFromProto(request.goals(i), rig, i, ad_hoc_chains);
+        GoalFromProto(goals[i], rig, i, ad_hoc_chains);
     if (!goal.ok()) return goal.status();
-    goals.push_back(*goal);
+    converted.push_back(*goal);
   }
 
   auto workspace = std::make_unique<SolveChainWorkspace>();
   ChainSolveResult result;
   SolveChainJob job;
   job.rig = &rig;
-  job.root = pose->root;
-  job.locals = absl::MakeSpan(pose->locals);
+  job.root = pose.root;
+  job.locals = absl::MakeSpan(pose.locals);
   job.pose_path = "pose";
   job.workspace = workspace.get();
   job.result = &result;
-  response.set_revision((*entry)->revision);
-  for (const ChainGoal& goal : goals) {
+  for (const ChainGoal& goal : converted) {
     job.goal = &goal;
     if (absl::Status status = job.Run(); !status.ok()) return status;
-    *response.add_results() =
-        GoalResultToProto(goal, rig, result, pose->locals);
+    *results.Add() = GoalResultToProto(goal, rig, result, pose.locals);
   }
   return absl::OkStatus();
 }

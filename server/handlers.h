@@ -6,13 +6,21 @@
 #ifndef IK_SERVER_HANDLERS_H_
 #define IK_SERVER_HANDLERS_H_
 
+#include <memory>
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "ik/v1/ik.pb.h"
+#include "server/convert/values.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
 #include "server/terrain_registry.h"
 
 namespace ik::server {
+
+class RequestGround;  // ground_handler.h
+class SolverPool;     // solver_pool.h
 
 class IkHandlers {
  public:
@@ -43,8 +51,41 @@ class IkHandlers {
   // In ground_handler.cc.
   absl::Status GroundFeet(const v1::GroundFeetRequest& request,
                           v1::GroundFeetResponse& response);
+  // In tick_handler.cc: the characters spread over `pool` (the calling
+  // thread takes part); answers as the single RPCs give them.
+  absl::Status Tick(const v1::TickRequest& request, v1::TickResponse& response,
+                    SolverPool& pool);
+
+  // The jobs on one character's pose, shared by the single RPCs and Tick.
+  // Each names the fields of its own request message (e.g. "goals[2].target",
+  // "weights[1]"); a tick roots them under its character.
+  //
+  // SolveChain's goals, solved in order on `pose`, their results appended to
+  // `results`.
+  absl::Status SolveGoals(
+      const RigEntry& entry,
+      const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
+      DensePose& pose,
+      google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const;
+  // GroundFeet's pass on `pose` over `ground` (the request's `ground`
+  // converted; `request`'s rig, revision, pose and ground are not read).
+  // Does not move pose.root: the answer's root_offset says how.
+  absl::Status GroundPose(const RigEntry& entry,
+                          const v1::GroundFeetRequest& request,
+                          const RequestGround& ground, DensePose& pose,
+                          v1::GroundFeetResponse& response) const;
+  // StepDynamics on `pose` (`request`'s rig, revision and pose are not read).
+  absl::Status StepPoseDynamics(const RigEntry& entry,
+                                const v1::StepDynamicsRequest& request,
+                                const DensePose& pose,
+                                v1::StepDynamicsResponse& response) const;
 
  private:
+  // One character of a tick (`path`: "characters[k]") into `out`.
+  void RunCharacter(const v1::TickCharacter& character, const std::string& path,
+                    const RequestGround* shared_ground,
+                    v1::TickCharacterResult& out) const;
+
   // The rig a solve names (`rig` required), pinned to `revision` if set.
   absl::StatusOr<std::shared_ptr<const RigEntry>> PinnedRig(
       absl::string_view name, absl::string_view revision) const;

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
@@ -18,6 +19,16 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
 }
 
 }  // namespace
+
+template <typename Handler>
+grpc::ServerUnaryReactor* IkService::OnPool(
+    grpc::CallbackServerContext* context, Handler handler) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  pool_.Post([reactor, handler = std::move(handler)]() mutable {
+    reactor->Finish(ToGrpcStatus(handler()));
+  });
+  return reactor;
+}
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -64,20 +75,26 @@ grpc::ServerUnaryReactor* IkService::DeleteRig(
 grpc::ServerUnaryReactor* IkService::SolveChain(
     grpc::CallbackServerContext* context, const v1::SolveChainRequest* request,
     v1::SolveChainResponse* response) {
-  return FinishWith(context, handlers_.SolveChain(*request, *response));
+  return OnPool(context, [this, request, response] {
+    return handlers_.SolveChain(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::StepDynamics(
     grpc::CallbackServerContext* context,
     const v1::StepDynamicsRequest* request,
     v1::StepDynamicsResponse* response) {
-  return FinishWith(context, handlers_.StepDynamics(*request, *response));
+  return OnPool(context, [this, request, response] {
+    return handlers_.StepDynamics(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::GroundFeet(
     grpc::CallbackServerContext* context, const v1::GroundFeetRequest* request,
     v1::GroundFeetResponse* response) {
-  return FinishWith(context, handlers_.GroundFeet(*request, *response));
+  return OnPool(context, [this, request, response] {
+    return handlers_.GroundFeet(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterTerrain(
@@ -99,6 +116,14 @@ grpc::ServerUnaryReactor* IkService::DeleteTerrain(
     const v1::DeleteTerrainRequest* request,
     v1::DeleteTerrainResponse* response) {
   return FinishWith(context, handlers_.DeleteTerrain(*request, *response));
+}
+
+grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
+                                          const v1::TickRequest* request,
+                                          v1::TickResponse* response) {
+  return OnPool(context, [this, request, response] {
+    return handlers_.Tick(*request, *response, pool_);
+  });
 }
 
 }  // namespace ik::server

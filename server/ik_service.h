@@ -1,6 +1,8 @@
-// IkService on gRPC's callback API: each method runs its handler inline on
-// the callback thread (solves are short and never block) and finishes the
-// default reactor with the handler's status.
+// IkService on gRPC's callback API. The registry methods run their handler
+// inline on the callback thread (short, never blocking); the solving methods
+// (SolveChain, GroundFeet, StepDynamics, Tick) post theirs to the solver
+// pool, which finishes the default reactor with the handler's status, so
+// gRPC's threads (and the health service on them) stay free.
 #ifndef IK_SERVER_IK_SERVICE_H_
 #define IK_SERVER_IK_SERVICE_H_
 
@@ -9,6 +11,7 @@
 #include "absl/status/status.h"
 #include "ik/v1/ik.grpc.pb.h"
 #include "server/handlers.h"
+#include "server/solver_pool.h"
 
 namespace ik::server {
 
@@ -22,10 +25,10 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 
 class IkService final : public v1::IkService::CallbackService {
  public:
-  // The registries must outlive the service.
+  // The registries and the pool must outlive the service.
   IkService(RigRegistry& rigs, TerrainRegistry& terrains,
-            const ServiceLimits& limits)
-      : handlers_(rigs, terrains, limits) {}
+            const ServiceLimits& limits, SolverPool& pool)
+      : handlers_(rigs, terrains, limits), pool_(pool) {}
 
   grpc::ServerUnaryReactor* RegisterRig(
       grpc::CallbackServerContext* context,
@@ -64,9 +67,18 @@ class IkService final : public v1::IkService::CallbackService {
       grpc::CallbackServerContext* context,
       const v1::DeleteTerrainRequest* request,
       v1::DeleteTerrainResponse* response) override;
+  grpc::ServerUnaryReactor* Tick(grpc::CallbackServerContext* context,
+                                 const v1::TickRequest* request,
+                                 v1::TickResponse* response) override;
 
  private:
+  // Runs `handler` on the pool and finishes the call with its status.
+  template <typename Handler>
+  grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
+                                   Handler handler);
+
   IkHandlers handlers_;
+  SolverPool& pool_;
 };
 
 }  // namespace ik::server

@@ -6,11 +6,15 @@
 // Serves ik.v1.IkService, grpc.health.v1.Health and server reflection. Stops
 // gracefully on SIGTERM or SIGINT: health turns NOT_SERVING, new calls are
 // refused, calls in flight get --shutdown_grace_seconds to finish.
+#include <sched.h>
+
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -62,6 +66,11 @@ ABSL_FLAG(int, max_message_bytes,
           ik::server::ServerOptions().max_receive_message_bytes,
           "largest request accepted, bytes (raise it to register large "
           "meshes: about 21 bytes per triangle)");
+ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
+          "characters per Tick at most");
+ABSL_FLAG(int, solver_threads, 0,
+          "threads of the solver pool that runs every solve (0: one per CPU "
+          "this process may run on)");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -87,6 +96,15 @@ void DropMissingDefault(std::string& directory, const char* default_directory,
   }
 }
 
+// CPUs this process may run on (its affinity mask: a container's cpuset).
+int UsableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    return std::max(1, CPU_COUNT(&set));
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 // The server's options from the flags; nullopt (after saying why) when a
 // limit is not positive.
 std::optional<ik::server::ServerOptions> OptionsFromFlags() {
@@ -106,6 +124,9 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   limits.max_inline_heightfield_samples =
       absl::GetFlag(FLAGS_max_inline_heightfield_samples);
   limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
+  limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
+  options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
+  if (options.solver_threads == 0) options.solver_threads = UsableCpus();
   options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (!Positive("max_rigs", limits.max_rigs) ||
       !Positive("max_joints_per_rig", limits.max_joints_per_rig) ||
@@ -118,6 +139,8 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
       !Positive("max_inline_heightfield_samples",
                 limits.max_inline_heightfield_samples) ||
       !Positive("max_ground_shapes", limits.max_ground_shapes) ||
+      !Positive("max_characters_per_tick", limits.max_characters_per_tick) ||
+      !Positive("solver_threads", options.solver_threads) ||
       !Positive("max_message_bytes", options.max_receive_message_bytes)) {
     return std::nullopt;
   }
@@ -133,11 +156,13 @@ void LogListening(const ik::server::ServerOptions& options,
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   absl::FPrintF(
       stderr,
-      "ikd: listening on %s:%d (%d rigs from %s, %d terrains from %s)\n", host,
-      server.port(), server.loaded_rigs(),
+      "ikd: listening on %s:%d (%d rigs from %s, %d terrains from %s, %d "
+      "solver threads)\n",
+      host, server.port(), server.loaded_rigs(),
       options.rig_dir.empty() ? "nowhere" : options.rig_dir,
       server.loaded_terrains(),
-      options.terrain_dir.empty() ? "nowhere" : options.terrain_dir);
+      options.terrain_dir.empty() ? "nowhere" : options.terrain_dir,
+      server.solver_threads());
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "server/ik_service.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
+#include "server/solver_pool.h"
 #include "server/terrain_registry.h"
 
 namespace ik::server {
@@ -35,6 +36,8 @@ struct ServerOptions {
   ServiceLimits limits;
   // Largest request the server accepts, bytes.
   int max_receive_message_bytes = 4 * 1024 * 1024;
+  // Threads of the solver pool, >= 1.
+  int solver_threads = 1;
 };
 
 // Owns the gRPC server and everything it serves. Thread-safe.
@@ -56,6 +59,7 @@ class IkServer {
   int loaded_rigs() const { return loaded_rigs_; }
   // Terrains loaded from the terrain directory at start.
   int loaded_terrains() const { return loaded_terrains_; }
+  int solver_threads() const { return pool_.threads(); }
 
   // Stops accepting calls and marks health NOT_SERVING; calls in flight get
   // until `grace` to finish, then are cancelled. Returns when all are done.
@@ -68,6 +72,9 @@ class IkServer {
   ServerOptions options_;
   RigRegistry registry_;
   TerrainRegistry terrains_;
+  // Declared before the service and the gRPC server: destroyed after them,
+  // once no call can post to it.
+  SolverPool pool_;
   IkService service_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

@@ -27,6 +27,8 @@ struct ServiceLimits {
   // Planes, inline heightfields and terrains in one GroundFeet request
   // (together).
   int max_ground_shapes = 64;
+  // Characters in one tick.
+  int max_characters_per_tick = 4096;
 };
 
 }  // namespace ik::server

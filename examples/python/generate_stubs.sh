@@ -13,6 +13,6 @@ protoc --proto_path="$here/../../proto" \
   --python_out="$out" --grpc_python_out="$out" \
   --plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin \
   ik/v1/values.proto ik/v1/rig.proto ik/v1/solve.proto ik/v1/dynamics.proto \
-  ik/v1/ground.proto ik/v1/ik.proto
+  ik/v1/ground.proto ik/v1/tick.proto ik/v1/ik.proto
 protoc --proto_path="$googleapis" --python_out="$out" \
   google/rpc/status.proto google/rpc/error_details.proto

@@ -32,6 +32,14 @@ v1::Quat ToProto(const Quat& q) {
   return out;
 }
 
+v1::Transform ToProto(const Transform& transform) {
+  v1::Transform out;
+  *out.mutable_translation() = ToProto(transform.translation);
+  *out.mutable_rotation() = ToProto(transform.rotation);
+  *out.mutable_scale() = ToProto(transform.scale);
+  return out;
+}
+
 absl::Status CheckFinite(const Vec3& v, absl::string_view path) {
   if (IsFinite(v)) return absl::OkStatus();
   return InvalidField(

@@ -26,6 +26,7 @@ Vec3 FromProto(const v1::Vec3& v);
 Quat FromProto(const v1::Quat& q);
 v1::Vec3 ToProto(const Vec3& v);
 v1::Quat ToProto(const Quat& q);
+v1::Transform ToProto(const Transform& transform);
 
 // OK when every component of `v` is finite, else "<path>: not finite (...)".
 absl::Status CheckFinite(const Vec3& v, absl::string_view path);

@@ -1,0 +1,188 @@
+// IkHandlers::Tick: every character's jobs (grounding, goals, dynamics) on
+// its own pose, the characters spread over the solver pool.
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ik/base/field_error.h"
+#include "server/convert/values.h"
+#include "server/handlers.h"
+#include "server/request_ground.h"
+#include "server/solver_pool.h"
+
+namespace ik::server {
+namespace {
+
+void SetStatus(const absl::Status& status, v1::JobStatus& out) {
+  out.set_code(static_cast<int>(status.code()));
+  out.set_message(std::string(status.message()));
+  if (std::optional<std::string> field = FieldPathOf(status)) {
+    out.set_field(*std::move(field));
+  }
+}
+
+// A job's sub-request must leave what the character gives empty.
+absl::Status RequireUnsetInJob(const std::string& rig,
+                               const std::string& revision, bool has_pose,
+                               absl::string_view path) {
+  const char* field = !rig.empty()        ? "rig"
+                      : !revision.empty() ? "revision"
+                      : has_pose          ? "pose"
+                                          : nullptr;
+  if (field == nullptr) return absl::OkStatus();
+  return InvalidField(path, field,
+                      "must be empty in a tick job: the character gives it");
+}
+
+// Whether two transforms are the same bits.
+bool SameBits(const Quat& a, const Quat& b) {
+  return std::memcmp(&a, &b, sizeof(Quat)) == 0;
+}
+
+}  // namespace
+
+absl::Status IkHandlers::Tick(const v1::TickRequest& request,
+                              v1::TickResponse& response, SolverPool& pool) {
+  const int count = request.characters_size();
+  if (count == 0) {
+    return InvalidField("characters", "at least one character is required");
+  }
+  if (count > limits_.max_characters_per_tick) {
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "characters",
+        absl::StrCat(count, " characters exceed the limit of ",
+                     limits_.max_characters_per_tick,
+                     " per tick (ikd --max_characters_per_tick)"));
+  }
+  std::optional<RequestGround> shared;
+  if (request.has_shared_ground()) {
+    shared.emplace();
+    if (absl::Status status = shared->Build(request.shared_ground(), terrains_,
+                                            limits_, "shared_ground");
+        !status.ok()) {
+      return status;
+    }
+  }
+  for (int k = 0; k < count; ++k) response.add_characters();
+  pool.ParallelFor(count, [&](int k) {
+    RunCharacter(request.characters(k), absl::StrCat("characters[", k, "]"),
+                 shared.has_value() ? &*shared : nullptr,
+                 *response.mutable_characters(k));
+  });
+  return absl::OkStatus();
+}
+
+void IkHandlers::RunCharacter(const v1::TickCharacter& character,
+                              const std::string& path,
+                              const RequestGround* shared_ground,
+                              v1::TickCharacterResult& out) const {
+  out.set_id(character.id());
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      PinnedRig(character.rig(), character.revision());
+  if (!entry.ok()) {
+    SetStatus(Rooted(entry.status(), path), *out.mutable_status());
+    return;
+  }
+  const RigEntry& rig_entry = **entry;
+  const Rig& rig = rig_entry.rig();
+  out.set_revision(rig_entry.revision);
+  absl::StatusOr<DensePose> incoming = PoseFromProto(character.pose(), rig);
+  if (!incoming.ok()) {
+    SetStatus(Rooted(incoming.status(), path), *out.mutable_status());
+    return;
+  }
+  DensePose pose = *incoming;
+  // Each job works on a copy of the pose it is given and hands it on only
+  // when it succeeded: a failed job leaves the pose as it was.
+  DensePose working;
+  const auto run_job = [&](const std::string& job_path, v1::JobStatus& status,
+                           auto&& job) {
+    working = pose;
+    absl::Status result = job(working);
+    if (result.ok()) {
+      std::swap(pose, working);
+    } else {
+      SetStatus(Rooted(result, job_path), status);
+    }
+    return result.ok();
+  };
+
+  if (character.has_ground()) {
+    const v1::GroundFeetRequest& ground = character.ground();
+    const std::string ground_path = absl::StrCat(path, ".ground");
+    v1::GroundFeetResponse& answer = *out.mutable_ground();
+    const bool ok =
+        run_job(ground_path, *out.mutable_ground_status(), [&](DensePose& p) {
+          if (absl::Status status = RequireUnsetInJob(
+                  ground.rig(), ground.revision(), ground.has_pose(), "");
+              !status.ok()) {
+            return status;
+          }
+          RequestGround own;
+          const RequestGround* used = shared_ground;
+          if (ground.has_ground()) {
+            if (absl::Status status =
+                    own.Build(ground.ground(), terrains_, limits_, "ground");
+                !status.ok()) {
+              return status;
+            }
+            used = &own;
+          } else if (used == nullptr) {
+            return InvalidField(
+                "ground", "required: the tick has no shared_ground either");
+          }
+          absl::Status status = GroundPose(rig_entry, ground, *used, p, answer);
+          if (status.ok()) {
+            p.root.translation += FromProto(answer.root_offset());
+          }
+          return status;
+        });
+    if (!ok) out.clear_ground();
+  }
+  if (character.goals_size() > 0) {
+    auto& goals = *out.mutable_goals();
+    const bool ok =
+        run_job(path, *out.mutable_goals_status(), [&](DensePose& p) {
+          return SolveGoals(rig_entry, character.goals(), p, goals);
+        });
+    if (!ok) goals.Clear();
+  }
+  if (character.has_dynamics()) {
+    const v1::StepDynamicsRequest& dynamics = character.dynamics();
+    v1::StepDynamicsResponse& answer = *out.mutable_dynamics();
+    const bool ok = run_job(
+        absl::StrCat(path, ".dynamics"), *out.mutable_dynamics_status(),
+        [&](DensePose& p) {
+          if (absl::Status status = RequireUnsetInJob(
+                  dynamics.rig(), dynamics.revision(), dynamics.has_pose(), "");
+              !status.ok()) {
+            return status;
+          }
+          absl::Status status =
+              StepPoseDynamics(rig_entry, dynamics, p, answer);
+          if (!status.ok()) return status;
+          for (const v1::DynamicChainResult& chain : answer.results()) {
+            for (const v1::JointRotation& joint : chain.rotations()) {
+              p.locals[joint.index()].rotation = FromProto(joint.rotation());
+            }
+          }
+          return absl::OkStatus();
+        });
+    if (!ok) out.clear_dynamics();
+  }
+
+  *out.mutable_root() = ToProto(pose.root);
+  for (int j = 0; j < rig.joint_count(); ++j) {
+    if (!SameBits(pose.locals[j].rotation, incoming->locals[j].rotation)) {
+      AddJointRotation(rig, j, pose.locals[j].rotation,
+                       out.mutable_rotations());
+    }
+  }
+}
+
+}  // namespace ik::server
