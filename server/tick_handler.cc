@@ -28,20 +28,31 @@ void SetStatus(const absl::Status& status, v1::JobStatus& out) {
 
 // A job's sub-request must leave what the character gives empty.
 absl::Status RequireUnsetInJob(const std::string& rig,
-                               const std::string& revision, bool has_pose,
-                               absl::string_view path) {
+                               const std::string& revision, bool has_pose) {
   const char* field = !rig.empty()        ? "rig"
                       : !revision.empty() ? "revision"
                       : has_pose          ? "pose"
                                           : nullptr;
   if (field == nullptr) return absl::OkStatus();
-  return InvalidField(path, field,
+  return InvalidField(field,
                       "must be empty in a tick job: the character gives it");
 }
 
-// Whether two transforms are the same bits.
+// Whether two rotations are the same bits.
 bool SameBits(const Quat& a, const Quat& b) {
   return std::memcmp(&a, &b, sizeof(Quat)) == 0;
+}
+
+// The rotations a job changed, as the next single RPC would read them back
+// from its answer (ValidateTransform divides every rotation by its norm): so
+// a tick's jobs see the bits a caller chaining the single RPCs would send.
+void AsReadBack(const DensePose& before, DensePose& after) {
+  for (size_t j = 0; j < after.locals.size(); ++j) {
+    Quat& rotation = after.locals[j].rotation;
+    if (!SameBits(rotation, before.locals[j].rotation)) {
+      rotation = rotation / Norm(rotation);
+    }
+  }
 }
 
 }  // namespace
@@ -105,6 +116,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
     working = pose;
     absl::Status result = job(working);
     if (result.ok()) {
+      AsReadBack(pose, working);
       std::swap(pose, working);
     } else {
       SetStatus(Rooted(result, job_path), status);
@@ -119,7 +131,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
     const bool ok =
         run_job(ground_path, *out.mutable_ground_status(), [&](DensePose& p) {
           if (absl::Status status = RequireUnsetInJob(
-                  ground.rig(), ground.revision(), ground.has_pose(), "");
+                  ground.rig(), ground.revision(), ground.has_pose());
               !status.ok()) {
             return status;
           }
@@ -159,7 +171,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
         absl::StrCat(path, ".dynamics"), *out.mutable_dynamics_status(),
         [&](DensePose& p) {
           if (absl::Status status = RequireUnsetInJob(
-                  dynamics.rig(), dynamics.revision(), dynamics.has_pose(), "");
+                  dynamics.rig(), dynamics.revision(), dynamics.has_pose());
               !status.ok()) {
             return status;
           }

@@ -1,0 +1,330 @@
+// Tick over a real channel: a seeded crowd of the example humanoid on the
+// bundled stairs, each character grounded, reaching with both arms and
+// stepping its ponytail. Every job's answer must be the single RPC's answer
+// bit for bit, given the pose the jobs before it left (sent back as a caller
+// chaining the single RPCs would send it), whatever the solver pool's size;
+// a bad job or character fails alone, with its field path from the tick.
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "ik/rig_json.h"
+#include "tests/server/ground_feet_fixture.h"
+#include "tests/server/service_fixture.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::Rotation;
+using ::ik::testing::Vec;
+
+constexpr int kCharacters = 24;
+
+// Sets joint `index`'s local rotation in `pose` (replacing an override).
+void SetRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
+  for (v1::JointPose& joint : *pose.mutable_joints()) {
+    if (joint.joint_case() == v1::JointPose::kIndex && joint.index() == index) {
+      *joint.mutable_local()->mutable_rotation() = rotation;
+      return;
+    }
+  }
+  v1::JointPose* joint = pose.add_joints();
+  joint->set_index(index);
+  *joint->mutable_local()->mutable_rotation() = rotation;
+}
+
+void SetRotations(
+    v1::Pose& pose,
+    const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations) {
+  for (const v1::JointRotation& joint : rotations) {
+    SetRotation(pose, joint.index(), joint.rotation());
+  }
+}
+
+v1::Quat RandomSmallRotation(std::mt19937_64& engine, double max_angle) {
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const double x = unit(engine);
+  const double y = unit(engine);
+  const double z = unit(engine);
+  const double angle = max_angle * unit(engine);
+  const double norm = std::sqrt(x * x + y * y + z * z) + 1e-12;
+  const double s = std::sin(angle / 2) / norm;
+  return Rotation(s * x, s * y, s * z, std::cos(angle / 2));
+}
+
+class TickTest : public IkServiceTest,
+                 public ::testing::WithParamInterface<int> {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.terrain_dir = std::string(IK_EXAMPLES_DIR) + "/terrains";
+    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+    options.solver_threads = GetParam();
+    StartServer(options);
+  }
+
+  // A seeded crowd: walking over the stairs' span, a few joints turned, two
+  // arm goals near the shoulders, ponytail dynamics; every third character
+  // stands on a plane of its own instead of the shared stairs.
+  static v1::TickRequest Crowd(std::uint64_t seed, int count) {
+    std::mt19937_64 engine(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    v1::TickRequest request;
+    request.mutable_shared_ground()->add_terrains("stairs");
+    for (int k = 0; k < count; ++k) {
+      v1::TickCharacter& character = *request.add_characters();
+      character.set_id(absl::StrCat("npc-", k));
+      character.set_rig("humanoid");
+      v1::Pose& pose = *character.mutable_pose();
+      const double x = 4.0 * unit(engine) - 2.0;
+      const double y = 0.1 + 0.3 * unit(engine);
+      const double z = 4.0 * unit(engine) - 2.0;
+      *pose.mutable_root()->mutable_translation() = Vec(x, y, z);
+      *pose.mutable_root()->mutable_rotation() =
+          AboutY(2.0 * kPi * unit(engine));
+      for (int joint : {1, 2, 5, 9, 14, 19, 23}) {
+        SetRotation(pose, joint, RandomSmallRotation(engine, 0.3));
+      }
+      v1::GroundFeetRequest& ground = *character.mutable_ground();
+      if (k % 3 == 2) {
+        *ground.mutable_ground()->add_planes() =
+            LevelPlane(0.2 * unit(engine) - 0.1);
+      }
+      ground.add_weights(1.0);
+      ground.add_weights(unit(engine));
+      for (const char* chain : {"left_arm", "right_arm"}) {
+        v1::ChainGoal& goal = *character.add_goals();
+        goal.set_chain(chain);
+        const double side = chain[0] == 'l' ? 0.35 : -0.35;
+        *goal.mutable_target() =
+            Vec(x + side * unit(engine), y + 1.0 + 0.4 * unit(engine),
+                z + 0.4 * unit(engine) - 0.2);
+      }
+      v1::StepDynamicsRequest& dynamics = *character.mutable_dynamics();
+      dynamics.set_delta_time(1.0 / 60.0);
+    }
+    return request;
+  }
+
+  grpc::Status Tick(const v1::TickRequest& request,
+                    v1::TickResponse* response) {
+    return stub_->Tick(Context().get(), request, response);
+  }
+
+  // Character `k` of `request` replayed as single RPCs, checked against its
+  // tick answer.
+  void ExpectSameAsSingleRpcs(const v1::TickRequest& request, int k,
+                              const v1::TickCharacterResult& ticked) {
+    const v1::TickCharacter& character = request.characters(k);
+    SCOPED_TRACE(character.id());
+    EXPECT_EQ(ticked.id(), character.id());
+    EXPECT_EQ(ticked.status().code(), 0) << ticked.status().message();
+    v1::Pose pose = character.pose();
+
+    v1::GroundFeetRequest ground = character.ground();
+    ground.set_rig(character.rig());
+    *ground.mutable_pose() = pose;
+    if (!ground.has_ground())
+      *ground.mutable_ground() = request.shared_ground();
+    v1::GroundFeetResponse grounded;
+    grpc::Status status = stub_->GroundFeet(Context().get(), ground, &grounded);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(ticked.ground_status().code(), 0);
+    EXPECT_EQ(DeterministicBytes(ticked.ground()),
+              DeterministicBytes(grounded));
+    SetRotations(pose, grounded.rotations());
+    v1::Vec3& root = *pose.mutable_root()->mutable_translation();
+    root.set_x(root.x() + grounded.root_offset().x());
+    root.set_y(root.y() + grounded.root_offset().y());
+    root.set_z(root.z() + grounded.root_offset().z());
+
+    v1::SolveChainRequest solve;
+    solve.set_rig(character.rig());
+    *solve.mutable_pose() = pose;
+    *solve.mutable_goals() = character.goals();
+    v1::SolveChainResponse solved;
+    status = stub_->SolveChain(Context().get(), solve, &solved);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(ticked.goals_status().code(), 0);
+    ASSERT_EQ(ticked.goals_size(), solved.results_size());
+    for (int g = 0; g < solved.results_size(); ++g) {
+      EXPECT_EQ(DeterministicBytes(ticked.goals(g)),
+                DeterministicBytes(solved.results(g)))
+          << "goal " << g;
+      SetRotations(pose, solved.results(g).rotations());
+    }
+
+    v1::StepDynamicsRequest dynamics = character.dynamics();
+    dynamics.set_rig(character.rig());
+    *dynamics.mutable_pose() = pose;
+    v1::StepDynamicsResponse stepped;
+    status = stub_->StepDynamics(Context().get(), dynamics, &stepped);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(ticked.dynamics_status().code(), 0);
+    EXPECT_EQ(DeterministicBytes(ticked.dynamics()),
+              DeterministicBytes(stepped));
+    for (const v1::DynamicChainResult& chain : stepped.results()) {
+      SetRotations(pose, chain.rotations());
+    }
+
+    // The final pose: the grounded root, and each joint a job turned at the
+    // rotation the last job gave it (up to the read-back's normalisation).
+    EXPECT_EQ(DeterministicBytes(ticked.root().translation()),
+              DeterministicBytes(pose.root().translation()));
+    for (const v1::JointRotation& joint : ticked.rotations()) {
+      const v1::JointPose* last = nullptr;
+      for (const v1::JointPose& posed : pose.joints()) {
+        if (posed.index() == joint.index()) last = &posed;
+      }
+      ASSERT_NE(last, nullptr) << "joint " << joint.index();
+      EXPECT_TRUE(SameRotation(FromProto(joint.rotation()),
+                               FromProto(last->local().rotation()), 1e-15))
+          << "joint " << joint.index();
+    }
+  }
+};
+
+TEST_P(TickTest, EveryJobAnswersAsTheSingleRpcOnThePoseTheJobsBeforeLeft) {
+  const v1::TickRequest request = Crowd(2026, kCharacters);
+  v1::TickResponse response;
+  grpc::Status status = Tick(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.characters_size(), kCharacters);
+  int grounded = 0;
+  int moved_rotations = 0;
+  for (int k = 0; k < kCharacters; ++k) {
+    ExpectSameAsSingleRpcs(request, k, response.characters(k));
+    for (const v1::FootResult& foot : response.characters(k).ground().feet()) {
+      grounded += foot.ground_found();
+    }
+    moved_rotations += response.characters(k).rotations_size();
+  }
+  // The crowd really stands on ground and really moves.
+  EXPECT_GT(grounded, kCharacters);
+  EXPECT_GT(moved_rotations, 10 * kCharacters);
+}
+
+TEST_P(TickTest, TheSameTickGivesTheSameBytesWhateverThePoolSize) {
+  const v1::TickRequest request = Crowd(7, kCharacters);
+  v1::TickResponse here;
+  ASSERT_TRUE(Tick(request, &here).ok());
+  for (int threads : {1, 4}) {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.terrain_dir = std::string(IK_EXAMPLES_DIR) + "/terrains";
+    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+    options.solver_threads = threads;
+    auto other = IkServer::Start(options);
+    ASSERT_TRUE(other.ok()) << other.status();
+    auto stub = v1::IkService::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*other)->port()),
+                            grpc::InsecureChannelCredentials()));
+    v1::TickResponse there;
+    grpc::Status status = stub->Tick(Context().get(), request, &there);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(DeterministicBytes(here), DeterministicBytes(there))
+        << GetParam() << " vs " << threads << " threads";
+  }
+}
+
+TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
+  v1::TickRequest request = Crowd(99, kCharacters);
+  const v1::TickRequest good = request;
+  request.mutable_characters(3)->mutable_ground()->set_weights(1, 1.5);
+  request.mutable_characters(5)->set_rig("nobody");
+  request.mutable_characters(8)->mutable_goals(1)->set_chain("tentacle");
+  request.mutable_characters(11)->mutable_dynamics()->set_delta_time(-1.0);
+  request.mutable_characters(13)->mutable_ground()->set_rig("humanoid");
+  SetRotation(*request.mutable_characters(17)->mutable_pose(), 5,
+              Rotation(0, 0, 0, 0));
+  v1::TickResponse response;
+  grpc::Status status = Tick(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(response.characters_size(), kCharacters);
+  const auto& at = [&](int k) -> const v1::TickCharacterResult& {
+    return response.characters(k);
+  };
+  const auto expect = [](const v1::JobStatus& job, grpc::StatusCode code,
+                         const std::string& field) {
+    EXPECT_EQ(job.code(), code) << job.message();
+    EXPECT_EQ(job.field(), field) << job.message();
+    EXPECT_EQ(job.message().rfind(field + ": ", 0), 0u) << job.message();
+  };
+  expect(at(3).ground_status(), grpc::INVALID_ARGUMENT,
+         "characters[3].ground.weights[1]");
+  expect(at(5).status(), grpc::NOT_FOUND, "characters[5].rig");
+  expect(at(8).goals_status(), grpc::NOT_FOUND, "characters[8].goals[1].chain");
+  expect(at(11).dynamics_status(), grpc::INVALID_ARGUMENT,
+         "characters[11].dynamics.delta_time");
+  expect(at(13).ground_status(), grpc::INVALID_ARGUMENT,
+         "characters[13].ground.rig");
+  expect(at(17).status(), grpc::INVALID_ARGUMENT,
+         "characters[17].pose.joints[2].local.rotation");
+  // A failed character runs no job; a failed job leaves no answer, and the
+  // jobs after it still run.
+  EXPECT_FALSE(at(5).has_ground());
+  EXPECT_EQ(at(5).goals_size(), 0);
+  EXPECT_EQ(at(5).rotations_size(), 0);
+  EXPECT_FALSE(at(3).has_ground());
+  EXPECT_EQ(at(3).goals_size(), 2);
+  EXPECT_EQ(at(3).dynamics_status().code(), 0);
+  EXPECT_EQ(at(8).goals_size(), 0);
+  EXPECT_EQ(at(8).dynamics().results_size(), 1);
+  EXPECT_EQ(at(11).goals_size(), 2);
+  EXPECT_FALSE(at(11).has_dynamics());
+
+  // Every other character is answered as in the tick without the bad ones.
+  v1::TickResponse clean;
+  ASSERT_TRUE(Tick(good, &clean).ok());
+  for (int k : {0, 1, 2, 4, 6, 7, 9, 10, 12, 14, 15, 16, 18, 19, 20}) {
+    EXPECT_EQ(DeterministicBytes(response.characters(k)),
+              DeterministicBytes(clean.characters(k)))
+        << "character " << k;
+  }
+  // Character 3 without grounding: its goals solved on the animated pose.
+  v1::TickRequest ungrounded;
+  *ungrounded.add_characters() = good.characters(3);
+  ungrounded.mutable_characters(0)->clear_ground();
+  v1::TickResponse alone;
+  ASSERT_TRUE(Tick(ungrounded, &alone).ok());
+  ASSERT_EQ(alone.characters(0).goals_size(), 2);
+  for (int g = 0; g < 2; ++g) {
+    EXPECT_EQ(DeterministicBytes(at(3).goals(g)),
+              DeterministicBytes(alone.characters(0).goals(g)));
+  }
+}
+
+TEST_P(TickTest, WholeTickErrors) {
+  v1::TickResponse response;
+  grpc::Status status = Tick(v1::TickRequest(), &response);
+  EXPECT_EQ(status.error_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message().rfind("characters: ", 0), 0u)
+      << status.error_message();
+
+  v1::TickRequest request = Crowd(5, 2);
+  request.mutable_shared_ground()->set_terrains(0, "atlantis");
+  status = Tick(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::NOT_FOUND);
+  EXPECT_EQ(status.error_message().rfind("shared_ground.terrains[0]: ", 0), 0u)
+      << status.error_message();
+
+  // Without a shared ground, a ground job needs its own.
+  request = Crowd(5, 3);
+  request.clear_shared_ground();
+  ASSERT_TRUE(Tick(request, &response).ok());
+  EXPECT_EQ(response.characters(0).ground_status().field(),
+            "characters[0].ground.ground");
+  EXPECT_EQ(response.characters(2).ground_status().code(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(PoolSizes, TickTest, ::testing::Values(1, 3),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return absl::StrCat(info.param, "threads");
+                         });
+
+}  // namespace
+}  // namespace ik::server
