@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -110,6 +111,47 @@ absl::StatusOr<v1::StepDynamicsResponse> Client::StepDynamics(
 absl::StatusOr<v1::GroundFeetResponse> Client::GroundFeet(
     const v1::GroundFeetRequest& request) {
   return Call(&v1::IkService::Stub::GroundFeet, request);
+}
+
+absl::StatusOr<v1::TickResponse> Client::Tick(const v1::TickRequest& request) {
+  return Call(&v1::IkService::Stub::Tick, request);
+}
+
+TickStream::TickStream(const Client& client)
+    : stub_(v1::IkService::NewStub(client.channel())),
+      stream_(stub_->TickStream(&context_)) {}
+
+TickStream::~TickStream() { Close().IgnoreError(); }
+
+absl::StatusOr<v1::TickResponse> TickStream::Tick(v1::TickRequest request) {
+  if (closed_.has_value()) {
+    return closed_->ok() ? absl::FailedPreconditionError("the stream is closed")
+                         : *closed_;
+  }
+  request.set_sequence(++sequence_);
+  v1::TickResponse response;
+  if (!stream_->Write(request) || !stream_->Read(&response)) {
+    return Close().ok() ? absl::UnavailableError("the stream ended") : *closed_;
+  }
+  if (response.sequence() != sequence_) {
+    return absl::InternalError(absl::StrCat(
+        "answer for tick ", response.sequence(), " to tick ", sequence_));
+  }
+  if (response.status().code() != 0) {
+    return absl::Status(static_cast<absl::StatusCode>(response.status().code()),
+                        response.status().message());
+  }
+  return response;
+}
+
+absl::Status TickStream::Close() {
+  if (closed_.has_value()) return *closed_;
+  stream_->WritesDone();
+  v1::TickResponse unread;
+  while (stream_->Read(&unread)) {
+  }
+  closed_ = FromGrpcStatus(stream_->Finish());
+  return *closed_;
 }
 
 absl::StatusOr<v1::RegisterTerrainResponse> Client::RegisterTerrain(

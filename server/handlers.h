@@ -22,6 +22,9 @@ namespace ik::server {
 class RequestGround;  // ground_handler.h
 class SolverPool;     // solver_pool.h
 
+// A status as a tick answer carries it: code, message and field path.
+void StatusToProto(const absl::Status& status, v1::JobStatus& out);
+
 class IkHandlers {
  public:
   // The registries must outlive the handlers.

@@ -18,6 +18,52 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
   return reactor;
 }
 
+// One TickStream: read a tick, run it on the pool, write its answer, read
+// the next. At most one operation is outstanding, so Finish (after the
+// client's half-close or a failed write) never races a tick in flight.
+class TickStreamReactor final
+    : public grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse> {
+ public:
+  TickStreamReactor(IkHandlers& handlers, SolverPool& pool)
+      : handlers_(handlers), pool_(pool) {
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the client closed its side (or the call ended)
+      Finish(grpc::Status::OK);
+      return;
+    }
+    pool_.Post([this] {
+      response_.Clear();
+      const absl::Status status = handlers_.Tick(request_, response_, pool_);
+      if (!status.ok()) {
+        response_.Clear();
+        response_.set_sequence(request_.sequence());
+        StatusToProto(status, *response_.mutable_status());
+      }
+      StartWrite(&response_);
+    });
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED,
+                          "the answer could not be written"));
+      return;
+    }
+    StartRead(&request_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  IkHandlers& handlers_;
+  SolverPool& pool_;
+  v1::TickRequest request_;
+  v1::TickResponse response_;
+};
+
 }  // namespace
 
 template <typename Handler>
@@ -124,6 +170,11 @@ grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
   return OnPool(context, [this, request, response] {
     return handlers_.Tick(*request, *response, pool_);
   });
+}
+
+grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>*
+IkService::TickStream(grpc::CallbackServerContext* /*context*/) {
+  return new TickStreamReactor(handlers_, pool_);
 }
 
 }  // namespace ik::server

@@ -70,6 +70,8 @@ class IkService final : public v1::IkService::CallbackService {
   grpc::ServerUnaryReactor* Tick(grpc::CallbackServerContext* context,
                                  const v1::TickRequest* request,
                                  v1::TickResponse* response) override;
+  grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>* TickStream(
+      grpc::CallbackServerContext* context) override;
 
  private:
   // Runs `handler` on the pool and finishes the call with its status.

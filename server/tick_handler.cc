@@ -18,14 +18,6 @@
 namespace ik::server {
 namespace {
 
-void SetStatus(const absl::Status& status, v1::JobStatus& out) {
-  out.set_code(static_cast<int>(status.code()));
-  out.set_message(std::string(status.message()));
-  if (std::optional<std::string> field = FieldPathOf(status)) {
-    out.set_field(*std::move(field));
-  }
-}
-
 // A job's sub-request must leave what the character gives empty.
 absl::Status RequireUnsetInJob(const std::string& rig,
                                const std::string& revision, bool has_pose) {
@@ -57,6 +49,14 @@ void AsReadBack(const DensePose& before, DensePose& after) {
 
 }  // namespace
 
+void StatusToProto(const absl::Status& status, v1::JobStatus& out) {
+  out.set_code(static_cast<int>(status.code()));
+  out.set_message(std::string(status.message()));
+  if (std::optional<std::string> field = FieldPathOf(status)) {
+    out.set_field(*std::move(field));
+  }
+}
+
 absl::Status IkHandlers::Tick(const v1::TickRequest& request,
                               v1::TickResponse& response, SolverPool& pool) {
   const int count = request.characters_size();
@@ -79,6 +79,7 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
       return status;
     }
   }
+  response.set_sequence(request.sequence());
   for (int k = 0; k < count; ++k) response.add_characters();
   pool.ParallelFor(count, [&](int k) {
     RunCharacter(request.characters(k), absl::StrCat("characters[", k, "]"),
@@ -96,7 +97,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(character.rig(), character.revision());
   if (!entry.ok()) {
-    SetStatus(Rooted(entry.status(), path), *out.mutable_status());
+    StatusToProto(Rooted(entry.status(), path), *out.mutable_status());
     return;
   }
   const RigEntry& rig_entry = **entry;
@@ -104,7 +105,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
   out.set_revision(rig_entry.revision);
   absl::StatusOr<DensePose> incoming = PoseFromProto(character.pose(), rig);
   if (!incoming.ok()) {
-    SetStatus(Rooted(incoming.status(), path), *out.mutable_status());
+    StatusToProto(Rooted(incoming.status(), path), *out.mutable_status());
     return;
   }
   DensePose pose = *incoming;
@@ -119,7 +120,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
       AsReadBack(pose, working);
       std::swap(pose, working);
     } else {
-      SetStatus(Rooted(result, job_path), status);
+      StatusToProto(Rooted(result, job_path), status);
     }
     return result.ok();
   };

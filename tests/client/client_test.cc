@@ -185,5 +185,66 @@ TEST(ClientOptionsTest, RoundRobinPolicyStillReachesTheServer) {
   EXPECT_TRUE(client.ListRigs().ok());
 }
 
+// A tick of `count` humanoids reaching with the left arm; character
+// `bad` (if any) names a chain the rig does not have.
+v1::TickRequest ReachingCrowd(int count, int bad) {
+  v1::TickRequest request;
+  for (int k = 0; k < count; ++k) {
+    v1::TickCharacter* character = request.add_characters();
+    character->set_id(absl::StrCat("c", k));
+    character->set_rig("humanoid");
+    v1::ChainGoal* goal = character->add_goals();
+    goal->set_chain(k == bad ? "wing" : "left_arm");
+    *goal->mutable_target() = Vec(0.3 + 0.01 * k, 1.2, 0.2);
+  }
+  return request;
+}
+
+TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
+  absl::StatusOr<v1::Rig> humanoid =
+      ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
+  ASSERT_TRUE(humanoid.ok()) << humanoid.status();
+  ASSERT_TRUE(client_->RegisterRig(*humanoid).ok());
+  const v1::TickRequest request = ReachingCrowd(5, 3);
+  auto ticked = client_->Tick(request);
+  ASSERT_TRUE(ticked.ok()) << ticked.status();
+  ASSERT_EQ(ticked->characters_size(), 5);
+  EXPECT_EQ(ticked->characters(3).goals_status().code(),
+            static_cast<int>(absl::StatusCode::kNotFound));
+  EXPECT_EQ(ticked->characters(3).goals_status().field(),
+            "characters[3].goals[0].chain");
+
+  TickStream stream(*client_);
+  for (int tick = 0; tick < 3; ++tick) {
+    auto answer = stream.Tick(request);
+    ASSERT_TRUE(answer.ok()) << answer.status();
+    EXPECT_EQ(answer->sequence(), static_cast<std::uint64_t>(tick + 1));
+    // The same answers as the unary call, tick after tick.
+    answer->set_sequence(ticked->sequence());
+    EXPECT_EQ(answer->SerializeAsString(), ticked->SerializeAsString());
+  }
+  // A tick that fails as a whole leaves the stream usable.
+  auto empty = stream.Tick(v1::TickRequest());
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(empty.status().message(), HasSubstr("characters"));
+  auto again = stream.Tick(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->sequence(), 5u);
+
+  for (int k = 0; k < 5; ++k) {
+    if (k == 3) continue;
+    v1::SolveChainRequest single;
+    single.set_rig("humanoid");
+    *single.mutable_goals() = request.characters(k).goals();
+    auto solved = client_->SolveChain(single);
+    ASSERT_TRUE(solved.ok()) << solved.status();
+    EXPECT_EQ(solved->results(0).SerializeAsString(),
+              ticked->characters(k).goals(0).SerializeAsString());
+  }
+  EXPECT_TRUE(stream.Close().ok());
+  EXPECT_EQ(stream.Tick(request).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace ik

@@ -21,7 +21,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,12 @@ class Client {
   // heightfields, registered terrains).
   absl::StatusOr<v1::GroundFeetResponse> GroundFeet(
       const v1::GroundFeetRequest& request);
+  // Many characters' grounding, goals and dynamics in one call (a game
+  // server's tick). Per-character and per-job failures come back inside the
+  // answer (TickCharacterResult's statuses); the call fails only when the
+  // tick as a whole does. For tick after tick, TickStream below saves the
+  // call setup.
+  absl::StatusOr<v1::TickResponse> Tick(const v1::TickRequest& request);
 
   // Terrains (heightfields and triangle meshes) for GroundFeet to name.
   // A large mesh may need a longer deadline (the server builds its BVH) and
@@ -106,6 +114,46 @@ class Client {
 // grpc::Status -> absl::Status; the codes share their numbering. The status
 // details the server sent (a serialised google.rpc.Status) travel along as
 // the payload kRpcStatusPayload.
+// One TickStream kept open for tick after tick. Not thread-safe: one Tick
+// at a time.
+//
+//   ik::TickStream stream(client);
+//   for (;;) {
+//     absl::StatusOr<ik::v1::TickResponse> answer = stream.Tick(request);
+//     ...
+//   }
+class TickStream {
+ public:
+  // Opens the stream on `client`'s channel. It has no deadline: it lasts as
+  // long as this object (cancel it from another thread with Cancel()).
+  explicit TickStream(const Client& client);
+  // Closes the stream (Close() if not called yet).
+  ~TickStream();
+  TickStream(const TickStream&) = delete;
+  TickStream& operator=(const TickStream&) = delete;
+
+  // Sends `request` under the next sequence number and returns its answer.
+  // A tick that fails as a whole gives its status (the stream stays usable);
+  // a broken stream gives the stream's final status, and every later call
+  // fails with it.
+  absl::StatusOr<v1::TickResponse> Tick(v1::TickRequest request);
+
+  // Closes the sending side and returns the stream's final status.
+  absl::Status Close();
+
+  // Cancels the stream: a Tick waiting for its answer returns CANCELLED.
+  // Thread-safe.
+  void Cancel() { context_.TryCancel(); }
+
+ private:
+  std::unique_ptr<v1::IkService::Stub> stub_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::TickRequest, v1::TickResponse>>
+      stream_;
+  std::uint64_t sequence_ = 0;
+  std::optional<absl::Status> closed_;
+};
+
 absl::Status FromGrpcStatus(const grpc::Status& status);
 
 // The payload type URL under which FromGrpcStatus keeps the details.
