@@ -13,6 +13,8 @@
 //     terrain register FILE [--replace] | list | delete NAME
 //     ground --rig=NAME (--plane=PX,PY,PZ,NX,NY,NZ ... | --terrain=NAME)
 //            [--root=X,Y,Z] [--pose=FILE] [--weights=L,R]
+//     tick --rig=NAME [--characters=N] [--ticks=T] [--terrain=NAME]
+//          [--dt=S] [--stream]
 //     health
 //
 // Exit status: 0 success, 1 the server answered with an error (or is not
@@ -238,6 +240,8 @@ int main(int argc, char** argv) {
       "--terrain=NAME[,...])\n"
       "        [--root=X,Y,Z] [--pose=FILE] [--weights=W1,W2,...]\n"
       "        [--tolerance=M] [--revision=R]   (--plane may be repeated)\n"
+      "  tick --rig=NAME [--characters=N] [--ticks=T] [--terrain=NAME] "
+      "[--dt=S] [--stream]\n"
       "  health");
   std::vector<std::string> planes;
   std::vector<char*> rest =
@@ -264,5 +268,6 @@ int main(int argc, char** argv) {
   if (command == "ground") {
     return ik::ctl::GroundCommand(client, args, planes);
   }
+  if (command == "tick") return ik::ctl::TickCommand(client, args);
   return Usage("unknown command '" + command + "'");
 }

@@ -86,6 +86,10 @@ int TerrainCommand(ik::Client& client, const std::vector<std::string>& args,
 int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
                   const std::vector<std::string>& planes);
 
+// ikctl tick (ikctl_tick.cc): a synthetic crowd of --characters driven for
+// --ticks through Tick or TickStream.
+int TickCommand(ik::Client& client, const std::vector<std::string>& args);
+
 // Removes every `--NAME=V` and `--NAME V` from argv (a flag that may be
 // given more than once, which absl flags do not support), appending each V
 // to `values`; returns the remaining arguments.

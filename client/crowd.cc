@@ -1,0 +1,235 @@
+#include "crowd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "ik/base/math.h"
+
+namespace ik {
+namespace {
+
+// The stairs' span, where the crowd walks (along +Z, wrapping around).
+constexpr double kMinX = -0.8;
+constexpr double kMaxX = 0.8;
+constexpr double kMinZ = -0.9;
+constexpr double kWalkLength = 3.6;
+
+v1::Quat ToWire(const Quat& q) {
+  v1::Quat out;
+  out.set_x(q.x);
+  out.set_y(q.y);
+  out.set_z(q.z);
+  out.set_w(q.w);
+  return out;
+}
+
+Quat FromWire(const v1::Quat& q) { return Quat(q.w(), q.x(), q.y(), q.z()); }
+
+// The ground height under the crowd's root along the walk: a ramp up the
+// stairs (0 before z = 0, 0.9 m after z = 1.5).
+double RootHeight(double z) { return 0.9 * std::clamp(z / 1.5, 0.0, 1.0); }
+
+// How far a joint swings in the walk cycle, radians, by its name.
+double Swing(const std::string& name) {
+  if (absl::StrContains(name, "hip")) return 0.45;
+  if (absl::StrContains(name, "knee")) return 0.35;
+  if (absl::StrContains(name, "shoulder")) return 0.3;
+  if (absl::StrContains(name, "ponytail")) return 0.0;  // dynamics moves it
+  return 0.06;
+}
+
+// Sets joint `index`'s rotation in `pose` (replacing its override).
+void SetRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
+  for (v1::JointPose& joint : *pose.mutable_joints()) {
+    if (joint.joint_case() == v1::JointPose::kIndex && joint.index() == index) {
+      *joint.mutable_local()->mutable_rotation() = rotation;
+      return;
+    }
+  }
+  v1::JointPose* joint = pose.add_joints();
+  joint->set_index(index);
+  *joint->mutable_local()->mutable_rotation() = rotation;
+}
+
+void SetRotations(
+    v1::Pose& pose,
+    const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations) {
+  for (const v1::JointRotation& joint : rotations) {
+    SetRotation(pose, joint.index(), joint.rotation());
+  }
+}
+
+v1::JobStatus ToJobStatus(const absl::Status& status) {
+  v1::JobStatus out;
+  out.set_code(static_cast<int>(status.code()));
+  out.set_message(std::string(status.message()));
+  return out;
+}
+
+}  // namespace
+
+SyntheticCrowd::SyntheticCrowd(const v1::Rig& rig, const CrowdOptions& options)
+    : rig_(rig), options_(options) {
+  std::mt19937_64 engine(options.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  walkers_.resize(options.characters);
+  for (Walker& walker : walkers_) {
+    walker.x = kMinX + (kMaxX - kMinX) * unit(engine);
+    walker.z = kWalkLength * unit(engine);
+    walker.heading = 0.3 * (unit(engine) - 0.5);
+    walker.phase = 2.0 * kPi * unit(engine);
+    walker.speed = 1.0 + 0.4 * unit(engine);
+  }
+  if (!options.terrain.empty()) {
+    request_.mutable_shared_ground()->add_terrains(options.terrain);
+  }
+}
+
+void SyntheticCrowd::Pose(const Walker& walker,
+                          v1::TickCharacter& character) const {
+  const double z =
+      kMinZ + std::fmod(walker.z + walker.speed * time_, kWalkLength);
+  const Vec3 root(walker.x, RootHeight(z), z);
+  const Quat heading = AngleAxis(walker.heading, Vec3(0.0, 1.0, 0.0));
+  v1::Pose& pose = *character.mutable_pose();
+  v1::Transform& root_transform = *pose.mutable_root();
+  root_transform.mutable_translation()->set_x(root.x);
+  root_transform.mutable_translation()->set_y(root.y);
+  root_transform.mutable_translation()->set_z(root.z);
+  *root_transform.mutable_rotation() = ToWire(heading);
+  // Every joint: its rest rotation swung about its local X by the cycle.
+  const double cycle = 2.0 * kPi * 0.9 * walker.speed * time_ + walker.phase;
+  const bool posed = pose.joints_size() == rig_.joints_size();
+  for (int j = 0; j < rig_.joints_size(); ++j) {
+    const v1::Joint& joint = rig_.joints(j);
+    const Quat rest = joint.rest().has_rotation()
+                          ? FromWire(joint.rest().rotation())
+                          : IdentityQuat();
+    const double side = absl::StrContains(joint.name(), "right") ? -1.0 : 1.0;
+    const Quat swing =
+        AngleAxis(Swing(joint.name()) * side * std::sin(cycle + 0.37 * j),
+                  Vec3(1.0, 0.0, 0.0));
+    v1::JointPose& joint_pose =
+        posed ? *pose.mutable_joints(j) : *pose.add_joints();
+    joint_pose.set_index(j);
+    *joint_pose.mutable_local()->mutable_rotation() =
+        ToWire(glm::normalize(rest * swing));
+  }
+  if (!options_.terrain.empty() && rig_.legs_size() > 0 &&
+      !character.has_ground()) {
+    v1::GroundFeetRequest& ground = *character.mutable_ground();
+    for (int l = 0; l < rig_.legs_size(); ++l) ground.add_weights(1.0);
+  }
+  const bool aimed =
+      character.goals_size() == static_cast<int>(options_.goal_chains.size());
+  for (size_t g = 0; g < options_.goal_chains.size(); ++g) {
+    v1::ChainGoal& goal =
+        aimed ? *character.mutable_goals(g) : *character.add_goals();
+    goal.set_chain(options_.goal_chains[g]);
+    const double side = g % 2 == 0 ? 1.0 : -1.0;
+    const Vec3 reach(0.22 * side, 1.2 + 0.08 * std::sin(cycle + g),
+                     0.3 + 0.05 * std::cos(cycle));
+    const Vec3 target = root + heading * reach;
+    goal.mutable_target()->set_x(target.x);
+    goal.mutable_target()->set_y(target.y);
+    goal.mutable_target()->set_z(target.z);
+  }
+  if (options_.dynamics && rig_.dynamic_chains_size() > 0) {
+    v1::StepDynamicsRequest& dynamics = *character.mutable_dynamics();
+    dynamics.set_delta_time(options_.delta_time);
+    dynamics.clear_states();
+    for (const v1::DynamicChainState& state : walker.states) {
+      *dynamics.add_states() = state;
+    }
+  }
+}
+
+const v1::TickRequest& SyntheticCrowd::NextTick() {
+  time_ += options_.delta_time;
+  request_.set_sequence(++sequence_);
+  // Built on the first tick, updated in place after.
+  const bool built = request_.characters_size() == options_.characters;
+  for (int k = 0; k < options_.characters; ++k) {
+    v1::TickCharacter& character =
+        built ? *request_.mutable_characters(k) : *request_.add_characters();
+    if (!built) {
+      character.set_id(absl::StrCat(k));
+      character.set_rig(rig_.name());
+    }
+    Pose(walkers_[k], character);
+  }
+  return request_;
+}
+
+void SyntheticCrowd::Absorb(const v1::TickResponse& response) {
+  const int count = std::min(response.characters_size(), options_.characters);
+  for (int k = 0; k < count; ++k) {
+    const v1::TickCharacterResult& character = response.characters(k);
+    std::vector<v1::DynamicChainState>& states = walkers_[k].states;
+    states.clear();
+    if (character.dynamics_status().code() != 0) continue;
+    for (const v1::DynamicChainResult& chain : character.dynamics().results()) {
+      states.push_back(chain.state());
+    }
+  }
+}
+
+absl::StatusOr<v1::TickResponse> SyntheticCrowd::RunAsSingleCalls(
+    Client& client) const {
+  v1::TickResponse response;
+  response.set_sequence(request_.sequence());
+  for (const v1::TickCharacter& character : request_.characters()) {
+    v1::TickCharacterResult& out = *response.add_characters();
+    out.set_id(character.id());
+    v1::Pose pose = character.pose();
+    if (character.has_ground()) {
+      v1::GroundFeetRequest ground = character.ground();
+      ground.set_rig(character.rig());
+      *ground.mutable_pose() = pose;
+      *ground.mutable_ground() = request_.shared_ground();
+      absl::StatusOr<v1::GroundFeetResponse> answer = client.GroundFeet(ground);
+      if (answer.ok()) {
+        SetRotations(pose, answer->rotations());
+        v1::Vec3& root = *pose.mutable_root()->mutable_translation();
+        root.set_y(root.y() + answer->root_offset().y());
+        *out.mutable_ground() = *std::move(answer);
+      } else {
+        *out.mutable_ground_status() = ToJobStatus(answer.status());
+      }
+    }
+    if (character.goals_size() > 0) {
+      v1::SolveChainRequest solve;
+      solve.set_rig(character.rig());
+      *solve.mutable_pose() = pose;
+      *solve.mutable_goals() = character.goals();
+      absl::StatusOr<v1::SolveChainResponse> answer = client.SolveChain(solve);
+      if (answer.ok()) {
+        for (const v1::GoalResult& result : answer->results()) {
+          SetRotations(pose, result.rotations());
+          *out.add_goals() = result;
+        }
+      } else {
+        *out.mutable_goals_status() = ToJobStatus(answer.status());
+      }
+    }
+    if (character.has_dynamics()) {
+      v1::StepDynamicsRequest dynamics = character.dynamics();
+      dynamics.set_rig(character.rig());
+      *dynamics.mutable_pose() = pose;
+      absl::StatusOr<v1::StepDynamicsResponse> answer =
+          client.StepDynamics(dynamics);
+      if (answer.ok()) {
+        *out.mutable_dynamics() = *std::move(answer);
+      } else {
+        *out.mutable_dynamics_status() = ToJobStatus(answer.status());
+      }
+    }
+  }
+  return response;
+}
+
+}  // namespace ik
