@@ -155,6 +155,20 @@ grep -q 'INVALID_ARGUMENT: weights\[1\]' <<<"$err" || fail "weights: $err"
 out=$("$IKCTL" --server="$SERVER" terrain delete e2e_stairs) || fail "delete"
 grep -q '^deleted e2e_stairs sha256:' <<<"$out" || fail "delete: $out"
 
+# The tick (issue 14's "done when"): a crowd of 200 walking over the stairs,
+# unary and on one stream; every job of every character answered.
+for mode in "" "--stream"; do
+  # shellcheck disable=SC2086  # empty or one flag
+  out=$("$IKCTL" --server="$SERVER" tick --rig humanoid --characters 200 \
+    --ticks 3 --terrain stairs $mode) || fail "tick $mode: $out"
+  [[ $(grep -c '^tick [123]: 200 characters in .* ms; feet grounded .*, goals reached 400/400, dynamic chains stepped 200; failed: 0 characters, 0 jobs$' \
+    <<<"$out") -eq 3 ]] || fail "tick $mode: $out"
+done
+code=0
+"$IKCTL" --server="$SERVER" tick --rig nobody --ticks 1 2>/dev/null \
+  || code=$?
+[[ $code -eq 1 ]] || fail "tick unknown rig exit code $code"
+
 code=0
 "$IKCTL" --server="$SERVER" frobnicate 2>/dev/null || code=$?
 [[ $code -eq 2 ]] || fail "usage error exit code $code"
