@@ -6,6 +6,9 @@
 //   ikd_loadgen --rpc=ground --terrain=stairs --center_x=0 --center_y=0.3
 //               --center_z=0.9 --half_size=0.6
 //
+//   ikd_loadgen --rpc=tick --characters=1000 --ticks=100 [--stream]
+//               [--ikd_pid=PID] [--single_ticks=3]
+//
 // Each thread sends --requests/--threads calls back to back on one shared
 // channel, then the tool prints throughput and latency percentiles. SolveChain
 // (--rpc=solve): --goals targets per call drawn from a seeded generator in the
@@ -13,26 +16,42 @@
 // its root at seeded places in that box, standing on --terrain. It stops by
 // itself: the work is a fixed count, and every call has a deadline. Use only
 // against servers on this machine (loopback).
+//
+// Tick (--rpc=tick): the synthetic crowd of client/crowd.h (--characters of
+// --rig walking over --terrain: full animated pose, grounding of both legs,
+// two hand goals, dynamics states carried tick to tick), --ticks ticks back
+// to back from one caller, unary or on one TickStream; then the same crowd's
+// next --single_ticks ticks as single calls (GroundFeet, SolveChain,
+// StepDynamics per character), for the ratio in the same run. With
+// --ikd_pid, ikd's CPU time (user + system, /proc/PID/stat) per tick and per
+// character for both.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "crowd.h"
 #include "ik/client.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address");
 ABSL_FLAG(int, threads, 2, "concurrent callers");
 ABSL_FLAG(int, requests, 20000, "total calls");
 ABSL_FLAG(std::string, rpc, "solve",
-          "solve (SolveChain) | ground (GroundFeet)");
+          "solve (SolveChain) | ground (GroundFeet) | tick (Tick, TickStream)");
 ABSL_FLAG(std::string, terrain, "stairs", "ground: registered terrain");
 ABSL_FLAG(std::string, rig, "humanoid", "rig to solve");
 ABSL_FLAG(std::string, chain, "left_arm", "chain to solve");
@@ -43,6 +62,13 @@ ABSL_FLAG(double, center_y, 1.2, "centre of the box, world Y");
 ABSL_FLAG(double, center_z, 0.15, "centre of the box, world Z");
 ABSL_FLAG(double, half_size, 0.15, "half size of the box, m");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the target generator");
+ABSL_FLAG(int, characters, 1000, "tick: characters per tick");
+ABSL_FLAG(int, ticks, 100, "tick: ticks to send");
+ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
+ABSL_FLAG(int, single_ticks, 3,
+          "tick: ticks run again as single calls for comparison (0: none)");
+ABSL_FLAG(int, ikd_pid, 0,
+          "tick: ikd's process id, to report its CPU time (0: not reported)");
 
 namespace {
 
@@ -133,6 +159,130 @@ double Percentile(const std::vector<double>& sorted, double p) {
   return sorted[index];
 }
 
+// CPU seconds (user + system) process `pid` has used; 0 when unknown.
+double ProcessCpuSeconds(int pid) {
+  if (pid <= 0) return 0.0;
+  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  if (!std::getline(stat, line)) return 0.0;
+  // Fields after the command (which may hold spaces) in parentheses.
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0.0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// One way of sending ticks, measured.
+struct TickRun {
+  std::vector<double> latencies_ms;
+  double seconds = 0.0;
+  double ikd_cpu_seconds = 0.0;
+  int failed_jobs = 0;
+  std::string first_error;
+};
+
+int FailedJobs(const ik::v1::TickResponse& answer) {
+  int failed = 0;
+  for (const ik::v1::TickCharacterResult& c : answer.characters()) {
+    failed += (c.status().code() != 0) + (c.ground_status().code() != 0) +
+              (c.goals_status().code() != 0) +
+              (c.dynamics_status().code() != 0);
+  }
+  return failed;
+}
+
+// `ticks` ticks of `crowd`, each sent by `send` (which returns the answer).
+template <typename Send>
+TickRun RunTicks(ik::SyntheticCrowd& crowd, int ticks, int pid, Send&& send) {
+  TickRun run;
+  const double cpu_before = ProcessCpuSeconds(pid);
+  const auto start = std::chrono::steady_clock::now();
+  for (int t = 0; t < ticks; ++t) {
+    const ik::v1::TickRequest& request = crowd.NextTick();
+    const auto tick_start = std::chrono::steady_clock::now();
+    absl::StatusOr<ik::v1::TickResponse> answer = send(request);
+    run.latencies_ms.push_back(
+        std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now() - tick_start)
+            .count());
+    if (!answer.ok()) {
+      if (run.first_error.empty()) run.first_error = answer.status().ToString();
+      ++run.failed_jobs;
+      continue;
+    }
+    run.failed_jobs += FailedJobs(*answer);
+    crowd.Absorb(*answer);
+  }
+  run.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  run.ikd_cpu_seconds = ProcessCpuSeconds(pid) - cpu_before;
+  std::sort(run.latencies_ms.begin(), run.latencies_ms.end());
+  return run;
+}
+
+void PrintTickRun(const char* what, const TickRun& run, int ticks,
+                  int characters, int pid) {
+  absl::PrintF(
+      "%s: %d ticks of %d characters in %.2f s: %.1f ticks/s; tick latency "
+      "ms p50 %.2f p99 %.2f max %.2f",
+      what, ticks, characters, run.seconds, ticks / run.seconds,
+      Percentile(run.latencies_ms, 50), Percentile(run.latencies_ms, 99),
+      run.latencies_ms.empty() ? 0.0 : run.latencies_ms.back());
+  if (pid > 0) {
+    absl::PrintF("; ikd CPU %.2f ms per tick, %.2f us per character",
+                 1e3 * run.ikd_cpu_seconds / ticks,
+                 1e6 * run.ikd_cpu_seconds / ticks / characters);
+  }
+  absl::PrintF("; failed jobs %d%s%s\n", run.failed_jobs,
+               run.first_error.empty() ? "" : "; first: ", run.first_error);
+}
+
+// --rpc=tick.
+int RunTickLoad(ik::Client& client) {
+  absl::StatusOr<ik::v1::GetRigResponse> rig =
+      client.GetRig(absl::GetFlag(FLAGS_rig));
+  if (!rig.ok()) {
+    absl::FPrintF(stderr, "ikd_loadgen: %s\n", rig.status().ToString());
+    return 1;
+  }
+  ik::CrowdOptions options;
+  options.characters = std::max(1, absl::GetFlag(FLAGS_characters));
+  options.terrain = absl::GetFlag(FLAGS_terrain);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  ik::SyntheticCrowd crowd(rig->rig(), options);
+  const int ticks = std::max(1, absl::GetFlag(FLAGS_ticks));
+  const int pid = absl::GetFlag(FLAGS_ikd_pid);
+  const bool streamed = absl::GetFlag(FLAGS_stream);
+  std::optional<ik::TickStream> stream;
+  if (streamed) stream.emplace(client);
+  const TickRun ticked =
+      RunTicks(crowd, ticks, pid, [&](const ik::v1::TickRequest& request) {
+        return streamed ? stream->Tick(request) : client.Tick(request);
+      });
+  PrintTickRun(streamed ? "TickStream" : "Tick", ticked, ticks,
+               options.characters, pid);
+  const int single_ticks = absl::GetFlag(FLAGS_single_ticks);
+  int failed = ticked.failed_jobs;
+  if (single_ticks > 0) {
+    const TickRun single = RunTicks(
+        crowd, single_ticks, pid, [&](const ik::v1::TickRequest& /*request*/) {
+          return crowd.RunAsSingleCalls(client);
+        });
+    PrintTickRun("single calls", single, single_ticks, options.characters, pid);
+    if (pid > 0 && ticked.ikd_cpu_seconds > 0.0) {
+      absl::PrintF("ikd CPU per character: tick / single calls = %.3f\n",
+                   (ticked.ikd_cpu_seconds / ticks) /
+                       (single.ikd_cpu_seconds / single_ticks));
+    }
+    failed += single.failed_jobs;
+  }
+  return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,8 +290,8 @@ int main(int argc, char** argv) {
   const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
   const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
   const std::string rpc = absl::GetFlag(FLAGS_rpc);
-  if (rpc != "solve" && rpc != "ground") {
-    absl::FPrintF(stderr, "ikd_loadgen: --rpc must be solve or ground\n");
+  if (rpc != "solve" && rpc != "ground" && rpc != "tick") {
+    absl::FPrintF(stderr, "ikd_loadgen: --rpc must be solve, ground or tick\n");
     return 2;
   }
 
@@ -154,6 +304,7 @@ int main(int argc, char** argv) {
     absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
     return 1;
   }
+  if (rpc == "tick") return RunTickLoad(client);
 
   std::vector<ThreadResult> results(threads);
   std::vector<std::thread> callers;
