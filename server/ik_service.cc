@@ -25,8 +25,8 @@ class TickStreamReactor final
     : public grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse> {
  public:
   TickStreamReactor(IkHandlers& handlers, SolverPool& pool)
-      : handlers_(handlers), pool_(pool) {
-    StartRead(&request_);
+      : handlers_(handlers), pool_(pool), arena_(CallArenaOptions()) {
+    ReadNext();
   }
 
   void OnReadDone(bool ok) override {
@@ -35,14 +35,13 @@ class TickStreamReactor final
       return;
     }
     pool_.Post([this] {
-      response_.Clear();
-      const absl::Status status = handlers_.Tick(request_, response_, pool_);
+      const absl::Status status = handlers_.Tick(*request_, *response_, pool_);
       if (!status.ok()) {
-        response_.Clear();
-        response_.set_sequence(request_.sequence());
-        StatusToProto(status, *response_.mutable_status());
+        response_->Clear();
+        response_->set_sequence(request_->sequence());
+        StatusToProto(status, *response_->mutable_status());
       }
-      StartWrite(&response_);
+      StartWrite(response_);
     });
   }
 
@@ -52,16 +51,27 @@ class TickStreamReactor final
                           "the answer could not be written"));
       return;
     }
-    StartRead(&request_);
+    ReadNext();
   }
 
   void OnDone() override { delete this; }
 
  private:
+  // Each tick's request and answer on the stream's arena, emptied first:
+  // its blocks are reused tick after tick.
+  void ReadNext() {
+    arena_.Reset();
+    request_ = google::protobuf::Arena::CreateMessage<v1::TickRequest>(&arena_);
+    response_ =
+        google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena_);
+    StartRead(request_);
+  }
+
   IkHandlers& handlers_;
   SolverPool& pool_;
-  v1::TickRequest request_;
-  v1::TickResponse response_;
+  google::protobuf::Arena arena_;
+  v1::TickRequest* request_ = nullptr;
+  v1::TickResponse* response_ = nullptr;
 };
 
 }  // namespace
@@ -74,6 +84,15 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     reactor->Finish(ToGrpcStatus(handler()));
   });
   return reactor;
+}
+
+IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
+                     const ServiceLimits& limits, SolverPool& pool)
+    : handlers_(rigs, terrains, limits), pool_(pool) {
+  SetMessageAllocatorFor_SolveChain(&solve_chain_allocator_);
+  SetMessageAllocatorFor_GroundFeet(&ground_feet_allocator_);
+  SetMessageAllocatorFor_StepDynamics(&step_dynamics_allocator_);
+  SetMessageAllocatorFor_Tick(&tick_allocator_);
 }
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {

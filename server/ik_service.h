@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "ik/v1/ik.grpc.pb.h"
+#include "server/arena_allocator.h"
 #include "server/handlers.h"
 #include "server/solver_pool.h"
 
@@ -27,8 +28,7 @@ class IkService final : public v1::IkService::CallbackService {
  public:
   // The registries and the pool must outlive the service.
   IkService(RigRegistry& rigs, TerrainRegistry& terrains,
-            const ServiceLimits& limits, SolverPool& pool)
-      : handlers_(rigs, terrains, limits), pool_(pool) {}
+            const ServiceLimits& limits, SolverPool& pool);
 
   grpc::ServerUnaryReactor* RegisterRig(
       grpc::CallbackServerContext* context,
@@ -81,6 +81,14 @@ class IkService final : public v1::IkService::CallbackService {
 
   IkHandlers handlers_;
   SolverPool& pool_;
+  // The solving methods' requests and answers live on a per-call arena.
+  ArenaMessageAllocator<v1::SolveChainRequest, v1::SolveChainResponse>
+      solve_chain_allocator_;
+  ArenaMessageAllocator<v1::GroundFeetRequest, v1::GroundFeetResponse>
+      ground_feet_allocator_;
+  ArenaMessageAllocator<v1::StepDynamicsRequest, v1::StepDynamicsResponse>
+      step_dynamics_allocator_;
+  ArenaMessageAllocator<v1::TickRequest, v1::TickResponse> tick_allocator_;
 };
 
 }  // namespace ik::server
