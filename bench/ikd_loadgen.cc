@@ -182,6 +182,9 @@ struct TickRun {
   double ikd_cpu_seconds = 0.0;
   int failed_jobs = 0;
   std::string first_error;
+  // Wire bytes of the last tick's request and answer.
+  size_t request_bytes = 0;
+  size_t answer_bytes = 0;
 };
 
 int FailedJobs(const ik::v1::TickResponse& answer) {
@@ -214,6 +217,8 @@ TickRun RunTicks(ik::SyntheticCrowd& crowd, int ticks, int pid, Send&& send) {
       continue;
     }
     run.failed_jobs += FailedJobs(*answer);
+    run.request_bytes = request.ByteSizeLong();
+    run.answer_bytes = answer->ByteSizeLong();
     crowd.Absorb(*answer);
   }
   run.seconds =
@@ -237,6 +242,8 @@ void PrintTickRun(const char* what, const TickRun& run, int ticks,
                  1e3 * run.ikd_cpu_seconds / ticks,
                  1e6 * run.ikd_cpu_seconds / ticks / characters);
   }
+  absl::PrintF("; bytes per character: request %d, answer %d",
+               run.request_bytes / characters, run.answer_bytes / characters);
   absl::PrintF("; failed jobs %d%s%s\n", run.failed_jobs,
                run.first_error.empty() ? "" : "; first: ", run.first_error);
 }

@@ -95,11 +95,13 @@ absl::StatusOr<std::map<std::string, int>> StatesByChain(
 
 // One step of `chain` from the request's state `state_index` (-1: none)
 // on the pose (`world`: its world transforms), as the answer's result.
-absl::StatusOr<v1::DynamicChainResult> StepChain(
-    const v1::StepDynamicsRequest& request, const Character& character,
-    const DynamicChainBinding& chain, int state_index,
-    absl::Span<const Transform> world, absl::Span<const Transform> locals,
-    const WindSettings* wind, absl::string_view revision) {
+absl::Status StepChain(const v1::StepDynamicsRequest& request,
+                       const Character& character,
+                       const DynamicChainBinding& chain, int state_index,
+                       absl::Span<const Transform> world,
+                       absl::Span<const Transform> locals,
+                       const WindSettings* wind, absl::string_view revision,
+                       AnswerNames names, v1::DynamicChainResult& result) {
   DynamicState state;
   std::string state_path = "states";
   if (state_index >= 0) {
@@ -122,8 +124,9 @@ absl::StatusOr<v1::DynamicChainResult> StepChain(
   step.rotations_local = absl::MakeSpan(rotations);
   step.report = &report;
   if (absl::Status status = step.Run(); !status.ok()) return status;
-  return DynamicChainResultToProto(character.rig, chain, rotations, state,
-                                   report, revision);
+  DynamicChainResultToProto(character.rig, chain, rotations, state, report,
+                            revision, names, result);
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -136,12 +139,14 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   absl::StatusOr<DensePose> pose =
       PoseFromProto(request.pose(), (*entry)->rig());
   if (!pose.ok()) return pose.status();
-  return StepPoseDynamics(**entry, request, *pose, response);
+  return StepPoseDynamics(**entry, request, *pose, AnswerNames::kWithNames,
+                          response);
 }
 
 absl::Status IkHandlers::StepPoseDynamics(
     const RigEntry& entry, const v1::StepDynamicsRequest& request,
-    const DensePose& pose, v1::StepDynamicsResponse& response) const {
+    const DensePose& pose, AnswerNames names,
+    v1::StepDynamicsResponse& response) const {
   const Character& character = entry.character;
   const Rig& rig = character.rig;
   const std::string& revision = entry.revision;
@@ -175,12 +180,14 @@ absl::Status IkHandlers::StepPoseDynamics(
   response.set_revision(revision);
   for (const DynamicChainBinding* chain : *chains) {
     auto found = state_index->find(chain->name);
-    absl::StatusOr<v1::DynamicChainResult> result =
-        StepChain(request, character, *chain,
-                  found == state_index->end() ? -1 : found->second, world,
-                  pose.locals, wind.has_value() ? &*wind : nullptr, revision);
-    if (!result.ok()) return result.status();
-    *response.add_results() = *std::move(result);
+    if (absl::Status status =
+            StepChain(request, character, *chain,
+                      found == state_index->end() ? -1 : found->second, world,
+                      pose.locals, wind.has_value() ? &*wind : nullptr,
+                      revision, names, *response.add_results());
+        !status.ok()) {
+      return status;
+    }
   }
   return absl::OkStatus();
 }

@@ -85,13 +85,14 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
       !status.ok()) {
     return status;
   }
-  return GroundPose(**entry, request, ground, *pose, response);
+  return GroundPose(**entry, request, ground, *pose, AnswerNames::kWithNames,
+                    response);
 }
 
 absl::Status IkHandlers::GroundPose(const RigEntry& entry,
                                     const v1::GroundFeetRequest& request,
                                     const RequestGround& ground,
-                                    DensePose& pose,
+                                    DensePose& pose, AnswerNames names,
                                     v1::GroundFeetResponse& response) const {
   const Rig& rig = entry.rig();
   const absl::Span<const Leg> rig_legs = entry.character.legs;
@@ -125,7 +126,8 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
   if (absl::Status status = job.Run(); !status.ok()) return status;
 
   response.set_revision(entry.revision);
-  GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, response);
+  GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, names,
+                          response);
   for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
     response.add_terrain_revisions(terrain->revision);
   }

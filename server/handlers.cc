@@ -147,14 +147,14 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
       PoseFromProto(request.pose(), (*entry)->rig());
   if (!pose.ok()) return pose.status();
   response.set_revision((*entry)->revision);
-  return SolveGoals(**entry, request.goals(), *pose,
+  return SolveGoals(**entry, request.goals(), *pose, AnswerNames::kWithNames,
                     *response.mutable_results());
 }
 
 absl::Status IkHandlers::SolveGoals(
     const RigEntry& entry,
     const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
-    DensePose& pose,
+    DensePose& pose, AnswerNames names,
     google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const {
   if (goals.size() > limits_.max_goals_per_request) {
     return FieldError(
@@ -185,7 +185,7 @@ absl::Status IkHandlers::SolveGoals(
   for (const ChainGoal& goal : converted) {
     job.goal = &goal;
     if (absl::Status status = job.Run(); !status.ok()) return status;
-    *results.Add() = GoalResultToProto(goal, rig, result, pose.locals);
+    GoalResultToProto(goal, rig, result, pose.locals, names, *results.Add());
   }
   return absl::OkStatus();
 }

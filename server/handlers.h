@@ -60,7 +60,8 @@ class IkHandlers {
                     SolverPool& pool);
 
   // The jobs on one character's pose, shared by the single RPCs and Tick.
-  // Each names the fields of its own request message (e.g. "goals[2].target",
+  // Answers name joints as `names` says. Each names the fields of its own
+  // request message (e.g. "goals[2].target",
   // "weights[1]"); a tick roots them under its character.
   //
   // SolveChain's goals, solved in order on `pose`, their results appended to
@@ -68,7 +69,7 @@ class IkHandlers {
   absl::Status SolveGoals(
       const RigEntry& entry,
       const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
-      DensePose& pose,
+      DensePose& pose, AnswerNames names,
       google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const;
   // GroundFeet's pass on `pose` over `ground` (the request's `ground`
   // converted; `request`'s rig, revision, pose and ground are not read).
@@ -76,16 +77,17 @@ class IkHandlers {
   absl::Status GroundPose(const RigEntry& entry,
                           const v1::GroundFeetRequest& request,
                           const RequestGround& ground, DensePose& pose,
+                          AnswerNames names,
                           v1::GroundFeetResponse& response) const;
   // StepDynamics on `pose` (`request`'s rig, revision and pose are not read).
   absl::Status StepPoseDynamics(const RigEntry& entry,
                                 const v1::StepDynamicsRequest& request,
-                                const DensePose& pose,
+                                const DensePose& pose, AnswerNames names,
                                 v1::StepDynamicsResponse& response) const;
 
  private:
-  // One character of a tick (`path`: "characters[k]") into `out`.
-  void RunCharacter(const v1::TickCharacter& character, const std::string& path,
+  // Character `index` of a tick into `out`.
+  void RunCharacter(const v1::TickCharacter& character, int index,
                     const RequestGround* shared_ground,
                     v1::TickCharacterResult& out) const;
 

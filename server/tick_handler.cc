@@ -82,37 +82,43 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
   response.set_sequence(request.sequence());
   for (int k = 0; k < count; ++k) response.add_characters();
   pool.ParallelFor(count, [&](int k) {
-    RunCharacter(request.characters(k), absl::StrCat("characters[", k, "]"),
+    RunCharacter(request.characters(k), k,
                  shared.has_value() ? &*shared : nullptr,
                  *response.mutable_characters(k));
   });
   return absl::OkStatus();
 }
 
-void IkHandlers::RunCharacter(const v1::TickCharacter& character,
-                              const std::string& path,
+void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
                               const RequestGround* shared_ground,
                               v1::TickCharacterResult& out) const {
+  // Paths are built for errors only.
+  const auto path = [index](absl::string_view job) {
+    return absl::StrCat("characters[", index, "]", job);
+  };
   out.set_id(character.id());
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(character.rig(), character.revision());
   if (!entry.ok()) {
-    StatusToProto(Rooted(entry.status(), path), *out.mutable_status());
+    StatusToProto(Rooted(entry.status(), path("")), *out.mutable_status());
     return;
   }
   const RigEntry& rig_entry = **entry;
   const Rig& rig = rig_entry.rig();
   out.set_revision(rig_entry.revision);
-  absl::StatusOr<DensePose> incoming = PoseFromProto(character.pose(), rig);
-  if (!incoming.ok()) {
-    StatusToProto(Rooted(incoming.status(), path), *out.mutable_status());
+  // The poses of this thread's characters, reused: the incoming pose, the
+  // pose the jobs so far left, and the one the running job works on (handed
+  // on only when the job succeeded: a failed job leaves the pose as it was).
+  thread_local DensePose incoming;
+  thread_local DensePose pose;
+  thread_local DensePose working;
+  if (absl::Status status = PoseFromProto(character.pose(), rig, incoming);
+      !status.ok()) {
+    StatusToProto(Rooted(status, path("")), *out.mutable_status());
     return;
   }
-  DensePose pose = *incoming;
-  // Each job works on a copy of the pose it is given and hands it on only
-  // when it succeeded: a failed job leaves the pose as it was.
-  DensePose working;
-  const auto run_job = [&](const std::string& job_path, v1::JobStatus& status,
+  pose = incoming;
+  const auto run_job = [&](absl::string_view job_path, v1::JobStatus& status,
                            auto&& job) {
     working = pose;
     absl::Status result = job(working);
@@ -120,17 +126,17 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
       AsReadBack(pose, working);
       std::swap(pose, working);
     } else {
-      StatusToProto(Rooted(result, job_path), status);
+      StatusToProto(Rooted(result, path(job_path)), status);
     }
     return result.ok();
   };
+  constexpr AnswerNames kNames = AnswerNames::kIndexOnly;
 
   if (character.has_ground()) {
     const v1::GroundFeetRequest& ground = character.ground();
-    const std::string ground_path = absl::StrCat(path, ".ground");
     v1::GroundFeetResponse& answer = *out.mutable_ground();
     const bool ok =
-        run_job(ground_path, *out.mutable_ground_status(), [&](DensePose& p) {
+        run_job(".ground", *out.mutable_ground_status(), [&](DensePose& p) {
           if (absl::Status status = RequireUnsetInJob(
                   ground.rig(), ground.revision(), ground.has_pose());
               !status.ok()) {
@@ -149,7 +155,8 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
             return InvalidField(
                 "ground", "required: the tick has no shared_ground either");
           }
-          absl::Status status = GroundPose(rig_entry, ground, *used, p, answer);
+          absl::Status status =
+              GroundPose(rig_entry, ground, *used, p, kNames, answer);
           if (status.ok()) {
             p.root.translation += FromProto(answer.root_offset());
           }
@@ -159,25 +166,23 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
   }
   if (character.goals_size() > 0) {
     auto& goals = *out.mutable_goals();
-    const bool ok =
-        run_job(path, *out.mutable_goals_status(), [&](DensePose& p) {
-          return SolveGoals(rig_entry, character.goals(), p, goals);
-        });
+    const bool ok = run_job("", *out.mutable_goals_status(), [&](DensePose& p) {
+      return SolveGoals(rig_entry, character.goals(), p, kNames, goals);
+    });
     if (!ok) goals.Clear();
   }
   if (character.has_dynamics()) {
     const v1::StepDynamicsRequest& dynamics = character.dynamics();
     v1::StepDynamicsResponse& answer = *out.mutable_dynamics();
-    const bool ok = run_job(
-        absl::StrCat(path, ".dynamics"), *out.mutable_dynamics_status(),
-        [&](DensePose& p) {
+    const bool ok =
+        run_job(".dynamics", *out.mutable_dynamics_status(), [&](DensePose& p) {
           if (absl::Status status = RequireUnsetInJob(
                   dynamics.rig(), dynamics.revision(), dynamics.has_pose());
               !status.ok()) {
             return status;
           }
           absl::Status status =
-              StepPoseDynamics(rig_entry, dynamics, p, answer);
+              StepPoseDynamics(rig_entry, dynamics, p, kNames, answer);
           if (!status.ok()) return status;
           for (const v1::DynamicChainResult& chain : answer.results()) {
             for (const v1::JointRotation& joint : chain.rotations()) {
@@ -191,9 +196,9 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character,
 
   *out.mutable_root() = ToProto(pose.root);
   for (int j = 0; j < rig.joint_count(); ++j) {
-    if (!SameBits(pose.locals[j].rotation, incoming->locals[j].rotation)) {
-      AddJointRotation(rig, j, pose.locals[j].rotation,
-                       out.mutable_rotations());
+    if (!SameBits(pose.locals[j].rotation, incoming.locals[j].rotation)) {
+      AddJointRotation(rig, j, pose.locals[j].rotation, out.mutable_rotations(),
+                       kNames);
     }
   }
 }

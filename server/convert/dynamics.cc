@@ -55,23 +55,26 @@ DynamicState StateFromProto(const v1::DynamicChainState& state) {
   return out;
 }
 
-v1::DynamicChainResult DynamicChainResultToProto(
-    const Rig& rig, const DynamicChainBinding& chain,
-    const std::vector<Quat>& rotations, const DynamicState& state,
-    const DynamicsReport& report, absl::string_view revision) {
-  v1::DynamicChainResult result;
+void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
+                               const std::vector<Quat>& rotations,
+                               const DynamicState& state,
+                               const DynamicsReport& report,
+                               absl::string_view revision, AnswerNames names,
+                               v1::DynamicChainResult& result) {
   result.set_chain(chain.name);
   for (size_t k = 0; k < chain.joints.size(); ++k) {
     const int joint = chain.joints[k];
-    result.add_joints(rig.joint(joint).name);
+    if (names == AnswerNames::kWithNames) {
+      result.add_joints(rig.joint(joint).name);
+    }
     if (!chain.turns[k]) continue;  // a leaf keeps its animation
-    AddJointRotation(rig, joint, rotations[k], result.mutable_rotations());
+    AddJointRotation(rig, joint, rotations[k], result.mutable_rotations(),
+                     names);
   }
   *result.mutable_state() = StateToProto(state, chain.name, revision);
   result.set_substeps(report.substeps);
   result.set_clamped(report.clamped);
   result.set_reset(ResetToProto(report.reset));
-  return result;
 }
 
 }  // namespace ik::server

@@ -11,6 +11,7 @@
 #include "ik/dynamics/dynamics.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/dynamics.pb.h"
+#include "server/convert/values.h"
 
 namespace ik::server {
 
@@ -19,11 +20,13 @@ DynamicState StateFromProto(const v1::DynamicChainState& state);
 
 // One chain's answer: the simulated joints, the rotations of those that
 // turn (`rotations`, one per chain joint), the new state tagged with the
-// chain and the rig revision, and the step's report.
-v1::DynamicChainResult DynamicChainResultToProto(
-    const Rig& rig, const DynamicChainBinding& chain,
-    const std::vector<Quat>& rotations, const DynamicState& state,
-    const DynamicsReport& report, absl::string_view revision);
+// chain and the rig revision, and the step's report, into `result`.
+void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
+                               const std::vector<Quat>& rotations,
+                               const DynamicState& state,
+                               const DynamicsReport& report,
+                               absl::string_view revision, AnswerNames names,
+                               v1::DynamicChainResult& result);
 
 }  // namespace ik::server
 

@@ -41,6 +41,7 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
                              absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
                              absl::Span<const FootResult> feet,
+                             AnswerNames names,
                              v1::GroundFeetResponse& response) {
   response.set_pelvis_drop(report.pelvis_drop);
   response.set_pelvis_drop_target(report.pelvis_drop_target);
@@ -50,7 +51,7 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
     const Leg& leg = legs[l];
     for (int joint : {leg.hip, leg.knee, leg.ankle}) {
       AddJointRotation(rig, joint, locals[joint].rotation,
-                       response.mutable_rotations());
+                       response.mutable_rotations(), names);
     }
     const FootResult& foot = feet[l];
     v1::FootResult* out = response.add_feet();

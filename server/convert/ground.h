@@ -16,6 +16,7 @@
 #include "ik/ground/grounding.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/ground.pb.h"
+#include "server/convert/values.h"
 
 namespace ik::server {
 
@@ -34,6 +35,7 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
                              absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
                              absl::Span<const FootResult> feet,
+                             AnswerNames names,
                              v1::GroundFeetResponse& response);
 
 }  // namespace ik::server

@@ -112,10 +112,10 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
   return out;
 }
 
-v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
-                                 const ChainSolveResult& result,
-                                 const std::vector<Transform>& locals) {
-  v1::GoalResult out;
+void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
+                       const ChainSolveResult& result,
+                       const std::vector<Transform>& locals, AnswerNames names,
+                       v1::GoalResult& out) {
   const Chain& chain = *goal.chain;
   out.set_chain(chain.name);
   // A position goal leaves the tip's rotation alone; an orientation turns it.
@@ -125,7 +125,7 @@ v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
   for (size_t i = 0; i < joints; ++i) {
     const int joint = chain.joints[i];
     AddJointRotation(rig, joint, locals[joint].rotation,
-                     out.mutable_rotations());
+                     out.mutable_rotations(), names);
   }
   out.set_reached(result.report.reached);
   out.set_residual(result.report.residual);
@@ -140,7 +140,6 @@ v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
     out.set_near_singularity(result.near_singularity);
     out.set_singularity_angle(result.singularity_angle);
   }
-  return out;
 }
 
 }  // namespace ik::server

@@ -10,6 +10,7 @@
 #include "ik/rig/rig.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/v1/solve.pb.h"
+#include "server/convert/values.h"
 
 namespace ik::server {
 
@@ -21,10 +22,12 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
                                         std::deque<Chain>& ad_hoc_chains);
 
 // The answer for one solved goal: local rotations of the chain's joints,
-// taken from `locals` (the tip's too when the goal had an orientation).
-v1::GoalResult GoalResultToProto(const ChainGoal& goal, const Rig& rig,
-                                 const ChainSolveResult& result,
-                                 const std::vector<Transform>& locals);
+// taken from `locals` (the tip's too when the goal had an orientation),
+// into `out`.
+void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
+                       const ChainSolveResult& result,
+                       const std::vector<Transform>& locals, AnswerNames names,
+                       v1::GoalResult& out);
 
 }  // namespace ik::server
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "ik/base/field_error.h"
@@ -60,24 +61,34 @@ absl::StatusOr<Transform> TransformFromProto(const v1::Transform& transform,
 
 absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
   DensePose out;
+  if (absl::Status status = PoseFromProto(pose, rig, out); !status.ok()) {
+    return status;
+  }
+  return out;
+}
+
+absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
+                           DensePose& out) {
   absl::StatusOr<Transform> root =
       TransformFromProto(pose.root(), Transform(), "pose.root");
   if (!root.ok()) return root.status();
   out.root = *root;
   out.locals.assign(rig.rest_pose().begin(), rig.rest_pose().end());
-  std::vector<int> set_by(rig.joint_count(), -1);
+  // Which of pose.joints set each joint (paths are built for errors only:
+  // this runs for every joint of every pose).
+  absl::InlinedVector<int, 64> set_by(rig.joint_count(), -1);
+  const auto path = [](int i) { return absl::StrCat("pose.joints[", i, "]"); };
   for (int i = 0; i < pose.joints_size(); ++i) {
     const v1::JointPose& joint = pose.joints(i);
-    const std::string path = absl::StrCat("pose.joints[", i, "]");
     int index = kNoParent;
     switch (joint.joint_case()) {
       case v1::JointPose::JOINT_NOT_SET:
-        return InvalidField(path, "set either name or index");
+        return InvalidField(path(i), "set either name or index");
       case v1::JointPose::kName:
         index = rig.FindJoint(joint.name());
         if (index == kNoParent) {
           return FieldError(
-              absl::StatusCode::kNotFound, absl::StrCat(path, ".name"),
+              absl::StatusCode::kNotFound, absl::StrCat(path(i), ".name"),
               absl::StrCat("rig ", Quoted(rig.name()), " has no joint ",
                            Quoted(joint.name())));
         }
@@ -85,31 +96,33 @@ absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
       case v1::JointPose::kIndex:
         index = joint.index();
         if (index < 0 || index >= rig.joint_count()) {
-          return InvalidField(absl::StrCat(path, ".index"),
+          return InvalidField(absl::StrCat(path(i), ".index"),
                               absl::StrCat(index, " is out of range [0, ",
                                            rig.joint_count(), ")"));
         }
         break;
     }
     if (set_by[index] >= 0) {
-      return InvalidField(path, absl::StrCat("joint '", rig.joint(index).name,
-                                             "' is already set by pose.joints[",
-                                             set_by[index], "]"));
+      return InvalidField(
+          path(i),
+          absl::StrCat("joint '", rig.joint(index).name,
+                       "' is already set by pose.joints[", set_by[index], "]"));
     }
     set_by[index] = i;
-    absl::StatusOr<Transform> local = TransformFromProto(
-        joint.local(), rig.rest_pose()[index], absl::StrCat(path, ".local"));
-    if (!local.ok()) return local.status();
+    absl::StatusOr<Transform> local =
+        TransformFromProto(joint.local(), rig.rest_pose()[index], "local");
+    if (!local.ok()) return Rooted(local.status(), path(i));
     out.locals[index] = *local;
   }
-  return out;
+  return absl::OkStatus();
 }
 
 void AddJointRotation(
     const Rig& rig, int joint, const Quat& rotation,
-    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations) {
+    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations,
+    AnswerNames names) {
   v1::JointRotation* out = rotations->Add();
-  out->set_name(rig.joint(joint).name);
+  if (names == AnswerNames::kWithNames) out->set_name(rig.joint(joint).name);
   out->set_index(joint);
   *out->mutable_rotation() = ToProto(rotation);
 }

@@ -44,12 +44,19 @@ struct DensePose {
   std::vector<Transform> locals;
 };
 absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig);
+// The same into `out`, reusing its storage.
+absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
+                           DensePose& out);
 
 // Appends one joint's local rotation to an answer: its name, index and
 // rotation.
+// Answers give joints by index, and by name too unless a tick leaves names
+// out (AnswerNames::kIndexOnly: the index alone is the lean wire form).
+enum class AnswerNames { kWithNames, kIndexOnly };
 void AddJointRotation(
     const Rig& rig, int joint, const Quat& rotation,
-    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations);
+    google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations,
+    AnswerNames names = AnswerNames::kWithNames);
 
 }  // namespace ik::server
 
