@@ -42,8 +42,16 @@ double Swing(const std::string& name) {
   return 0.06;
 }
 
-// Sets joint `index`'s rotation in `pose` (replacing its override).
-void SetRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
+v1::JobStatus ToJobStatus(const absl::Status& status) {
+  v1::JobStatus out;
+  out.set_code(static_cast<int>(status.code()));
+  out.set_message(std::string(status.message()));
+  return out;
+}
+
+}  // namespace
+
+void SetJointRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
   for (v1::JointPose& joint : *pose.mutable_joints()) {
     if (joint.joint_case() == v1::JointPose::kIndex && joint.index() == index) {
       *joint.mutable_local()->mutable_rotation() = rotation;
@@ -55,22 +63,13 @@ void SetRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
   *joint->mutable_local()->mutable_rotation() = rotation;
 }
 
-void SetRotations(
+void SetJointRotations(
     v1::Pose& pose,
     const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations) {
   for (const v1::JointRotation& joint : rotations) {
-    SetRotation(pose, joint.index(), joint.rotation());
+    SetJointRotation(pose, joint.index(), joint.rotation());
   }
 }
-
-v1::JobStatus ToJobStatus(const absl::Status& status) {
-  v1::JobStatus out;
-  out.set_code(static_cast<int>(status.code()));
-  out.set_message(std::string(status.message()));
-  return out;
-}
-
-}  // namespace
 
 SyntheticCrowd::SyntheticCrowd(const v1::Rig& rig, const CrowdOptions& options)
     : rig_(rig), options_(options) {
@@ -193,7 +192,7 @@ absl::StatusOr<v1::TickResponse> SyntheticCrowd::RunAsSingleCalls(
       *ground.mutable_ground() = request_.shared_ground();
       absl::StatusOr<v1::GroundFeetResponse> answer = client.GroundFeet(ground);
       if (answer.ok()) {
-        SetRotations(pose, answer->rotations());
+        SetJointRotations(pose, answer->rotations());
         v1::Vec3& root = *pose.mutable_root()->mutable_translation();
         root.set_y(root.y() + answer->root_offset().y());
         *out.mutable_ground() = *std::move(answer);
@@ -209,7 +208,7 @@ absl::StatusOr<v1::TickResponse> SyntheticCrowd::RunAsSingleCalls(
       absl::StatusOr<v1::SolveChainResponse> answer = client.SolveChain(solve);
       if (answer.ok()) {
         for (const v1::GoalResult& result : answer->results()) {
-          SetRotations(pose, result.rotations());
+          SetJointRotations(pose, result.rotations());
           *out.add_goals() = result;
         }
       } else {

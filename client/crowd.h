@@ -24,6 +24,14 @@
 
 namespace ik {
 
+// Sets joint `index`'s local rotation in `pose`, replacing its override (or
+// adding one by index).
+void SetJointRotation(v1::Pose& pose, int index, const v1::Quat& rotation);
+// The same for every rotation of an answer (by index).
+void SetJointRotations(
+    v1::Pose& pose,
+    const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations);
+
 struct CrowdOptions {
   int characters = 1000;
   // Registered terrain the crowd walks on (the bundled stairs: x in [-1, 1],

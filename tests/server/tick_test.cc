@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "client/crowd.h"
 #include "gtest/gtest.h"
 #include "ik/rig_json.h"
 #include "tests/server/ground_feet_fixture.h"
@@ -24,27 +25,6 @@ using ::ik::testing::Rotation;
 using ::ik::testing::Vec;
 
 constexpr int kCharacters = 24;
-
-// Sets joint `index`'s local rotation in `pose` (replacing an override).
-void SetRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
-  for (v1::JointPose& joint : *pose.mutable_joints()) {
-    if (joint.joint_case() == v1::JointPose::kIndex && joint.index() == index) {
-      *joint.mutable_local()->mutable_rotation() = rotation;
-      return;
-    }
-  }
-  v1::JointPose* joint = pose.add_joints();
-  joint->set_index(index);
-  *joint->mutable_local()->mutable_rotation() = rotation;
-}
-
-void SetRotations(
-    v1::Pose& pose,
-    const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations) {
-  for (const v1::JointRotation& joint : rotations) {
-    SetRotation(pose, joint.index(), joint.rotation());
-  }
-}
 
 // A single RPC's answer as a tick gives it: joints by index only.
 void DropNames(
@@ -113,7 +93,7 @@ class TickTest : public IkServiceTest,
       *pose.mutable_root()->mutable_rotation() =
           AboutY(2.0 * kPi * unit(engine));
       for (int joint : {1, 2, 5, 9, 14, 19, 23}) {
-        SetRotation(pose, joint, RandomSmallRotation(engine, 0.3));
+        SetJointRotation(pose, joint, RandomSmallRotation(engine, 0.3));
       }
       v1::GroundFeetRequest& ground = *character.mutable_ground();
       if (k % 3 == 2) {
@@ -162,7 +142,7 @@ class TickTest : public IkServiceTest,
     EXPECT_EQ(ticked.ground_status().code(), 0);
     EXPECT_EQ(DeterministicBytes(ticked.ground()),
               DeterministicBytes(WithoutNames(grounded)));
-    SetRotations(pose, grounded.rotations());
+    SetJointRotations(pose, grounded.rotations());
     v1::Vec3& root = *pose.mutable_root()->mutable_translation();
     root.set_x(root.x() + grounded.root_offset().x());
     root.set_y(root.y() + grounded.root_offset().y());
@@ -181,7 +161,7 @@ class TickTest : public IkServiceTest,
       EXPECT_EQ(DeterministicBytes(ticked.goals(g)),
                 DeterministicBytes(WithoutNames(solved.results(g))))
           << "goal " << g;
-      SetRotations(pose, solved.results(g).rotations());
+      SetJointRotations(pose, solved.results(g).rotations());
     }
 
     v1::StepDynamicsRequest dynamics = character.dynamics();
@@ -194,7 +174,7 @@ class TickTest : public IkServiceTest,
     EXPECT_EQ(DeterministicBytes(ticked.dynamics()),
               DeterministicBytes(WithoutNames(stepped)));
     for (const v1::DynamicChainResult& chain : stepped.results()) {
-      SetRotations(pose, chain.rotations());
+      SetJointRotations(pose, chain.rotations());
     }
 
     // The final pose: the grounded root, and each joint a job turned at the
@@ -266,8 +246,8 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
   request.mutable_characters(8)->mutable_goals(1)->set_chain("tentacle");
   request.mutable_characters(11)->mutable_dynamics()->set_delta_time(-1.0);
   request.mutable_characters(13)->mutable_ground()->set_rig("humanoid");
-  SetRotation(*request.mutable_characters(17)->mutable_pose(), 5,
-              Rotation(0, 0, 0, 0));
+  SetJointRotation(*request.mutable_characters(17)->mutable_pose(), 5,
+                   Rotation(0, 0, 0, 0));
   v1::TickResponse response;
   grpc::Status status = Tick(request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
