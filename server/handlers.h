@@ -6,6 +6,7 @@
 #ifndef IK_SERVER_HANDLERS_H_
 #define IK_SERVER_HANDLERS_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,8 +20,17 @@
 
 namespace ik::server {
 
-class RequestGround;  // ground_handler.h
+class RequestGround;  // request_ground.h
 class SolverPool;     // solver_pool.h
+
+// Where a call runs: the pool its work is spread over, the client whose
+// share of the pool it uses, and whether it should stop (cancelled, or past
+// its deadline) -- asked before each character of a tick.
+struct CallScope {
+  SolverPool* pool = nullptr;
+  std::string client;
+  std::function<bool()> stopped = [] { return false; };
+};
 
 // A status as a tick answer carries it: code, message and field path.
 void StatusToProto(const absl::Status& status, v1::JobStatus& out);
@@ -54,10 +64,11 @@ class IkHandlers {
   // In ground_handler.cc.
   absl::Status GroundFeet(const v1::GroundFeetRequest& request,
                           v1::GroundFeetResponse& response);
-  // In tick_handler.cc: the characters spread over `pool` (the calling
-  // thread takes part); answers as the single RPCs give them.
+  // In tick_handler.cc: the characters spread over the scope's pool (the
+  // calling thread takes part); answers as the single RPCs give them. A
+  // character not yet started when the call stops gets CANCELLED.
   absl::Status Tick(const v1::TickRequest& request, v1::TickResponse& response,
-                    SolverPool& pool);
+                    const CallScope& scope);
 
   // The jobs on one character's pose, shared by the single RPCs and Tick.
   // Answers name joints as `names` says. Each names the fields of its own

@@ -1,5 +1,6 @@
 #include "server/ik_service.h"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,6 +11,34 @@
 
 namespace ik::server {
 namespace {
+
+// Why a call taken from the pool should not run (cancelled, or past its
+// deadline); OK when it should.
+absl::Status Stopped(grpc::CallbackServerContext& context) {
+  if (context.IsCancelled()) {
+    return absl::CancelledError("the call was cancelled before it ran");
+  }
+  if (context.deadline() <= std::chrono::system_clock::now()) {
+    return absl::DeadlineExceededError(
+        "the call's deadline passed while it waited for a solver thread");
+  }
+  return absl::OkStatus();
+}
+
+CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool) {
+  CallScope scope;
+  scope.pool = &pool;
+  scope.client = context->peer();
+  scope.stopped = [context] { return !Stopped(*context).ok(); };
+  return scope;
+}
+
+// The answer when the pool's queue is full.
+absl::Status Busy() {
+  return absl::ResourceExhaustedError(
+      "ikd is busy: its solver queue is full (ikd --max_queued_calls); retry "
+      "later");
+}
 
 grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
                                      const absl::Status& status) {
@@ -24,8 +53,11 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
 class TickStreamReactor final
     : public grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse> {
  public:
-  TickStreamReactor(IkHandlers& handlers, SolverPool& pool)
-      : handlers_(handlers), pool_(pool), arena_(CallArenaOptions()) {
+  TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
+                    SolverPool& pool)
+      : handlers_(handlers),
+        scope_(ScopeOf(context, pool)),
+        arena_(CallArenaOptions()) {
     ReadNext();
   }
 
@@ -34,15 +66,10 @@ class TickStreamReactor final
       Finish(grpc::Status::OK);
       return;
     }
-    pool_.Post([this] {
-      const absl::Status status = handlers_.Tick(*request_, *response_, pool_);
-      if (!status.ok()) {
-        response_->Clear();
-        response_->set_sequence(request_->sequence());
-        StatusToProto(status, *response_->mutable_status());
-      }
-      StartWrite(response_);
+    const bool posted = scope_.pool->Post(scope_.client, [this] {
+      Answer(handlers_.Tick(*request_, *response_, scope_));
     });
+    if (!posted) Answer(Busy());
   }
 
   void OnWriteDone(bool ok) override {
@@ -67,8 +94,19 @@ class TickStreamReactor final
     StartRead(request_);
   }
 
+  // Writes the tick's answer, or only `status` when the tick failed as a
+  // whole.
+  void Answer(const absl::Status& status) {
+    if (!status.ok()) {
+      response_->Clear();
+      response_->set_sequence(request_->sequence());
+      StatusToProto(status, *response_->mutable_status());
+    }
+    StartWrite(response_);
+  }
+
   IkHandlers& handlers_;
-  SolverPool& pool_;
+  const CallScope scope_;
   google::protobuf::Arena arena_;
   v1::TickRequest* request_ = nullptr;
   v1::TickResponse* response_ = nullptr;
@@ -80,9 +118,13 @@ template <typename Handler>
 grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::CallbackServerContext* context, Handler handler) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  pool_.Post([reactor, handler = std::move(handler)]() mutable {
-    reactor->Finish(ToGrpcStatus(handler()));
-  });
+  const bool posted = pool_.Post(
+      context->peer(),
+      [context, reactor, handler = std::move(handler)]() mutable {
+        absl::Status stopped = Stopped(*context);
+        reactor->Finish(ToGrpcStatus(stopped.ok() ? handler() : stopped));
+      });
+  if (!posted) reactor->Finish(ToGrpcStatus(Busy()));
   return reactor;
 }
 
@@ -186,14 +228,14 @@ grpc::ServerUnaryReactor* IkService::DeleteTerrain(
 grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
                                           const v1::TickRequest* request,
                                           v1::TickResponse* response) {
-  return OnPool(context, [this, request, response] {
-    return handlers_.Tick(*request, *response, pool_);
+  return OnPool(context, [this, context, request, response] {
+    return handlers_.Tick(*request, *response, ScopeOf(context, pool_));
   });
 }
 
 grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>*
-IkService::TickStream(grpc::CallbackServerContext* /*context*/) {
-  return new TickStreamReactor(handlers_, pool_);
+IkService::TickStream(grpc::CallbackServerContext* context) {
+  return new TickStreamReactor(context, handlers_, pool_);
 }
 
 }  // namespace ik::server

@@ -71,6 +71,10 @@ ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
 ABSL_FLAG(int, solver_threads, 0,
           "threads of the solver pool that runs every solve (0: one per CPU "
           "this process may run on)");
+ABSL_FLAG(int, max_queued_calls, ik::server::ServerOptions().max_queued_calls,
+          "solving calls waiting for a solver thread at most (more are "
+          "answered RESOURCE_EXHAUSTED at once); clients share the pool in "
+          "turn, one call each");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -126,6 +130,7 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
   options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
+  options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
   if (options.solver_threads == 0) options.solver_threads = UsableCpus();
   options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (!Positive("max_rigs", limits.max_rigs) ||
@@ -141,6 +146,7 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
       !Positive("max_ground_shapes", limits.max_ground_shapes) ||
       !Positive("max_characters_per_tick", limits.max_characters_per_tick) ||
       !Positive("solver_threads", options.solver_threads) ||
+      !Positive("max_queued_calls", options.max_queued_calls) ||
       !Positive("max_message_bytes", options.max_receive_message_bytes)) {
     return std::nullopt;
   }

@@ -15,7 +15,7 @@ IkServer::IkServer(const ServerOptions& options)
     : options_(options),
       registry_(options.limits.max_rigs),
       terrains_(options.limits.max_terrains),
-      pool_(options.solver_threads),
+      pool_(options.solver_threads, options.max_queued_calls),
       service_(registry_, terrains_, options.limits, pool_) {}
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }

@@ -38,6 +38,9 @@ struct ServerOptions {
   int max_receive_message_bytes = 4 * 1024 * 1024;
   // Threads of the solver pool, >= 1.
   int solver_threads = 1;
+  // Calls (and a tick's helper tasks) waiting for the pool at most; more
+  // are answered RESOURCE_EXHAUSTED at once.
+  int max_queued_calls = 1024;
 };
 
 // Owns the gRPC server and everything it serves. Thread-safe.

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <string>
 #include <utility>
 
 namespace ik::server {
 
-SolverPool::SolverPool(int threads) {
+SolverPool::SolverPool(int threads, int max_queued)
+    : max_queued_(std::max(max_queued, 1)) {
   workers_.reserve(std::max(threads, 1));
   for (int i = 0; i < std::max(threads, 1); ++i) {
     workers_.emplace_back([this] { Work(); });
@@ -22,9 +24,20 @@ SolverPool::~SolverPool() {
   for (std::thread& worker : workers_) worker.join();
 }
 
-void SolverPool::Post(absl::AnyInvocable<void() &&> task) {
+bool SolverPool::Post(absl::string_view client,
+                      absl::AnyInvocable<void() &&> task) {
   absl::MutexLock lock(&mutex_);
-  tasks_.push_back(std::move(task));
+  if (queued_ >= max_queued_) return false;
+  std::deque<Task>& queue = queues_[client];
+  if (queue.empty()) turns_.emplace_back(client);
+  queue.push_back(std::move(task));
+  ++queued_;
+  return true;
+}
+
+int SolverPool::queued() const {
+  absl::MutexLock lock(&mutex_);
+  return queued_;
 }
 
 void SolverPool::Work() {
@@ -34,12 +47,23 @@ void SolverPool::Work() {
       absl::MutexLock lock(&mutex_);
       mutex_.Await(absl::Condition(
           +[](SolverPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mutex_) {
-            return pool->stopping_ || !pool->tasks_.empty();
+            return pool->stopping_ || pool->queued_ > 0;
           },
           this));
-      if (tasks_.empty()) return;  // stopping, and nothing left
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
+      if (queued_ == 0) return;  // stopping, and nothing left
+      // The next client in turn gives one task, and goes to the back of the
+      // line if it has more.
+      std::string client = std::move(turns_.front());
+      turns_.pop_front();
+      auto found = queues_.find(client);
+      task = std::move(found->second.front());
+      found->second.pop_front();
+      --queued_;
+      if (found->second.empty()) {
+        queues_.erase(found);
+      } else {
+        turns_.push_back(std::move(client));
+      }
     }
     std::move(task)();
   }
@@ -70,7 +94,8 @@ int RunShare(Progress& progress, absl::FunctionRef<void(int)> fn) {
 
 }  // namespace
 
-void SolverPool::ParallelFor(int count, absl::FunctionRef<void(int)> fn) {
+void SolverPool::ParallelFor(absl::string_view client, int count,
+                             absl::FunctionRef<void(int)> fn) {
   if (count <= 0) return;
   if (count == 1) {
     fn(0);
@@ -79,12 +104,13 @@ void SolverPool::ParallelFor(int count, absl::FunctionRef<void(int)> fn) {
   auto progress = std::make_shared<Progress>(count);
   const int helpers = std::min(count - 1, threads());
   for (int h = 0; h < helpers; ++h) {
-    Post([progress, fn] {
+    const bool posted = Post(client, [progress, fn] {
       const int ran = RunShare(*progress, fn);
       if (ran == 0) return;
       absl::MutexLock lock(&progress->mutex);
       progress->done += ran;
     });
+    if (!posted) break;  // the queue is full: this thread does the rest
   }
   const int ran = RunShare(*progress, fn);
   absl::MutexLock lock(&progress->mutex);

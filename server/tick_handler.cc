@@ -58,7 +58,8 @@ void StatusToProto(const absl::Status& status, v1::JobStatus& out) {
 }
 
 absl::Status IkHandlers::Tick(const v1::TickRequest& request,
-                              v1::TickResponse& response, SolverPool& pool) {
+                              v1::TickResponse& response,
+                              const CallScope& scope) {
   const int count = request.characters_size();
   if (count == 0) {
     return InvalidField("characters", "at least one character is required");
@@ -81,7 +82,18 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
   }
   response.set_sequence(request.sequence());
   for (int k = 0; k < count; ++k) response.add_characters();
-  pool.ParallelFor(count, [&](int k) {
+  scope.pool->ParallelFor(scope.client, count, [&](int k) {
+    if (scope.stopped()) {
+      v1::TickCharacterResult& out = *response.mutable_characters(k);
+      out.set_id(request.characters(k).id());
+      StatusToProto(
+          FieldError(absl::StatusCode::kCancelled,
+                     absl::StrCat("characters[", k, "]"),
+                     "the call was cancelled or passed its deadline before "
+                     "this character ran"),
+          *out.mutable_status());
+      return;
+    }
     RunCharacter(request.characters(k), k,
                  shared.has_value() ? &*shared : nullptr,
                  *response.mutable_characters(k));
