@@ -68,6 +68,38 @@ def solve(stub, pb, timeout, rig, chain, target, solver=0):
     return answer
 
 
+def tick(stub, pb, timeout):
+    """Two humanoids in one Tick: one reaches with both arms, one names a
+    chain the rig lacks; each character's jobs answer on their own."""
+    request = pb.TickRequest(
+        characters=[
+            pb.TickCharacter(
+                id="npc-1",
+                rig="humanoid",
+                goals=[
+                    pb.ChainGoal(chain="left_arm", target=vec3(pb, 0.45, 1.2, 0.15)),
+                    pb.ChainGoal(chain="right_arm", target=vec3(pb, -0.45, 1.2, 0.15)),
+                ],
+            ),
+            pb.TickCharacter(
+                id="npc-2",
+                rig="humanoid",
+                goals=[pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 1, 0))],
+            ),
+        ]
+    )
+    answer = stub.Tick(request, timeout=timeout)
+    for character in answer.characters:
+        if character.goals_status.code != 0:
+            print(f"tick {character.id}: goals failed: {character.goals_status.message}")
+            continue
+        reached = sum(goal.reached for goal in character.goals)
+        print(
+            f"tick {character.id}: {reached}/{len(character.goals)} goals reached, "
+            f"{len(character.rotations)} joints turned"
+        )
+
+
 def field_violations(error):
     """The (field, description) pairs of the google.rpc.BadRequest an ikd
     error carries in its status details (the grpc-status-details-bin
@@ -109,6 +141,7 @@ def main():
         solve(stub, pb, args.timeout, "python_arm", "arm", (0.0, -2.0, 0.0))
         solve(stub, pb, args.timeout, "humanoid", "left_arm", (0.45, 1.2, 0.15))
         solve(stub, pb, args.timeout, "tail", "tail", TAIL_TARGET, pb.SOLVER_FABRIK)
+        tick(stub, pb, args.timeout)
         bad_goals = [
             pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0)),
             pb.ChainGoal(chain="arm", target=vec3(pb, 0, float("nan"), 0)),

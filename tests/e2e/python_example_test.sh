@@ -15,6 +15,10 @@ grep -q '^python_arm/arm: reached=False residual=1.45 m' <<<"$out" \
   || fail "unreachable"
 grep -q '^humanoid/left_arm: reached=True' <<<"$out" || fail "humanoid"
 grep -q '^tail/tail: reached=True .* solver=SOLVER_FABRIK' <<<"$out" || fail "tail"
+grep -q '^tick npc-1: 2/2 goals reached, 4 joints turned$' <<<"$out" \
+  || fail "tick"
+grep -q "^tick npc-2: goals failed: characters\[1\].goals\[0\].chain: rig 'humanoid' has no chain 'tentacle'" \
+  <<<"$out" || fail "tick error"
 grep -q "^error: NOT_FOUND: goals\[0\].chain: rig 'python_arm' has no chain 'tentacle'" \
   <<<"$out" || fail "error path"
 # The field violations (google.rpc.BadRequest in the status details).
