@@ -25,6 +25,13 @@
 // StepDynamics per character), for the ratio in the same run. With
 // --ikd_pid, ikd's CPU time (user + system, /proc/PID/stat) per tick and per
 // character for both.
+//
+// Fairness (--rpc=fairness): a victim client (one --chain goal per
+// SolveChain, back to back) for --seconds alone, then for --seconds while a
+// flooding client keeps --flood_streams SolveChain calls of --flood_goals
+// tail goals in flight on its own connection; health checks on a third
+// connection meanwhile. Prints the victim's p50/p99 both ways and the
+// health checks' p99.
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,7 +58,8 @@ ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address");
 ABSL_FLAG(int, threads, 2, "concurrent callers");
 ABSL_FLAG(int, requests, 20000, "total calls");
 ABSL_FLAG(std::string, rpc, "solve",
-          "solve (SolveChain) | ground (GroundFeet) | tick (Tick, TickStream)");
+          "solve (SolveChain) | ground (GroundFeet) | tick (Tick, TickStream) "
+          "| fairness (a victim alone, then under a flood)");
 ABSL_FLAG(std::string, terrain, "stairs", "ground: registered terrain");
 ABSL_FLAG(std::string, rig, "humanoid", "rig to solve");
 ABSL_FLAG(std::string, chain, "left_arm", "chain to solve");
@@ -67,6 +75,13 @@ ABSL_FLAG(int, ticks, 100, "tick: ticks to send");
 ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
 ABSL_FLAG(int, single_ticks, 3,
           "tick: ticks run again as single calls for comparison (0: none)");
+ABSL_FLAG(double, seconds, 5.0,
+          "fairness: seconds the victim calls alone, then under the flood");
+ABSL_FLAG(int, flood_streams, 8,
+          "fairness: the flooding client's concurrent callers (one "
+          "connection)");
+ABSL_FLAG(int, flood_goals, 64,
+          "fairness: goals per flooding SolveChain (on the tail, FABRIK)");
 ABSL_FLAG(int, ikd_pid, 0,
           "tick: ikd's process id, to report its CPU time (0: not reported)");
 
@@ -248,6 +263,110 @@ void PrintTickRun(const char* what, const TickRun& run, int ticks,
                run.first_error.empty() ? "" : "; first: ", run.first_error);
 }
 
+// A client on a connection of its own (channels to one target share a
+// connection unless told not to), so the server sees it as another peer.
+ik::Client OwnConnection(const ik::ClientOptions& base) {
+  ik::ClientOptions options = base;
+  options.channel_arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return ik::Client(options);
+}
+
+// Latencies (ms) of `call` repeated for `seconds`, and its failures.
+template <typename Call>
+std::vector<double> CallFor(double seconds, Call&& call, int& failures) {
+  std::vector<double> latencies;
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool ok = call();
+    latencies.push_back(std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+    failures += !ok;
+  }
+  std::sort(latencies.begin(), latencies.end());
+  return latencies;
+}
+
+// --rpc=fairness: a victim (one SolveChain goal at a time, and health
+// checks, each on a connection of its own) alone, then while a flooding
+// client keeps --flood_streams heavy SolveChain calls in flight on one
+// connection.
+int RunFairness(const ik::ClientOptions& options) {
+  const double seconds = absl::GetFlag(FLAGS_seconds);
+  ik::Client victim = OwnConnection(options);
+  ik::Client health = OwnConnection(options);
+  ik::v1::SolveChainRequest light;
+  light.set_rig(absl::GetFlag(FLAGS_rig));
+  ik::v1::ChainGoal* goal = light.add_goals();
+  goal->set_chain(absl::GetFlag(FLAGS_chain));
+  BoxPoints targets(absl::GetFlag(FLAGS_seed));
+  const auto victim_call = [&] {
+    targets.Next(goal->mutable_target());
+    return victim.SolveChain(light).ok();
+  };
+  const auto health_call = [&] {
+    absl::StatusOr<bool> serving = health.CheckHealth();
+    return serving.ok() && *serving;
+  };
+  int failures = 0;
+  const std::vector<double> alone = CallFor(seconds, victim_call, failures);
+
+  ik::v1::SolveChainRequest heavy;
+  heavy.set_rig("tail");
+  BoxPoints tail_targets(absl::GetFlag(FLAGS_seed) + 1);
+  for (int g = 0; g < absl::GetFlag(FLAGS_flood_goals); ++g) {
+    ik::v1::ChainGoal* tail_goal = heavy.add_goals();
+    tail_goal->set_chain("tail");
+    tail_goal->set_solver(ik::v1::SOLVER_FABRIK);
+    ik::v1::Vec3* target = tail_goal->mutable_target();
+    tail_targets.Next(target);
+    target->set_x(0.2 + 0.1 * (target->x() - absl::GetFlag(FLAGS_center_x)));
+    target->set_y(0.6 + 0.1 * (target->y() - absl::GetFlag(FLAGS_center_y)));
+    target->set_z(-0.9 + 0.1 * (target->z() - absl::GetFlag(FLAGS_center_z)));
+  }
+  ik::Client flood = OwnConnection(options);
+  std::atomic<bool> flooding{true};
+  std::atomic<int> flood_calls{0};
+  std::vector<std::thread> flooders;
+  for (int f = 0; f < absl::GetFlag(FLAGS_flood_streams); ++f) {
+    flooders.emplace_back([&] {
+      while (flooding) {
+        flood.SolveChain(heavy).IgnoreError();
+        ++flood_calls;
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // flood on
+  int flooded_failures = 0;
+  std::vector<double> health_latencies;
+  int health_failures = 0;
+  std::thread checker([&] {
+    health_latencies = CallFor(seconds, health_call, health_failures);
+  });
+  const std::vector<double> flooded =
+      CallFor(seconds, victim_call, flooded_failures);
+  checker.join();
+  flooding = false;
+  for (std::thread& flooder : flooders) flooder.join();
+
+  absl::PrintF("victim alone: %d calls, p50 %.3f ms, p99 %.3f ms\n",
+               alone.size(), Percentile(alone, 50), Percentile(alone, 99));
+  absl::PrintF(
+      "victim under a flood of %d x %d-goal SolveChain (%d flood calls): %d "
+      "calls, p50 %.3f ms, p99 %.3f ms; p99 ratio %.2f\n",
+      absl::GetFlag(FLAGS_flood_streams), absl::GetFlag(FLAGS_flood_goals),
+      flood_calls.load(), flooded.size(), Percentile(flooded, 50),
+      Percentile(flooded, 99), Percentile(flooded, 99) / Percentile(alone, 99));
+  absl::PrintF("health under the flood: %d checks, p99 %.3f ms, %d failed\n",
+               health_latencies.size(), Percentile(health_latencies, 99),
+               health_failures);
+  absl::PrintF("victim failures: %d alone, %d under the flood\n", failures,
+               flooded_failures);
+  return failures + flooded_failures + health_failures == 0 ? 0 : 1;
+}
+
 // --rpc=tick.
 int RunTickLoad(ik::Client& client) {
   absl::StatusOr<ik::v1::GetRigResponse> rig =
@@ -297,8 +416,10 @@ int main(int argc, char** argv) {
   const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
   const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
   const std::string rpc = absl::GetFlag(FLAGS_rpc);
-  if (rpc != "solve" && rpc != "ground" && rpc != "tick") {
-    absl::FPrintF(stderr, "ikd_loadgen: --rpc must be solve, ground or tick\n");
+  if (rpc != "solve" && rpc != "ground" && rpc != "tick" && rpc != "fairness") {
+    absl::FPrintF(stderr,
+                  "ikd_loadgen: --rpc must be solve, ground, tick or "
+                  "fairness\n");
     return 2;
   }
 
@@ -312,6 +433,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (rpc == "tick") return RunTickLoad(client);
+  if (rpc == "fairness") return RunFairness(options);
 
   std::vector<ThreadResult> results(threads);
   std::vector<std::thread> callers;
