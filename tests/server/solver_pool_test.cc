@@ -59,9 +59,8 @@ TEST(SolverPoolTest, ClientsTakeTurnsWhateverTheyQueued) {
     // A flood of five calls from one connection, then one call each from
     // two others: they run second and third, not after the flood.
     for (int i = 1; i <= 5; ++i) {
-      ASSERT_TRUE(pool.Post("flood", [&log, i] {
-        log.Add("flood" + std::to_string(i));
-      }));
+      ASSERT_TRUE(pool.Post(
+          "flood", [&log, i] { log.Add("flood" + std::to_string(i)); }));
     }
     ASSERT_TRUE(pool.Post("victim", [&log] { log.Add("victim"); }));
     ASSERT_TRUE(pool.Post("health", [&log] { log.Add("health"); }));
@@ -102,9 +101,8 @@ TEST(SolverPoolTest, ParallelForRunsEveryIndexOnceFromAWorkerEvenWhenFull) {
       }));
       done.WaitForNotification();
       for (size_t i = 0; i < hits.size(); ++i) {
-        ASSERT_EQ(hits[i].load(), 1)
-            << "index " << i << ", " << threads << " threads, queue "
-            << max_queued;
+        ASSERT_EQ(hits[i].load(), 1) << "index " << i << ", " << threads
+                                     << " threads, queue " << max_queued;
       }
     }
   }
