@@ -63,6 +63,8 @@ class IkServer {
   // Terrains loaded from the terrain directory at start.
   int loaded_terrains() const { return loaded_terrains_; }
   int solver_threads() const { return pool_.threads(); }
+  // The solver pool (tests hold its workers to observe queueing).
+  SolverPool& solver_pool() { return pool_; }
 
   // Stops accepting calls and marks health NOT_SERVING; calls in flight get
   // until `grace` to finish, then are cancelled. Returns when all are done.

@@ -1,0 +1,127 @@
+// The solver queue over a real channel: with the pool's only worker held
+// and the queue full, solving calls are refused at once with
+// RESOURCE_EXHAUSTED (a TickStream's tick in its answer, the stream staying
+// open), the registry and health still answer, and the queued calls complete
+// once the worker is free. The test waits for states, never for times.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "tests/server/service_fixture.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::Vec;
+
+class SolverQueueTest : public IkServiceTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+    options.solver_threads = 1;
+    options.max_queued_calls = 2;
+    StartServer(options);
+  }
+
+  static v1::SolveChainRequest Reach() {
+    v1::SolveChainRequest request;
+    request.set_rig("humanoid");
+    v1::ChainGoal* goal = request.add_goals();
+    goal->set_chain("left_arm");
+    *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
+    return request;
+  }
+
+  // Holds the pool's worker until `open` is notified.
+  void HoldWorker(absl::Notification& held, absl::Notification& open) {
+    ASSERT_TRUE(server_->solver_pool().Post("test", [&] {
+      held.Notify();
+      open.WaitForNotification();
+    }));
+    held.WaitForNotification();
+  }
+
+  // Waits until `count` tasks are queued (they arrive over the channel).
+  void WaitForQueued(int count) {
+    while (server_->solver_pool().queued() < count) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+};
+
+TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
+  absl::Notification held;
+  absl::Notification open;
+  HoldWorker(held, open);
+
+  // Two calls fill the queue.
+  const v1::SolveChainRequest request = Reach();
+  struct Pending {
+    grpc::ClientContext context;
+    v1::SolveChainResponse response;
+    grpc::Status status;
+    absl::Notification done;
+  };
+  Pending pending[2];
+  for (Pending& call : pending) {
+    call.context.set_deadline(std::chrono::system_clock::now() +
+                              std::chrono::seconds(30));
+    stub_->async()->SolveChain(&call.context, &request, &call.response,
+                               [&call](grpc::Status status) {
+                                 call.status = std::move(status);
+                                 call.done.Notify();
+                               });
+  }
+  WaitForQueued(2);
+
+  // A third is refused at once, a tick too, and a stream's tick in its
+  // answer; the registry and health are not queued.
+  v1::SolveChainResponse refused;
+  grpc::Status status = Solve(request, &refused);
+  EXPECT_EQ(status.error_code(), grpc::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message().rfind("ikd is busy: ", 0), 0u)
+      << status.error_message();
+  v1::TickRequest tick;
+  v1::TickCharacter* character = tick.add_characters();
+  character->set_rig("humanoid");
+  *character->mutable_goals() = request.goals();
+  v1::TickResponse ticked;
+  EXPECT_EQ(stub_->Tick(Context().get(), tick, &ticked).error_code(),
+            grpc::RESOURCE_EXHAUSTED);
+  grpc::ClientContext stream_context;
+  auto stream = stub_->TickStream(&stream_context);
+  tick.set_sequence(7);
+  ASSERT_TRUE(stream->Write(tick));
+  ASSERT_TRUE(stream->Read(&ticked));
+  EXPECT_EQ(ticked.sequence(), 7u);
+  EXPECT_EQ(ticked.status().code(), grpc::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(ticked.characters_size(), 0);
+  v1::ListRigsResponse rigs;
+  EXPECT_TRUE(
+      stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &rigs).ok());
+
+  // Freed, the worker answers the queued calls, and the stream goes on.
+  open.Notify();
+  for (Pending& call : pending) {
+    call.done.WaitForNotification();
+    EXPECT_TRUE(call.status.ok()) << call.status.error_message();
+    ASSERT_EQ(call.response.results_size(), 1);
+    EXPECT_TRUE(call.response.results(0).reached());
+  }
+  tick.set_sequence(8);
+  ASSERT_TRUE(stream->Write(tick));
+  ASSERT_TRUE(stream->Read(&ticked));
+  EXPECT_EQ(ticked.sequence(), 8u);
+  EXPECT_EQ(ticked.status().code(), 0);
+  ASSERT_EQ(ticked.characters_size(), 1);
+  EXPECT_TRUE(ticked.characters(0).goals(0).reached());
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+}  // namespace
+}  // namespace ik::server
