@@ -84,6 +84,15 @@ inline Vec3 BoneOf(const Rig& rig, int index) {
   return glm::normalize(joint.limit.ball_socket.axis);
 }
 
+// The angle, radians, of the rotation between unit quaternions a and b
+// (from the relative rotation's vector and scalar parts: accurate for small
+// angles too, where an arccosine of the dot product is not).
+inline double RotationAngle(const Quat& a, const Quat& b) {
+  const Quat relative = glm::conjugate(a) * b;
+  const double sine = glm::length(Vec3(relative.x, relative.y, relative.z));
+  return 2.0 * std::atan2(sine, std::abs(relative.w));
+}
+
 // Radians by which joint `index`'s local rotation breaks its limit (0 when
 // within), from the rig's definitions: the bone is the rest direction to
 // the first child (the limit's axis without one).

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
+#include "independent_checks.h"
 #include "ik/base/math.h"
 #include "ik/rig/rig.h"
 #include "ik/rig/solve_chain.h"
@@ -41,11 +42,6 @@ inline absl::StatusOr<Rig> FreeHumanoid() {
   RigDefinition definition = HumanoidRigDefinition();
   for (JointDefinition& joint : definition.joints) joint.limit = JointLimit();
   return Rig::Create(std::move(definition));
-}
-
-inline double RotationAngle(const Quat& a, const Quat& b) {
-  const double dot = std::abs(glm::dot(a, b));
-  return 2.0 * std::acos(std::min(1.0, dot));
 }
 
 inline double Reach(const Rig& rig, const Chain& chain) {
