@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ik/base/field_error.h"
+#include "ik/rig/pose_check.h"
 #include "server/convert/values.h"
 #include "server/handlers.h"
 #include "server/request_ground.h"
@@ -45,6 +46,52 @@ void AsReadBack(const DensePose& before, DensePose& after) {
       rotation = rotation / Norm(rotation);
     }
   }
+}
+
+v1::PoseViolationKind KindToProto(PoseViolation::Kind kind) {
+  switch (kind) {
+    case PoseViolation::Kind::kRotationNotFinite:
+      return v1::POSE_VIOLATION_ROTATION_NOT_FINITE;
+    case PoseViolation::Kind::kRotationNotUnit:
+      return v1::POSE_VIOLATION_ROTATION_NOT_UNIT;
+    case PoseViolation::Kind::kOutsideLimit:
+      return v1::POSE_VIOLATION_OUTSIDE_LIMIT;
+    case PoseViolation::Kind::kTranslation:
+      return v1::POSE_VIOLATION_TRANSLATION;
+    case PoseViolation::Kind::kScale:
+      return v1::POSE_VIOLATION_SCALE;
+  }
+  return v1::POSE_VIOLATION_KIND_UNSPECIFIED;
+}
+
+// The pose check on the claimed pose `claimed` (raw): its report into
+// `answer`, the repaired pose into `repaired`.
+absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
+                       const DensePose& claimed, DensePose& repaired,
+                       v1::PoseCheckResult& answer) {
+  thread_local std::vector<PoseViolation> violations;
+  repaired.root = claimed.root;
+  repaired.locals.resize(claimed.locals.size());
+  PoseCheckJob job;
+  job.rig = &rig;
+  job.claimed = claimed.locals;
+  if (check.has_tolerance()) job.tolerance = check.tolerance();
+  job.violations = &violations;
+  job.repaired = absl::MakeSpan(repaired.locals);
+  if (absl::Status status = job.Run(); !status.ok()) return status;
+  for (const PoseViolation& violation : violations) {
+    v1::PoseViolation* out = answer.add_violations();
+    out->set_joint(violation.joint);
+    out->set_kind(KindToProto(violation.kind));
+    out->set_amount(violation.amount);
+  }
+  for (int j = 0; j < rig.joint_count(); ++j) {
+    if (!SameBits(repaired.locals[j].rotation, claimed.locals[j].rotation)) {
+      AddJointRotation(rig, j, repaired.locals[j].rotation,
+                       answer.mutable_rotations(), AnswerNames::kIndexOnly);
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -124,12 +171,33 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   thread_local DensePose incoming;
   thread_local DensePose pose;
   thread_local DensePose working;
-  if (absl::Status status = PoseFromProto(character.pose(), rig, incoming);
+  // With a check, the pose is read as claimed and repaired by the check;
+  // without one (or when the check itself is malformed), validated.
+  const bool checked = character.has_check();
+  if (absl::Status status = PoseFromProto(
+          character.pose(), rig,
+          checked ? TransformCheck::kRaw : TransformCheck::kValidate, incoming);
       !status.ok()) {
     StatusToProto(Rooted(status, path("")), *out.mutable_status());
     return;
   }
-  pose = incoming;
+  if (checked) {
+    absl::Status status =
+        CheckPose(rig, character.check(), incoming, pose, *out.mutable_check());
+    if (!status.ok()) {
+      out.clear_check();
+      StatusToProto(Rooted(status, path(".check")),
+                    *out.mutable_check_status());
+      StatusToProto(
+          FieldError(absl::StatusCode::kFailedPrecondition, path(".check"),
+                     "the pose check failed, so the claimed pose was not "
+                     "used"),
+          *out.mutable_status());
+      return;
+    }
+  } else {
+    pose = incoming;
+  }
   const auto run_job = [&](absl::string_view job_path, v1::JobStatus& status,
                            auto&& job) {
     working = pose;

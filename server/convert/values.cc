@@ -69,6 +69,11 @@ absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig) {
 
 absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
                            DensePose& out) {
+  return PoseFromProto(pose, rig, TransformCheck::kValidate, out);
+}
+
+absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
+                           TransformCheck check, DensePose& out) {
   absl::StatusOr<Transform> root =
       TransformFromProto(pose.root(), Transform(), "pose.root");
   if (!root.ok()) return root.status();
@@ -109,6 +114,14 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
                        "' is already set by pose.joints[", set_by[index], "]"));
     }
     set_by[index] = i;
+    if (check == TransformCheck::kRaw) {
+      Transform& local = out.locals[index];
+      const v1::Transform& in = joint.local();
+      if (in.has_translation()) local.translation = FromProto(in.translation());
+      if (in.has_rotation()) local.rotation = FromProto(in.rotation());
+      if (in.has_scale()) local.scale = FromProto(in.scale());
+      continue;
+    }
     absl::StatusOr<Transform> local =
         TransformFromProto(joint.local(), rig.rest_pose()[index], "local");
     if (!local.ok()) return Rooted(local.status(), path(i));

@@ -47,6 +47,12 @@ absl::StatusOr<DensePose> PoseFromProto(const v1::Pose& pose, const Rig& rig);
 // The same into `out`, reusing its storage.
 absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
                            DensePose& out);
+// With kRaw, the joints' transforms are taken as sent, unchecked (NaN,
+// non-unit rotations, any bone): a claimed pose for the pose check. The
+// joint references and the root are checked either way.
+enum class TransformCheck { kValidate, kRaw };
+absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
+                           TransformCheck check, DensePose& out);
 
 // Appends one joint's local rotation to an answer: its name, index and
 // rotation.
