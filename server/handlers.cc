@@ -1,5 +1,6 @@
 #include "server/handlers.h"
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <utility>
@@ -51,7 +52,49 @@ absl::Status DeleteEntry(const Request& request, Registry<Entry>& registry,
   return absl::OkStatus();
 }
 
+// The work a goal may take at most: its chain's joints times its iteration
+// cap (one pass for the analytic two-bone solver).
+std::int64_t GoalWork(const ChainGoal& goal) {
+  const Chain& chain = *goal.chain;
+  const SolverKind solver =
+      ResolveSolver(goal.solver.value_or(chain.solver), chain);
+  const std::int64_t iterations =
+      solver == SolverKind::kTwoBone
+          ? 1
+          : goal.max_iterations.value_or(chain.max_iterations);
+  return static_cast<std::int64_t>(chain.joints.size()) * iterations;
+}
+
 }  // namespace
+
+absl::Status IkHandlers::WithinWorkBudget(
+    absl::Span<const ChainGoal> goals) const {
+  std::int64_t work = 0;
+  for (size_t i = 0; i < goals.size(); ++i) {
+    const std::int64_t goal_work = GoalWork(goals[i]);
+    work += goal_work;
+    if (goal_work > limits_.max_work_per_call &&
+        goals[i].max_iterations.has_value()) {
+      return FieldError(
+          absl::StatusCode::kResourceExhausted,
+          absl::StrCat("goals[", i, "].max_iterations"),
+          absl::StrCat(*goals[i].max_iterations, " iterations on ",
+                       goals[i].chain->joints.size(),
+                       " joints exceed the "
+                       "work limit of ",
+                       limits_.max_work_per_call,
+                       " joint-iterations per call (ikd --max_work_per_call)"));
+    }
+  }
+  if (work <= limits_.max_work_per_call) return absl::OkStatus();
+  return FieldError(
+      absl::StatusCode::kResourceExhausted, "goals",
+      absl::StrCat("the goals' work, ", work,
+                   " joint-iterations (joints times iteration cap, summed), "
+                   "exceeds the limit of ",
+                   limits_.max_work_per_call,
+                   " per call (ikd --max_work_per_call)"));
+}
 
 absl::StatusOr<std::shared_ptr<const RigEntry>> IkHandlers::PinnedRig(
     absl::string_view name, absl::string_view revision) const {
@@ -171,6 +214,9 @@ absl::Status IkHandlers::SolveGoals(
         GoalFromProto(goals[i], rig, i, ad_hoc_chains);
     if (!goal.ok()) return goal.status();
     converted.push_back(*goal);
+  }
+  if (absl::Status status = WithinWorkBudget(converted); !status.ok()) {
+    return status;
   }
 
   auto workspace = std::make_unique<SolveChainWorkspace>();

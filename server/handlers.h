@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "ik/rig/solve_chain.h"
 #include "ik/v1/ik.pb.h"
 #include "server/convert/values.h"
 #include "server/rig_registry.h"
@@ -97,6 +98,11 @@ class IkHandlers {
                                 v1::StepDynamicsResponse& response) const;
 
  private:
+  // RESOURCE_EXHAUSTED when `goals` may take more than the work budget
+  // (--max_work_per_call): the sum over goals of chain joints times
+  // iteration cap.
+  absl::Status WithinWorkBudget(absl::Span<const ChainGoal> goals) const;
+
   // Character `index` of a tick into `out`.
   void RunCharacter(const v1::TickCharacter& character, int index,
                     const RequestGround* shared_ground,

@@ -68,6 +68,9 @@ ABSL_FLAG(int, max_message_bytes,
           "meshes: about 21 bytes per triangle)");
 ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
           "characters per Tick at most");
+ABSL_FLAG(int, max_work_per_call, kDefaultLimits.max_work_per_call,
+          "joint-iterations one call (or one tick character) may ask for: "
+          "each goal's chain joints times its iteration cap, summed");
 ABSL_FLAG(int, solver_threads, 0,
           "threads of the solver pool that runs every solve (0: one per CPU "
           "this process may run on)");
@@ -129,6 +132,7 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
       absl::GetFlag(FLAGS_max_inline_heightfield_samples);
   limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
+  limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
   options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
   options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
   if (options.solver_threads == 0) options.solver_threads = UsableCpus();
@@ -145,6 +149,7 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
                 limits.max_inline_heightfield_samples) ||
       !Positive("max_ground_shapes", limits.max_ground_shapes) ||
       !Positive("max_characters_per_tick", limits.max_characters_per_tick) ||
+      !Positive("max_work_per_call", limits.max_work_per_call) ||
       !Positive("solver_threads", options.solver_threads) ||
       !Positive("max_queued_calls", options.max_queued_calls) ||
       !Positive("max_message_bytes", options.max_receive_message_bytes)) {

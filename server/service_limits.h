@@ -29,6 +29,11 @@ struct ServiceLimits {
   int max_ground_shapes = 64;
   // Characters in one tick.
   int max_characters_per_tick = 4096;
+  // Work one call (and one tick character) may ask of a solver thread, in
+  // joint-iterations: each goal's chain joints times its iteration cap,
+  // summed over its goals. Grounding and dynamics are bounded by the size
+  // limits above (legs, ground shapes, dynamic chains and their substeps).
+  int max_work_per_call = 1'000'000;
 };
 
 }  // namespace ik::server

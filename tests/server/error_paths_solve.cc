@@ -84,6 +84,27 @@ std::vector<ErrorCase> SolveChainCases() {
           [](R& r) { r.mutable_goals(0)->set_max_iterations(-1); }, kInvalid,
           "goals[0].max_iterations"),
       solve(
+          "iterations_beyond_the_work_budget",
+          [](R& r) {
+            r.mutable_goals(0)->set_solver(v1::SOLVER_FABRIK);
+            r.mutable_goals(0)->set_max_iterations(2000000000);
+          },
+          kExhausted, "goals[0].max_iterations"),
+      solve(
+          "goals_beyond_the_work_budget",
+          [](R& r) {
+            // 64 goals of 4 joints and 4,000 iterations each: 1,024,000
+            // joint-iterations, each goal within the budget.
+            r.clear_goals();
+            for (int i = 0; i < 64; ++i) {
+              v1::ChainGoal* goal = r.add_goals();
+              goal->set_chain("left_arm_clavicle");
+              goal->set_max_iterations(4000);
+              *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
+            }
+          },
+          kExhausted, "goals"),
+      solve(
           "nan_tolerance",
           [](R& r) { r.mutable_goals(0)->set_tolerance(kNan); }, kInvalid,
           "goals[0].tolerance"),

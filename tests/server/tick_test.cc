@@ -248,6 +248,10 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
   request.mutable_characters(8)->mutable_goals(1)->set_chain("tentacle");
   request.mutable_characters(11)->mutable_dynamics()->set_delta_time(-1.0);
   request.mutable_characters(13)->mutable_ground()->set_rig("humanoid");
+  request.mutable_characters(19)->mutable_goals(0)->set_solver(
+      v1::SOLVER_FABRIK);
+  request.mutable_characters(19)->mutable_goals(0)->set_max_iterations(
+      2000000000);
   SetJointRotation(*request.mutable_characters(17)->mutable_pose(), 5,
                    Rotation(0, 0, 0, 0));
   v1::TickResponse response;
@@ -273,6 +277,8 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
          "characters[13].ground.rig");
   expect(at(17).status(), grpc::INVALID_ARGUMENT,
          "characters[17].pose.joints[2].local.rotation");
+  expect(at(19).goals_status(), grpc::RESOURCE_EXHAUSTED,
+         "characters[19].goals[0].max_iterations");
   // A failed character runs no job; a failed job leaves no answer, and the
   // jobs after it still run.
   EXPECT_FALSE(at(5).has_ground());
@@ -289,7 +295,7 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
   // Every other character is answered as in the tick without the bad ones.
   v1::TickResponse clean;
   ASSERT_TRUE(Tick(good, &clean).ok());
-  for (int k : {0, 1, 2, 4, 6, 7, 9, 10, 12, 14, 15, 16, 18, 19, 20}) {
+  for (int k : {0, 1, 2, 4, 6, 7, 9, 10, 12, 14, 15, 16, 18, 20}) {
     EXPECT_EQ(DeterministicBytes(response.characters(k)),
               DeterministicBytes(clean.characters(k)))
         << "character " << k;
