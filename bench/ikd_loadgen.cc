@@ -32,6 +32,7 @@
 // tail goals in flight on its own connection; health checks on a third
 // connection meanwhile. Prints the victim's p50/p99 both ways and the
 // health checks' p99.
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -413,6 +414,10 @@ int RunTickLoad(ik::Client& client) {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
+  // As ikd does: megabyte ticks reuse heap buffers instead of fresh mapped
+  // pages (the loadgen shares the machine with the server it measures).
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
   const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
   const std::string rpc = absl::GetFlag(FLAGS_rpc);
