@@ -123,19 +123,20 @@ TickStream::TickStream(const Client& client)
 
 TickStream::~TickStream() { Close().IgnoreError(); }
 
-absl::StatusOr<v1::TickResponse> TickStream::Tick(v1::TickRequest request) {
+absl::StatusOr<v1::TickResponse> TickStream::Tick(
+    const v1::TickRequest& request) {
   if (closed_.has_value()) {
     return closed_->ok() ? absl::FailedPreconditionError("the stream is closed")
                          : *closed_;
   }
-  request.set_sequence(++sequence_);
   v1::TickResponse response;
   if (!stream_->Write(request) || !stream_->Read(&response)) {
     return Close().ok() ? absl::UnavailableError("the stream ended") : *closed_;
   }
-  if (response.sequence() != sequence_) {
-    return absl::InternalError(absl::StrCat(
-        "answer for tick ", response.sequence(), " to tick ", sequence_));
+  if (response.sequence() != request.sequence()) {
+    return absl::InternalError(absl::StrCat("answer for tick ",
+                                            response.sequence(), " to tick ",
+                                            request.sequence()));
   }
   if (response.status().code() != 0) {
     return absl::Status(static_cast<absl::StatusCode>(response.status().code()),

@@ -205,7 +205,7 @@ TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
       ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
   ASSERT_TRUE(humanoid.ok()) << humanoid.status();
   ASSERT_TRUE(client_->RegisterRig(*humanoid).ok());
-  const v1::TickRequest request = ReachingCrowd(5, 3);
+  v1::TickRequest request = ReachingCrowd(5, 3);
   auto ticked = client_->Tick(request);
   ASSERT_TRUE(ticked.ok()) << ticked.status();
   ASSERT_EQ(ticked->characters_size(), 5);
@@ -215,10 +215,11 @@ TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
             "characters[3].goals[0].chain");
 
   TickStream stream(*client_);
-  for (int tick = 0; tick < 3; ++tick) {
+  for (int tick = 1; tick <= 3; ++tick) {
+    request.set_sequence(tick);
     auto answer = stream.Tick(request);
     ASSERT_TRUE(answer.ok()) << answer.status();
-    EXPECT_EQ(answer->sequence(), static_cast<std::uint64_t>(tick + 1));
+    EXPECT_EQ(answer->sequence(), static_cast<std::uint64_t>(tick));
     // The same answers as the unary call, tick after tick.
     answer->set_sequence(ticked->sequence());
     EXPECT_EQ(answer->SerializeAsString(), ticked->SerializeAsString());
@@ -227,6 +228,7 @@ TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
   auto empty = stream.Tick(v1::TickRequest());
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(empty.status().message(), HasSubstr("characters"));
+  request.set_sequence(5);
   auto again = stream.Tick(request);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->sequence(), 5u);

@@ -132,11 +132,13 @@ class TickStream {
   TickStream(const TickStream&) = delete;
   TickStream& operator=(const TickStream&) = delete;
 
-  // Sends `request` under the next sequence number and returns its answer.
-  // A tick that fails as a whole gives its status (the stream stays usable);
-  // a broken stream gives the stream's final status, and every later call
-  // fails with it.
-  absl::StatusOr<v1::TickResponse> Tick(v1::TickRequest request);
+  // Sends `request` and returns its answer, checking that the answer
+  // echoes the request's `sequence` (set it, e.g. a tick counter, to tell
+  // ticks apart; the request is sent as it is, not copied). A tick that
+  // fails as a whole gives its status (the stream stays usable); a broken
+  // stream gives the stream's final status, and every later call fails with
+  // it.
+  absl::StatusOr<v1::TickResponse> Tick(const v1::TickRequest& request);
 
   // Closes the sending side and returns the stream's final status.
   absl::Status Close();
@@ -150,7 +152,6 @@ class TickStream {
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderWriter<v1::TickRequest, v1::TickResponse>>
       stream_;
-  std::uint64_t sequence_ = 0;
   std::optional<absl::Status> closed_;
 };
 
