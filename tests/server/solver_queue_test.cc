@@ -3,11 +3,15 @@
 // RESOURCE_EXHAUSTED (a TickStream's tick in its answer, the stream staying
 // open), the registry and health still answer, and the queued calls complete
 // once the worker is free. The test waits for states, never for times.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "tests/server/service_fixture.h"
@@ -121,6 +125,89 @@ TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
   EXPECT_TRUE(ticked.characters(0).goals(0).reached());
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
+}
+
+// A client on a connection of its own (channels to one address share one
+// unless told not to): the pool tells clients apart by connection.
+std::unique_ptr<v1::IkService::Stub> OwnConnection(int port) {
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return v1::IkService::NewStub(
+      grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
+                                grpc::InsecureChannelCredentials(), arguments));
+}
+
+class FairQueueTest : public SolverQueueTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+    options.solver_threads = 1;
+    StartServer(options);
+  }
+};
+
+TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
+  absl::Notification held;
+  absl::Notification open;
+  HoldWorker(held, open);
+  auto flood = OwnConnection(server_->port());
+  auto victim = OwnConnection(server_->port());
+
+  // Heavy calls (64 FABRIK goals on the tail) from the flooding connection,
+  // queued first; then one light call from the victim's.
+  v1::SolveChainRequest heavy;
+  heavy.set_rig("tail");
+  for (int g = 0; g < 64; ++g) {
+    v1::ChainGoal* goal = heavy.add_goals();
+    goal->set_chain("tail");
+    goal->set_solver(v1::SOLVER_FABRIK);
+    *goal->mutable_target() = Vec(0.2 + 0.001 * g, 0.6, -0.9);
+  }
+  const v1::SolveChainRequest light = Reach();
+  struct Call {
+    grpc::ClientContext context;
+    v1::SolveChainResponse response;
+    grpc::Status status;
+  };
+  constexpr int kFlood = 6;
+  Call calls[kFlood + 1];
+  absl::Mutex mutex;
+  std::vector<int> finished;  // call numbers, in the order they completed
+  const auto send = [&](v1::IkService::Stub& stub, int i,
+                        const v1::SolveChainRequest& request) {
+    calls[i].context.set_deadline(std::chrono::system_clock::now() +
+                                  std::chrono::seconds(60));
+    stub.async()->SolveChain(&calls[i].context, &request, &calls[i].response,
+                             [&, i](grpc::Status status) {
+                               absl::MutexLock lock(&mutex);
+                               calls[i].status = std::move(status);
+                               finished.push_back(i);
+                             });
+  };
+  for (int i = 0; i < kFlood; ++i) {
+    send(*flood, i, heavy);
+    WaitForQueued(i + 1);  // in this order
+  }
+  send(*victim, kFlood, light);
+  WaitForQueued(kFlood + 1);
+  open.Notify();
+  {
+    absl::MutexLock lock(&mutex);
+    mutex.Await(absl::Condition(
+        +[](std::vector<int>* done) { return done->size() == kFlood + 1; },
+        &finished));
+  }
+  for (const Call& call : calls) {
+    EXPECT_TRUE(call.status.ok()) << call.status.error_message();
+  }
+  // Clients take turns: the flood's first call, then the victim's (first
+  // in first out would serve it last). Each heavy call takes milliseconds,
+  // so the victim's answer arrives well before the later flood answers.
+  const auto rank =
+      std::find(finished.begin(), finished.end(), kFlood) - finished.begin();
+  EXPECT_LE(rank, 2) << "the victim's call completed in position " << rank
+                     << " of " << finished.size();
 }
 
 }  // namespace
