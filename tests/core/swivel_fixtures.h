@@ -14,11 +14,11 @@
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "independent_checks.h"
 #include "ik/base/math.h"
 #include "ik/rig/rig.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/solvers/swivel.h"
+#include "independent_checks.h"
 #include "random_poses.h"
 #include "solve_chain_runner.h"
 
