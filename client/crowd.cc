@@ -52,6 +52,14 @@ v1::JobStatus ToJobStatus(const absl::Status& status) {
 }  // namespace
 
 void SetJointRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
+  if (4 * index + 3 < pose.rotations_size()) {
+    double* packed = pose.mutable_rotations()->mutable_data() + 4 * index;
+    packed[0] = rotation.x();
+    packed[1] = rotation.y();
+    packed[2] = rotation.z();
+    packed[3] = rotation.w();
+    return;
+  }
   for (v1::JointPose& joint : *pose.mutable_joints()) {
     if (joint.joint_case() == v1::JointPose::kIndex && joint.index() == index) {
       *joint.mutable_local()->mutable_rotation() = rotation;
@@ -71,6 +79,18 @@ void SetJointRotations(
   }
 }
 
+void SetJointRotations(v1::Pose& pose, const v1::TickCharacterResult& result) {
+  for (int k = 0; k < result.joints_size(); ++k) {
+    if (4 * k + 3 >= result.rotations_size()) break;
+    v1::Quat rotation;
+    rotation.set_x(result.rotations(4 * k));
+    rotation.set_y(result.rotations(4 * k + 1));
+    rotation.set_z(result.rotations(4 * k + 2));
+    rotation.set_w(result.rotations(4 * k + 3));
+    SetJointRotation(pose, result.joints(k), rotation);
+  }
+}
+
 SyntheticCrowd::SyntheticCrowd(const v1::Rig& rig, const CrowdOptions& options)
     : rig_(rig), options_(options) {
   std::mt19937_64 engine(options.seed);
@@ -86,6 +106,7 @@ SyntheticCrowd::SyntheticCrowd(const v1::Rig& rig, const CrowdOptions& options)
   if (!options.terrain.empty()) {
     request_.mutable_shared_ground()->add_terrains(options.terrain);
   }
+  request_.set_job_rotations(options.job_rotations);
 }
 
 void SyntheticCrowd::Pose(const Walker& walker,
@@ -102,8 +123,12 @@ void SyntheticCrowd::Pose(const Walker& walker,
   *root_transform.mutable_rotation() = ToWire(heading);
   // Every joint: its rest rotation swung about its local X by the cycle.
   const double cycle = 2.0 * kPi * 0.9 * walker.speed * time_ + walker.phase;
-  const bool posed = pose.joints_size() == rig_.joints_size();
-  for (int j = 0; j < rig_.joints_size(); ++j) {
+  const int joints = rig_.joints_size();
+  const bool posed = options_.packed_pose
+                         ? pose.rotations_size() == 4 * joints
+                         : pose.joints_size() == joints;
+  if (options_.packed_pose && !posed) pose.mutable_rotations()->Resize(4 * joints, 0.0);
+  for (int j = 0; j < joints; ++j) {
     const v1::Joint& joint = rig_.joints(j);
     const Quat rest = joint.rest().has_rotation()
                           ? FromWire(joint.rest().rotation())
@@ -112,11 +137,19 @@ void SyntheticCrowd::Pose(const Walker& walker,
     const Quat swing =
         AngleAxis(Swing(joint.name()) * side * std::sin(cycle + 0.37 * j),
                   Vec3(1.0, 0.0, 0.0));
+    const Quat rotation = glm::normalize(rest * swing);
+    if (options_.packed_pose) {
+      double* packed = pose.mutable_rotations()->mutable_data() + 4 * j;
+      packed[0] = rotation.x;
+      packed[1] = rotation.y;
+      packed[2] = rotation.z;
+      packed[3] = rotation.w;
+      continue;
+    }
     v1::JointPose& joint_pose =
         posed ? *pose.mutable_joints(j) : *pose.add_joints();
     joint_pose.set_index(j);
-    *joint_pose.mutable_local()->mutable_rotation() =
-        ToWire(glm::normalize(rest * swing));
+    *joint_pose.mutable_local()->mutable_rotation() = ToWire(rotation);
   }
   if (!options_.terrain.empty() && rig_.legs_size() > 0 &&
       !character.has_ground()) {

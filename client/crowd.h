@@ -24,13 +24,17 @@
 
 namespace ik {
 
-// Sets joint `index`'s local rotation in `pose`, replacing its override (or
+// Sets joint `index`'s local rotation in `pose`: in its packed `rotations`
+// when they cover the joint, else replacing its override in `joints` (or
 // adding one by index).
 void SetJointRotation(v1::Pose& pose, int index, const v1::Quat& rotation);
 // The same for every rotation of an answer (by index).
 void SetJointRotations(
     v1::Pose& pose,
     const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations);
+// The same for a tick's final pose (TickCharacterResult.joints and
+// .rotations, packed).
+void SetJointRotations(v1::Pose& pose, const v1::TickCharacterResult& result);
 
 struct CrowdOptions {
   int characters = 1000;
@@ -43,6 +47,11 @@ struct CrowdOptions {
   bool dynamics = true;
   // Seconds per tick.
   double delta_time = 1.0 / 60.0;
+  // The pose as packed rotations (Pose.rotations), the lean form; false:
+  // one JointPose per joint.
+  bool packed_pose = true;
+  // Ask for each job's rotations too (TickRequest.job_rotations).
+  bool job_rotations = false;
   std::uint64_t seed = 1;
 };
 

@@ -20,7 +20,7 @@
 namespace ik::server {
 namespace {
 
-// The chains a request steps, each once: those it names, or all of them.
+// The chains a request steps, each once: those it form, or all of them.
 absl::StatusOr<std::vector<const DynamicChainBinding*>> ChainsToStep(
     const v1::StepDynamicsRequest& request, const Character& character) {
   const Rig& rig = character.rig;
@@ -94,14 +94,16 @@ absl::StatusOr<std::map<std::string, int>> StatesByChain(
 }
 
 // One step of `chain` from the request's state `state_index` (-1: none)
-// on the pose (`world`: its world transforms), as the answer's result.
+// on the pose (`world`: its world transforms), as the answer's result; the
+// chain's new local rotations are appended to `stepped`.
 absl::Status StepChain(const v1::StepDynamicsRequest& request,
                        const Character& character,
                        const DynamicChainBinding& chain, int state_index,
                        absl::Span<const Transform> world,
                        absl::Span<const Transform> locals,
                        const WindSettings* wind, absl::string_view revision,
-                       AnswerNames names, v1::DynamicChainResult& result) {
+                       AnswerForm form, v1::DynamicChainResult& result,
+                       std::vector<std::pair<int, Quat>>& stepped) {
   DynamicState state;
   std::string state_path = "states";
   if (state_index >= 0) {
@@ -125,7 +127,10 @@ absl::Status StepChain(const v1::StepDynamicsRequest& request,
   step.report = &report;
   if (absl::Status status = step.Run(); !status.ok()) return status;
   DynamicChainResultToProto(character.rig, chain, rotations, state, report,
-                            revision, names, result);
+                            revision, form, result);
+  for (size_t k = 0; k < chain.joints.size(); ++k) {
+    if (chain.turns[k]) stepped.emplace_back(chain.joints[k], rotations[k]);
+  }
   return absl::OkStatus();
 }
 
@@ -139,13 +144,13 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   absl::StatusOr<DensePose> pose =
       PoseFromProto(request.pose(), (*entry)->rig());
   if (!pose.ok()) return pose.status();
-  return StepPoseDynamics(**entry, request, *pose, AnswerNames::kWithNames,
+  return StepPoseDynamics(**entry, request, *pose, AnswerForm::kFull,
                           response);
 }
 
 absl::Status IkHandlers::StepPoseDynamics(
     const RigEntry& entry, const v1::StepDynamicsRequest& request,
-    const DensePose& pose, AnswerNames names,
+    DensePose& pose, AnswerForm form,
     v1::StepDynamicsResponse& response) const {
   const Character& character = entry.character;
   const Rig& rig = character.rig;
@@ -177,17 +182,22 @@ absl::Status IkHandlers::StepPoseDynamics(
   fk.models = absl::MakeSpan(world);
   if (absl::Status status = fk.Run(); !status.ok()) return status;
 
-  response.set_revision(revision);
+  if (form == AnswerForm::kFull) response.set_revision(revision);
+  // Every chain steps on the incoming pose; their rotations are set after.
+  std::vector<std::pair<int, Quat>> stepped;
   for (const DynamicChainBinding* chain : *chains) {
     auto found = state_index->find(chain->name);
     if (absl::Status status =
             StepChain(request, character, *chain,
                       found == state_index->end() ? -1 : found->second, world,
                       pose.locals, wind.has_value() ? &*wind : nullptr,
-                      revision, names, *response.add_results());
+                      revision, form, *response.add_results(), stepped);
         !status.ok()) {
       return status;
     }
+  }
+  for (const auto& [joint, rotation] : stepped) {
+    pose.locals[joint].rotation = rotation;
   }
   return absl::OkStatus();
 }

@@ -85,14 +85,14 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
       !status.ok()) {
     return status;
   }
-  return GroundPose(**entry, request, ground, *pose, AnswerNames::kWithNames,
+  return GroundPose(**entry, request, ground, *pose, AnswerForm::kFull,
                     response);
 }
 
 absl::Status IkHandlers::GroundPose(const RigEntry& entry,
                                     const v1::GroundFeetRequest& request,
                                     const RequestGround& ground,
-                                    DensePose& pose, AnswerNames names,
+                                    DensePose& pose, AnswerForm form,
                                     v1::GroundFeetResponse& response) const {
   const Rig& rig = entry.rig();
   const absl::Span<const Leg> rig_legs = entry.character.legs;
@@ -125,8 +125,8 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
   job.report = &report;
   if (absl::Status status = job.Run(); !status.ok()) return status;
 
-  response.set_revision(entry.revision);
-  GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, names,
+  if (form == AnswerForm::kFull) response.set_revision(entry.revision);
+  GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, form,
                           response);
   for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
     response.add_terrain_revisions(terrain->revision);

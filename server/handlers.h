@@ -72,7 +72,7 @@ class IkHandlers {
                     const CallScope& scope);
 
   // The jobs on one character's pose, shared by the single RPCs and Tick.
-  // Answers name joints as `names` says. Each names the fields of its own
+  // Answers are written as `form` says. Each names the fields of its own
   // request message (e.g. "goals[2].target",
   // "weights[1]"); a tick roots them under its character.
   //
@@ -81,7 +81,7 @@ class IkHandlers {
   absl::Status SolveGoals(
       const RigEntry& entry,
       const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
-      DensePose& pose, AnswerNames names,
+      DensePose& pose, AnswerForm form,
       google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const;
   // GroundFeet's pass on `pose` over `ground` (the request's `ground`
   // converted; `request`'s rig, revision, pose and ground are not read).
@@ -89,12 +89,13 @@ class IkHandlers {
   absl::Status GroundPose(const RigEntry& entry,
                           const v1::GroundFeetRequest& request,
                           const RequestGround& ground, DensePose& pose,
-                          AnswerNames names,
+                          AnswerForm form,
                           v1::GroundFeetResponse& response) const;
-  // StepDynamics on `pose` (`request`'s rig, revision and pose are not read).
+  // StepDynamics on `pose` (`request`'s rig, revision and pose are not
+  // read); the stepped chains' joints of `pose` take their new rotations.
   absl::Status StepPoseDynamics(const RigEntry& entry,
                                 const v1::StepDynamicsRequest& request,
-                                const DensePose& pose, AnswerNames names,
+                                DensePose& pose, AnswerForm form,
                                 v1::StepDynamicsResponse& response) const;
 
  private:
@@ -105,7 +106,7 @@ class IkHandlers {
 
   // Character `index` of a tick into `out`.
   void RunCharacter(const v1::TickCharacter& character, int index,
-                    const RequestGround* shared_ground,
+                    const RequestGround* shared_ground, AnswerForm form,
                     v1::TickCharacterResult& out) const;
 
   // The rig a solve names (`rig` required), pinned to `revision` if set.

@@ -88,7 +88,8 @@ absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
   for (int j = 0; j < rig.joint_count(); ++j) {
     if (!SameBits(repaired.locals[j].rotation, claimed.locals[j].rotation)) {
       AddJointRotation(rig, j, repaired.locals[j].rotation,
-                       answer.mutable_rotations(), AnswerNames::kIndexOnly);
+                       answer.mutable_rotations(),
+                       AnswerForm::kTickWithRotations);
     }
   }
   return absl::OkStatus();
@@ -143,6 +144,8 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
     }
     RunCharacter(request.characters(k), k,
                  shared.has_value() ? &*shared : nullptr,
+                 request.job_rotations() ? AnswerForm::kTickWithRotations
+                                         : AnswerForm::kTick,
                  *response.mutable_characters(k));
   });
   return absl::OkStatus();
@@ -150,6 +153,7 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
 
 void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
                               const RequestGround* shared_ground,
+                              AnswerForm form,
                               v1::TickCharacterResult& out) const {
   // Paths are built for errors only.
   const auto path = [index](absl::string_view job) {
@@ -210,7 +214,6 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
     }
     return result.ok();
   };
-  constexpr AnswerNames kNames = AnswerNames::kIndexOnly;
 
   if (character.has_ground()) {
     const v1::GroundFeetRequest& ground = character.ground();
@@ -236,7 +239,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
                 "ground", "required: the tick has no shared_ground either");
           }
           absl::Status status =
-              GroundPose(rig_entry, ground, *used, p, kNames, answer);
+              GroundPose(rig_entry, ground, *used, p, form, answer);
           if (status.ok()) {
             p.root.translation += FromProto(answer.root_offset());
           }
@@ -247,7 +250,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   if (character.goals_size() > 0) {
     auto& goals = *out.mutable_goals();
     const bool ok = run_job("", *out.mutable_goals_status(), [&](DensePose& p) {
-      return SolveGoals(rig_entry, character.goals(), p, kNames, goals);
+      return SolveGoals(rig_entry, character.goals(), p, form, goals);
     });
     if (!ok) goals.Clear();
   }
@@ -261,24 +264,24 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
               !status.ok()) {
             return status;
           }
-          absl::Status status =
-              StepPoseDynamics(rig_entry, dynamics, p, kNames, answer);
-          if (!status.ok()) return status;
-          for (const v1::DynamicChainResult& chain : answer.results()) {
-            for (const v1::JointRotation& joint : chain.rotations()) {
-              p.locals[joint.index()].rotation = FromProto(joint.rotation());
-            }
-          }
-          return absl::OkStatus();
+          return StepPoseDynamics(rig_entry, dynamics, p, form, answer);
         });
     if (!ok) out.clear_dynamics();
   }
 
-  *out.mutable_root() = ToProto(pose.root);
+  ToProto(pose.root, out.mutable_root());
+  int changed = 0;
   for (int j = 0; j < rig.joint_count(); ++j) {
-    if (!SameBits(pose.locals[j].rotation, incoming.locals[j].rotation)) {
-      AddJointRotation(rig, j, pose.locals[j].rotation, out.mutable_rotations(),
-                       kNames);
+    changed += !SameBits(pose.locals[j].rotation, incoming.locals[j].rotation);
+  }
+  out.mutable_joints()->Reserve(changed);
+  out.mutable_rotations()->Reserve(4 * changed);
+  for (int j = 0; j < rig.joint_count(); ++j) {
+    const Quat& rotation = pose.locals[j].rotation;
+    if (SameBits(rotation, incoming.locals[j].rotation)) continue;
+    out.add_joints(j);
+    for (double value : {rotation.x, rotation.y, rotation.z, rotation.w}) {
+      out.add_rotations(value);
     }
   }
 }

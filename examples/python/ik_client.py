@@ -96,7 +96,7 @@ def tick(stub, pb, timeout):
         reached = sum(goal.reached for goal in character.goals)
         print(
             f"tick {character.id}: {reached}/{len(character.goals)} goals reached, "
-            f"{len(character.rotations)} joints turned"
+            f"{len(character.joints)} joints turned"
         )
 
 

@@ -7,20 +7,21 @@
 namespace ik::server {
 namespace {
 
-v1::DynamicChainState StateToProto(const DynamicState& state,
-                                   absl::string_view chain,
-                                   absl::string_view revision) {
-  v1::DynamicChainState out;
+void StateToProto(const DynamicState& state, absl::string_view chain,
+                  absl::string_view revision, v1::DynamicChainState& out) {
   out.set_chain(std::string(chain));
   out.set_revision(std::string(revision));
-  for (const Vec3& p : state.positions) *out.add_positions() = ToProto(p);
+  out.mutable_positions()->Reserve(static_cast<int>(state.positions.size()));
+  for (const Vec3& p : state.positions) ToProto(p, out.add_positions());
+  out.mutable_previous_positions()->Reserve(
+      static_cast<int>(state.previous_positions.size()));
   for (const Vec3& p : state.previous_positions) {
-    *out.add_previous_positions() = ToProto(p);
+    ToProto(p, out.add_previous_positions());
   }
-  for (const Quat& q : state.rotations) *out.add_rotations() = ToProto(q);
+  out.mutable_rotations()->Reserve(static_cast<int>(state.rotations.size()));
+  for (const Quat& q : state.rotations) ToProto(q, out.add_rotations());
   out.set_time_remainder(state.time_remainder);
   out.set_noise_time(state.noise_time);
-  return out;
 }
 
 v1::DynamicsReset ResetToProto(DynamicsReset reset) {
@@ -59,19 +60,19 @@ void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
                                const std::vector<Quat>& rotations,
                                const DynamicState& state,
                                const DynamicsReport& report,
-                               absl::string_view revision, AnswerNames names,
+                               absl::string_view revision, AnswerForm form,
                                v1::DynamicChainResult& result) {
   result.set_chain(chain.name);
   for (size_t k = 0; k < chain.joints.size(); ++k) {
     const int joint = chain.joints[k];
-    if (names == AnswerNames::kWithNames) {
+    if (form == AnswerForm::kFull) {
       result.add_joints(rig.joint(joint).name);
     }
     if (!chain.turns[k]) continue;  // a leaf keeps its animation
     AddJointRotation(rig, joint, rotations[k], result.mutable_rotations(),
-                     names);
+                     form);
   }
-  *result.mutable_state() = StateToProto(state, chain.name, revision);
+  StateToProto(state, chain.name, revision, *result.mutable_state());
   result.set_substeps(report.substeps);
   result.set_clamped(report.clamped);
   result.set_reset(ResetToProto(report.reset));

@@ -25,7 +25,7 @@ void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
                                const std::vector<Quat>& rotations,
                                const DynamicState& state,
                                const DynamicsReport& report,
-                               absl::string_view revision, AnswerNames names,
+                               absl::string_view revision, AnswerForm form,
                                v1::DynamicChainResult& result);
 
 }  // namespace ik::server

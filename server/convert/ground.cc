@@ -41,31 +41,31 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
                              absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
                              absl::Span<const FootResult> feet,
-                             AnswerNames names,
+                             AnswerForm form,
                              v1::GroundFeetResponse& response) {
   response.set_pelvis_drop(report.pelvis_drop);
   response.set_pelvis_drop_target(report.pelvis_drop_target);
   response.set_pelvis_drop_clamped(report.pelvis_drop_clamped);
-  *response.mutable_root_offset() = ToProto(report.root_offset);
+  ToProto(report.root_offset, response.mutable_root_offset());
   for (size_t l = 0; l < legs.size(); ++l) {
     const Leg& leg = legs[l];
     for (int joint : {leg.hip, leg.knee, leg.ankle}) {
       AddJointRotation(rig, joint, locals[joint].rotation,
-                       response.mutable_rotations(), names);
+                       response.mutable_rotations(), form);
     }
     const FootResult& foot = feet[l];
     v1::FootResult* out = response.add_feet();
     out->set_leg(leg.name);
     out->set_ground_found(foot.ground_found);
     if (foot.ground_found) {
-      *out->mutable_contact_point() = ToProto(foot.contact_point);
-      *out->mutable_contact_normal() = ToProto(foot.contact_normal);
+      ToProto(foot.contact_point, out->mutable_contact_point());
+      ToProto(foot.contact_normal, out->mutable_contact_normal());
     }
     out->set_grounded(foot.grounded);
-    *out->mutable_goal() = ToProto(foot.goal);
+    ToProto(foot.goal, out->mutable_goal());
     out->set_reached(foot.reached);
     out->set_moved(foot.moved);
-    *out->mutable_foot_offset() = ToProto(foot.foot_offset);
+    ToProto(foot.foot_offset, out->mutable_foot_offset());
     out->set_tilt(foot.tilt);
     out->set_tilt_clamped(foot.tilt_clamped);
   }

@@ -35,7 +35,7 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
                              absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
                              absl::Span<const FootResult> feet,
-                             AnswerNames names,
+                             AnswerForm form,
                              v1::GroundFeetResponse& response);
 
 }  // namespace ik::server

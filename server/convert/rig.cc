@@ -384,7 +384,7 @@ v1::Rig NormalizedRig(const v1::Rig& rig, const Rig& validated) {
   for (int i = 0; i < out.joints_size(); ++i) {
     v1::Transform* rest = out.mutable_joints(i)->mutable_rest();
     if (rest->has_rotation()) {
-      *rest->mutable_rotation() = ToProto(validated.joint(i).rest.rotation);
+      ToProto(validated.joint(i).rest.rotation, rest->mutable_rotation());
     }
   }
   return out;

@@ -114,7 +114,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
 
 void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                        const ChainSolveResult& result,
-                       const std::vector<Transform>& locals, AnswerNames names,
+                       const std::vector<Transform>& locals, AnswerForm form,
                        v1::GoalResult& out) {
   const Chain& chain = *goal.chain;
   out.set_chain(chain.name);
@@ -125,13 +125,13 @@ void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
   for (size_t i = 0; i < joints; ++i) {
     const int joint = chain.joints[i];
     AddJointRotation(rig, joint, locals[joint].rotation,
-                     out.mutable_rotations(), names);
+                     out.mutable_rotations(), form);
   }
   out.set_reached(result.report.reached);
   out.set_residual(result.report.residual);
   out.set_iterations(result.report.iterations);
   out.set_stop_reason(StopReasonToProto(result.stop_reason));
-  *out.mutable_effector() = ToProto(result.tip_world);
+  ToProto(result.tip_world, out.mutable_effector());
   out.set_solver(SolverToProto(result.solver));
   for (int joint : result.limited_joints) {
     out.add_limited_joints(rig.joint(joint).name);

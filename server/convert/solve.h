@@ -26,7 +26,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
 // into `out`.
 void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                        const ChainSolveResult& result,
-                       const std::vector<Transform>& locals, AnswerNames names,
+                       const std::vector<Transform>& locals, AnswerForm form,
                        v1::GoalResult& out);
 
 }  // namespace ik::server

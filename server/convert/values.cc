@@ -18,27 +18,33 @@ Quat FromProto(const v1::Quat& q) {
 
 v1::Vec3 ToProto(const Vec3& v) {
   v1::Vec3 out;
-  out.set_x(v.x);
-  out.set_y(v.y);
-  out.set_z(v.z);
+  ToProto(v, &out);
   return out;
 }
 
 v1::Quat ToProto(const Quat& q) {
   v1::Quat out;
-  out.set_x(q.x);
-  out.set_y(q.y);
-  out.set_z(q.z);
-  out.set_w(q.w);
+  ToProto(q, &out);
   return out;
 }
 
-v1::Transform ToProto(const Transform& transform) {
-  v1::Transform out;
-  *out.mutable_translation() = ToProto(transform.translation);
-  *out.mutable_rotation() = ToProto(transform.rotation);
-  *out.mutable_scale() = ToProto(transform.scale);
-  return out;
+void ToProto(const Vec3& v, v1::Vec3* out) {
+  out->set_x(v.x);
+  out->set_y(v.y);
+  out->set_z(v.z);
+}
+
+void ToProto(const Quat& q, v1::Quat* out) {
+  out->set_x(q.x);
+  out->set_y(q.y);
+  out->set_z(q.z);
+  out->set_w(q.w);
+}
+
+void ToProto(const Transform& transform, v1::Transform* out) {
+  ToProto(transform.translation, out->mutable_translation());
+  ToProto(transform.rotation, out->mutable_rotation());
+  ToProto(transform.scale, out->mutable_scale());
 }
 
 absl::Status CheckFinite(const Vec3& v, absl::string_view path) {
@@ -79,6 +85,38 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
   if (!root.ok()) return root.status();
   out.root = *root;
   out.locals.assign(rig.rest_pose().begin(), rig.rest_pose().end());
+  const int packed = pose.rotations_size();
+  if (packed % 4 != 0) {
+    return InvalidField("pose.rotations",
+                        absl::StrCat(packed,
+                                     " numbers: not 4 per joint (x, y, z, w)"));
+  }
+  const int packed_joints = packed / 4;
+  if (packed_joints > rig.joint_count()) {
+    return InvalidField(
+        "pose.rotations",
+        absl::StrCat(packed_joints, " rotations for a rig of ",
+                     rig.joint_count(), " joints (", Quoted(rig.name()), ")"));
+  }
+  for (int j = 0; j < packed_joints; ++j) {
+    const double* q = pose.rotations().data() + 4 * j;
+    Quat rotation = MakeQuat(q[0], q[1], q[2], q[3]);
+    if (check == TransformCheck::kValidate) {
+      // As ValidateTransform reads a JointPose's rotation, to the bit.
+      const double norm = Norm(rotation);
+      if (!(std::abs(norm - 1.0) <= kUnitQuatTolerance)) {
+        return InvalidField(
+            absl::StrCat("pose.rotations[", 4 * j, "]"),
+            absl::StrCat("joint ", j, " (", Quoted(rig.joint(j).name), "): ",
+                         IsFinite(rotation)
+                             ? absl::StrCat("not a unit quaternion (norm ",
+                                            norm, ")")
+                             : std::string("not finite")));
+      }
+      rotation = rotation / norm;
+    }
+    out.locals[j].rotation = rotation;
+  }
   // Which of pose.joints set each joint (paths are built for errors only:
   // this runs for every joint of every pose).
   absl::InlinedVector<int, 64> set_by(rig.joint_count(), -1);
@@ -114,6 +152,14 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
                        "' is already set by pose.joints[", set_by[index], "]"));
     }
     set_by[index] = i;
+    const bool packed_rotation = index < packed_joints;
+    if (packed_rotation && joint.local().has_rotation()) {
+      return InvalidField(
+          absl::StrCat(path(i), ".local.rotation"),
+          absl::StrCat("joint ", index, " (", Quoted(rig.joint(index).name),
+                       ") already has its rotation from pose.rotations[",
+                       4 * index, "]"));
+    }
     if (check == TransformCheck::kRaw) {
       Transform& local = out.locals[index];
       const v1::Transform& in = joint.local();
@@ -125,7 +171,9 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
     absl::StatusOr<Transform> local =
         TransformFromProto(joint.local(), rig.rest_pose()[index], "local");
     if (!local.ok()) return Rooted(local.status(), path(i));
+    const Quat rotation = out.locals[index].rotation;
     out.locals[index] = *local;
+    if (packed_rotation) out.locals[index].rotation = rotation;
   }
   return absl::OkStatus();
 }
@@ -133,11 +181,12 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
 void AddJointRotation(
     const Rig& rig, int joint, const Quat& rotation,
     google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations,
-    AnswerNames names) {
+    AnswerForm form) {
+  if (form == AnswerForm::kTick) return;
   v1::JointRotation* out = rotations->Add();
-  if (names == AnswerNames::kWithNames) out->set_name(rig.joint(joint).name);
+  if (form == AnswerForm::kFull) out->set_name(rig.joint(joint).name);
   out->set_index(joint);
-  *out->mutable_rotation() = ToProto(rotation);
+  ToProto(rotation, out->mutable_rotation());
 }
 
 }  // namespace ik::server

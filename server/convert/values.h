@@ -26,7 +26,10 @@ Vec3 FromProto(const v1::Vec3& v);
 Quat FromProto(const v1::Quat& q);
 v1::Vec3 ToProto(const Vec3& v);
 v1::Quat ToProto(const Quat& q);
-v1::Transform ToProto(const Transform& transform);
+// Into a message of the answer (on its arena): no temporary messages.
+void ToProto(const Vec3& v, v1::Vec3* out);
+void ToProto(const Quat& q, v1::Quat* out);
+void ToProto(const Transform& transform, v1::Transform* out);
 
 // OK when every component of `v` is finite, else "<path>: not finite (...)".
 absl::Status CheckFinite(const Vec3& v, absl::string_view path);
@@ -54,15 +57,19 @@ enum class TransformCheck { kValidate, kRaw };
 absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
                            TransformCheck check, DensePose& out);
 
-// Appends one joint's local rotation to an answer: its name, index and
-// rotation.
-// Answers give joints by index, and by name too unless a tick leaves names
-// out (AnswerNames::kIndexOnly: the index alone is the lean wire form).
-enum class AnswerNames { kWithNames, kIndexOnly };
+// How a job's answer is written. The single RPCs answer in full: joints by
+// name and index, the job's revision and rotations. A tick leaves out what
+// the character's result already says -- joint names and the job answer's
+// revision -- and, as kTick, the job's rotations too (the character's final
+// pose carries them).
+enum class AnswerForm { kFull, kTickWithRotations, kTick };
+
+// Appends one joint's local rotation to an answer as `form` says: its name
+// (kFull only), index and rotation; nothing with kTick.
 void AddJointRotation(
     const Rig& rig, int joint, const Quat& rotation,
     google::protobuf::RepeatedPtrField<v1::JointRotation>* rotations,
-    AnswerNames names = AnswerNames::kWithNames);
+    AnswerForm form = AnswerForm::kFull);
 
 }  // namespace ik::server
 

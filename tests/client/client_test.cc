@@ -1,6 +1,7 @@
 // ik::Client against a real ikd server on loopback.
 #include "ik/client.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -240,13 +241,21 @@ TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
     *single.mutable_goals() = request.characters(k).goals();
     auto solved = client_->SolveChain(single);
     ASSERT_TRUE(solved.ok()) << solved.status();
-    // A tick gives joints by index only.
-    for (v1::JointRotation& joint :
-         *solved->mutable_results(0)->mutable_rotations()) {
-      joint.clear_name();
+    // A tick leaves the jobs' rotations out unless asked for them (the
+    // final pose has them, packed).
+    const v1::TickCharacterResult& character = ticked->characters(k);
+    ASSERT_EQ(character.rotations_size(), 4 * character.joints_size());
+    for (const v1::JointRotation& joint : solved->results(0).rotations()) {
+      const auto at = std::find(character.joints().begin(),
+                                character.joints().end(), joint.index());
+      ASSERT_NE(at, character.joints().end()) << joint.index();
+      const int i = static_cast<int>(at - character.joints().begin());
+      EXPECT_EQ(character.rotations(4 * i), joint.rotation().x());
+      EXPECT_EQ(character.rotations(4 * i + 3), joint.rotation().w());
     }
+    solved->mutable_results(0)->clear_rotations();
     EXPECT_EQ(solved->results(0).SerializeAsString(),
-              ticked->characters(k).goals(0).SerializeAsString());
+              character.goals(0).SerializeAsString());
   }
   EXPECT_TRUE(stream.Close().ok());
   EXPECT_EQ(stream.Tick(request).status().code(),

@@ -201,6 +201,34 @@ std::vector<ErrorCase> SolveChainCases() {
           },
           kInvalid, "pose.joints[0].local.translation"),
       solve(
+          "pose_packed_not_by_four",
+          [](R& r) {
+            for (double v : {0.0, 0.0, 0.0, 1.0, 0.0}) {
+              r.mutable_pose()->add_rotations(v);
+            }
+          },
+          kInvalid, "pose.rotations"),
+      solve(
+          "pose_packed_not_unit",
+          [](R& r) {
+            for (double v : {0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5}) {
+              r.mutable_pose()->add_rotations(v);
+            }
+          },
+          kInvalid, "pose.rotations[4]"),
+      solve(
+          "pose_packed_and_joint_rotation",
+          [](R& r) {
+            for (double v : {0.0, 0.0, 0.0, 1.0}) {
+              r.mutable_pose()->add_rotations(v);
+            }
+            v1::JointPose* joint = r.mutable_pose()->add_joints();
+            joint->set_index(0);
+            *joint->mutable_local()->mutable_rotation() =
+                ::ik::testing::Rotation(0, 0, 0, 1);
+          },
+          kInvalid, "pose.joints[0].local.rotation"),
+      solve(
           "root_zero_scale",
           [](R& r) {
             *r.mutable_pose()->mutable_root()->mutable_scale() = Vec(0, 1, 1);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -28,7 +29,8 @@ using ::ik::testing::Vec;
 
 constexpr int kCharacters = 24;
 
-// A single RPC's answer as a tick gives it: joints by index only.
+// A single RPC's answer as a tick gives it (with job_rotations): joints by
+// index only, no revision (the character's result has it).
 void DropNames(
     google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations) {
   for (v1::JointRotation& joint : rotations) {
@@ -38,6 +40,8 @@ void DropNames(
 }
 v1::GroundFeetResponse WithoutNames(v1::GroundFeetResponse answer) {
   DropNames(*answer.mutable_rotations());
+  EXPECT_FALSE(answer.revision().empty());
+  answer.clear_revision();
   return answer;
 }
 v1::GoalResult WithoutNames(v1::GoalResult answer) {
@@ -45,12 +49,39 @@ v1::GoalResult WithoutNames(v1::GoalResult answer) {
   return answer;
 }
 v1::StepDynamicsResponse WithoutNames(v1::StepDynamicsResponse answer) {
+  EXPECT_FALSE(answer.revision().empty());
+  answer.clear_revision();
   for (v1::DynamicChainResult& chain : *answer.mutable_results()) {
     EXPECT_GT(chain.joints_size(), 0);
     chain.clear_joints();
     DropNames(*chain.mutable_rotations());
   }
   return answer;
+}
+
+// Joint `index`'s rotation in `pose`: packed, or its JointPose; null when
+// the pose leaves it at rest.
+std::optional<v1::Quat> RotationIn(const v1::Pose& pose, int index) {
+  if (4 * index + 3 < pose.rotations_size()) {
+    const double* q = pose.rotations().data() + 4 * index;
+    return Rotation(q[0], q[1], q[2], q[3]);
+  }
+  for (const v1::JointPose& posed : pose.joints()) {
+    if (posed.index() == index) return posed.local().rotation();
+  }
+  return std::nullopt;
+}
+
+// A tick's job answers without their rotations, as a tick gives them when
+// job_rotations is unset.
+v1::TickCharacterResult WithoutJobRotations(v1::TickCharacterResult out) {
+  out.mutable_ground()->clear_rotations();
+  for (v1::GoalResult& goal : *out.mutable_goals()) goal.clear_rotations();
+  for (v1::DynamicChainResult& chain :
+       *out.mutable_dynamics()->mutable_results()) {
+    chain.clear_rotations();
+  }
+  return out;
 }
 
 v1::Quat RandomSmallRotation(std::mt19937_64& engine, double max_angle) {
@@ -77,7 +108,9 @@ class TickTest : public IkServiceTest,
 
   // A seeded crowd: walking over the stairs' span, a few joints turned, two
   // arm goals near the shoulders, ponytail dynamics; every third character
-  // stands on a plane of its own instead of the shared stairs.
+  // stands on a plane of its own instead of the shared stairs. Every even
+  // character sends its pose packed (Pose.rotations, all 28 joints, at
+  // rest but for the turned ones), the others as JointPoses.
   static v1::TickRequest Crowd(std::uint64_t seed, int count) {
     std::mt19937_64 engine(seed);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -94,6 +127,11 @@ class TickTest : public IkServiceTest,
       *pose.mutable_root()->mutable_translation() = Vec(x, y, z);
       *pose.mutable_root()->mutable_rotation() =
           AboutY(2.0 * kPi * unit(engine));
+      if (k % 2 == 0) {
+        for (int j = 0; j < 28; ++j) {
+          for (double value : {0.0, 0.0, 0.0, 1.0}) pose.add_rotations(value);
+        }
+      }
       for (int joint : {1, 2, 5, 9, 14, 19, 23}) {
         SetJointRotation(pose, joint, RandomSmallRotation(engine, 0.3));
       }
@@ -183,22 +221,25 @@ class TickTest : public IkServiceTest,
     // rotation the last job gave it (up to the read-back's normalisation).
     EXPECT_EQ(DeterministicBytes(ticked.root().translation()),
               DeterministicBytes(pose.root().translation()));
-    for (const v1::JointRotation& joint : ticked.rotations()) {
-      EXPECT_EQ(joint.name(), "");  // by index only
-      const v1::JointPose* last = nullptr;
-      for (const v1::JointPose& posed : pose.joints()) {
-        if (posed.index() == joint.index()) last = &posed;
+    ASSERT_EQ(ticked.rotations_size(), 4 * ticked.joints_size());
+    for (int i = 0; i < ticked.joints_size(); ++i) {
+      const int joint = ticked.joints(i);
+      if (i > 0) {
+        EXPECT_LT(ticked.joints(i - 1), joint);
       }
-      ASSERT_NE(last, nullptr) << "joint " << joint.index();
-      EXPECT_TRUE(SameRotation(FromProto(joint.rotation()),
-                               FromProto(last->local().rotation()), 1e-15))
-          << "joint " << joint.index();
+      const std::optional<v1::Quat> last = RotationIn(pose, joint);
+      ASSERT_TRUE(last.has_value()) << "joint " << joint;
+      const double* q = ticked.rotations().data() + 4 * i;
+      EXPECT_TRUE(SameRotation(MakeQuat(q[0], q[1], q[2], q[3]),
+                               FromProto(*last), 1e-15))
+          << "joint " << joint;
     }
   }
 };
 
 TEST_P(TickTest, EveryJobAnswersAsTheSingleRpcOnThePoseTheJobsBeforeLeft) {
-  const v1::TickRequest request = Crowd(2026, kCharacters);
+  v1::TickRequest request = Crowd(2026, kCharacters);
+  request.set_job_rotations(true);
   v1::TickResponse response;
   grpc::Status status = Tick(request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -210,11 +251,60 @@ TEST_P(TickTest, EveryJobAnswersAsTheSingleRpcOnThePoseTheJobsBeforeLeft) {
     for (const v1::FootResult& foot : response.characters(k).ground().feet()) {
       grounded += foot.ground_found();
     }
-    moved_rotations += response.characters(k).rotations_size();
+    moved_rotations += response.characters(k).joints_size();
   }
   // The crowd really stands on ground and really moves.
   EXPECT_GT(grounded, kCharacters);
   EXPECT_GT(moved_rotations, 10 * kCharacters);
+
+  // Without job_rotations: the same answers, less the jobs' rotations.
+  request.set_job_rotations(false);
+  v1::TickResponse lean;
+  status = Tick(request, &lean);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(lean.characters_size(), kCharacters);
+  for (int k = 0; k < kCharacters; ++k) {
+    EXPECT_EQ(DeterministicBytes(lean.characters(k)),
+              DeterministicBytes(WithoutJobRotations(response.characters(k))))
+        << "character " << k;
+    EXPECT_EQ(lean.characters(k).ground().rotations_size(), 0);
+    EXPECT_LT(lean.characters(k).ByteSizeLong(),
+              response.characters(k).ByteSizeLong());
+  }
+}
+
+TEST_P(TickTest, APackedPoseAndJointPosesGiveTheSameBits) {
+  // The same poses, one character packed, its twin as JointPoses (every
+  // joint set, in a shuffled order): the same answers, bit for bit.
+  v1::TickRequest request = Crowd(31, 8);
+  std::mt19937_64 engine(31);
+  for (int k = 0; k < 8; k += 2) {
+    v1::TickCharacter twin = request.characters(k);
+    v1::Pose& pose = *twin.mutable_pose();
+    std::vector<int> order(28);
+    for (int j = 0; j < 28; ++j) order[j] = j;
+    std::shuffle(order.begin(), order.end(), engine);
+    for (int j : order) {
+      v1::JointPose& joint = *pose.add_joints();
+      joint.set_index(j);
+      *joint.mutable_local()->mutable_rotation() = *RotationIn(pose, j);
+    }
+    pose.clear_rotations();
+    twin.set_id(twin.id() + "-twin");
+    *request.add_characters() = std::move(twin);
+  }
+  v1::TickResponse response;
+  grpc::Status status = Tick(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  for (int t = 0; t < 4; ++t) {
+    v1::TickCharacterResult packed = response.characters(2 * t);
+    v1::TickCharacterResult twin = response.characters(8 + t);
+    EXPECT_EQ(twin.id(), packed.id() + "-twin");
+    twin.clear_id();
+    packed.clear_id();
+    EXPECT_EQ(packed.status().code(), 0) << packed.status().message();
+    EXPECT_EQ(DeterministicBytes(packed), DeterministicBytes(twin));
+  }
 }
 
 TEST_P(TickTest, TheSameTickGivesTheSameBytesWhateverThePoolSize) {
@@ -254,6 +344,8 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
       2000000000);
   SetJointRotation(*request.mutable_characters(17)->mutable_pose(), 5,
                    Rotation(0, 0, 0, 0));
+  SetJointRotation(*request.mutable_characters(22)->mutable_pose(), 2,
+                   Rotation(0, 0, 0, 2));
   v1::TickResponse response;
   grpc::Status status = Tick(request, &response);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -277,13 +369,15 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
          "characters[13].ground.rig");
   expect(at(17).status(), grpc::INVALID_ARGUMENT,
          "characters[17].pose.joints[2].local.rotation");
+  expect(at(22).status(), grpc::INVALID_ARGUMENT,
+         "characters[22].pose.rotations[8]");
   expect(at(19).goals_status(), grpc::RESOURCE_EXHAUSTED,
          "characters[19].goals[0].max_iterations");
   // A failed character runs no job; a failed job leaves no answer, and the
   // jobs after it still run.
   EXPECT_FALSE(at(5).has_ground());
   EXPECT_EQ(at(5).goals_size(), 0);
-  EXPECT_EQ(at(5).rotations_size(), 0);
+  EXPECT_EQ(at(5).joints_size(), 0);
   EXPECT_FALSE(at(3).has_ground());
   EXPECT_EQ(at(3).goals_size(), 2);
   EXPECT_EQ(at(3).dynamics_status().code(), 0);
@@ -317,6 +411,7 @@ TEST_P(TickTest, APoseCheckReportsAndRepairsAClaimedPoseBeforeTheJobs) {
   // A cheating client's claim: a NaN spine, an elbow bent backwards, a neck
   // 20 cm longer and a shoulder turned with a non-unit quaternion.
   v1::TickRequest request;
+  request.set_job_rotations(true);
   v1::TickCharacter& claimed = *request.add_characters();
   claimed.set_id("player-7");
   claimed.set_rig("humanoid");
