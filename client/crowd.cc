@@ -124,10 +124,10 @@ void SyntheticCrowd::Pose(const Walker& walker,
   // Every joint: its rest rotation swung about its local X by the cycle.
   const double cycle = 2.0 * kPi * 0.9 * walker.speed * time_ + walker.phase;
   const int joints = rig_.joints_size();
-  const bool posed = options_.packed_pose
-                         ? pose.rotations_size() == 4 * joints
-                         : pose.joints_size() == joints;
-  if (options_.packed_pose && !posed) pose.mutable_rotations()->Resize(4 * joints, 0.0);
+  const bool posed = options_.packed_pose ? pose.rotations_size() == 4 * joints
+                                          : pose.joints_size() == joints;
+  if (options_.packed_pose && !posed)
+    pose.mutable_rotations()->Resize(4 * joints, 0.0);
   for (int j = 0; j < joints; ++j) {
     const v1::Joint& joint = rig_.joints(j);
     const Quat rest = joint.rest().has_rotation()

@@ -15,6 +15,7 @@
 #include "server/convert/dynamics.h"
 #include "server/convert/rig.h"
 #include "server/convert/values.h"
+#include "server/core_time.h"
 #include "server/handlers.h"
 
 namespace ik::server {
@@ -125,7 +126,7 @@ absl::Status StepChain(const v1::StepDynamicsRequest& request,
   step.state_path = state_path;
   step.rotations_local = absl::MakeSpan(rotations);
   step.report = &report;
-  if (absl::Status status = step.Run(); !status.ok()) return status;
+  if (absl::Status status = RunCore(step); !status.ok()) return status;
   DynamicChainResultToProto(character.rig, chain, rotations, state, report,
                             revision, form, result);
   for (size_t k = 0; k < chain.joints.size(); ++k) {
@@ -144,8 +145,7 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
   absl::StatusOr<DensePose> pose =
       PoseFromProto(request.pose(), (*entry)->rig());
   if (!pose.ok()) return pose.status();
-  return StepPoseDynamics(**entry, request, *pose, AnswerForm::kFull,
-                          response);
+  return StepPoseDynamics(**entry, request, *pose, AnswerForm::kFull, response);
 }
 
 absl::Status IkHandlers::StepPoseDynamics(
@@ -180,7 +180,7 @@ absl::Status IkHandlers::StepPoseDynamics(
   fk.locals = pose.locals;
   fk.root = pose.root;
   fk.models = absl::MakeSpan(world);
-  if (absl::Status status = fk.Run(); !status.ok()) return status;
+  if (absl::Status status = RunCore(fk); !status.ok()) return status;
 
   if (form == AnswerForm::kFull) response.set_revision(revision);
   // Every chain steps on the incoming pose; their rotations are set after.

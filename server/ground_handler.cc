@@ -14,6 +14,7 @@
 #include "server/convert/ground.h"
 #include "server/convert/terrain.h"
 #include "server/convert/values.h"
+#include "server/core_time.h"
 #include "server/handlers.h"
 #include "server/request_ground.h"
 
@@ -123,7 +124,7 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
   if (request.has_tolerance()) job.tolerance = request.tolerance();
   job.feet = absl::MakeSpan(feet);
   job.report = &report;
-  if (absl::Status status = job.Run(); !status.ok()) return status;
+  if (absl::Status status = RunCore(job); !status.ok()) return status;
 
   if (form == AnswerForm::kFull) response.set_revision(entry.revision);
   GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, form,

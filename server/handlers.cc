@@ -12,6 +12,7 @@
 #include "ik/rig/solve_chain.h"
 #include "server/convert/solve.h"
 #include "server/convert/values.h"
+#include "server/core_time.h"
 
 namespace ik::server {
 namespace {
@@ -234,7 +235,7 @@ absl::Status IkHandlers::SolveGoals(
   job.result = &result;
   for (const ChainGoal& goal : converted) {
     job.goal = &goal;
-    if (absl::Status status = job.Run(); !status.ok()) return status;
+    if (absl::Status status = RunCore(job); !status.ok()) return status;
     GoalResultToProto(goal, rig, result, pose.locals, form, *results.Add());
   }
   return absl::OkStatus();

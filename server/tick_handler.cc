@@ -12,6 +12,7 @@
 #include "ik/base/field_error.h"
 #include "ik/rig/pose_check.h"
 #include "server/convert/values.h"
+#include "server/core_time.h"
 #include "server/handlers.h"
 #include "server/request_ground.h"
 #include "server/solver_pool.h"
@@ -78,7 +79,7 @@ absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
   if (check.has_tolerance()) job.tolerance = check.tolerance();
   job.violations = &violations;
   job.repaired = absl::MakeSpan(repaired.locals);
-  if (absl::Status status = job.Run(); !status.ok()) return status;
+  if (absl::Status status = RunCore(job); !status.ok()) return status;
   for (const PoseViolation& violation : violations) {
     v1::PoseViolation* out = answer.add_violations();
     out->set_joint(violation.joint);

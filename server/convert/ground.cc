@@ -40,8 +40,7 @@ std::optional<GroundSmoothing> SmoothingFromProto(
 void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
                              absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
-                             absl::Span<const FootResult> feet,
-                             AnswerForm form,
+                             absl::Span<const FootResult> feet, AnswerForm form,
                              v1::GroundFeetResponse& response) {
   response.set_pelvis_drop(report.pelvis_drop);
   response.set_pelvis_drop_target(report.pelvis_drop_target);

@@ -34,8 +34,7 @@ std::optional<GroundSmoothing> SmoothingFromProto(
 void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
                              absl::Span<const Transform> locals,
                              const GroundFeetReport& report,
-                             absl::Span<const FootResult> feet,
-                             AnswerForm form,
+                             absl::Span<const FootResult> feet, AnswerForm form,
                              v1::GroundFeetResponse& response);
 
 }  // namespace ik::server

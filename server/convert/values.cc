@@ -87,9 +87,9 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
   out.locals.assign(rig.rest_pose().begin(), rig.rest_pose().end());
   const int packed = pose.rotations_size();
   if (packed % 4 != 0) {
-    return InvalidField("pose.rotations",
-                        absl::StrCat(packed,
-                                     " numbers: not 4 per joint (x, y, z, w)"));
+    return InvalidField(
+        "pose.rotations",
+        absl::StrCat(packed, " numbers: not 4 per joint (x, y, z, w)"));
   }
   const int packed_joints = packed / 4;
   if (packed_joints > rig.joint_count()) {
@@ -107,11 +107,11 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
       if (!(std::abs(norm - 1.0) <= kUnitQuatTolerance)) {
         return InvalidField(
             absl::StrCat("pose.rotations[", 4 * j, "]"),
-            absl::StrCat("joint ", j, " (", Quoted(rig.joint(j).name), "): ",
-                         IsFinite(rotation)
-                             ? absl::StrCat("not a unit quaternion (norm ",
-                                            norm, ")")
-                             : std::string("not finite")));
+            absl::StrCat(
+                "joint ", j, " (", Quoted(rig.joint(j).name), "): ",
+                IsFinite(rotation)
+                    ? absl::StrCat("not a unit quaternion (norm ", norm, ")")
+                    : std::string("not finite")));
       }
       rotation = rotation / norm;
     }

@@ -123,8 +123,7 @@ TEST(ValuesConvertTest, PackedRotationsReadAsJointPosesToTheBit) {
     ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_TRUE(b.ok()) << b.status();
     for (int j = 0; j < joints; ++j) {
-      EXPECT_EQ(std::memcmp(&a->locals[j], &b->locals[j], sizeof(Transform)),
-                0)
+      EXPECT_EQ(std::memcmp(&a->locals[j], &b->locals[j], sizeof(Transform)), 0)
           << "trial " << trial << " joint " << j;
     }
   }
@@ -174,8 +173,7 @@ TEST(ValuesConvertTest, PackedRotationsErrorsNameTheirFirstNumber) {
   pose = identity(3);
   pose.set_rotations(3, 2.0);
   DensePose raw;
-  ASSERT_TRUE(
-      PoseFromProto(pose, rig->rig, TransformCheck::kRaw, raw).ok());
+  ASSERT_TRUE(PoseFromProto(pose, rig->rig, TransformCheck::kRaw, raw).ok());
   EXPECT_EQ(raw.locals[0].rotation.w, 2.0);
 }
 

@@ -1,0 +1,157 @@
+// A tick in process, without gRPC: the crowd of client/crowd.h (the example
+// humanoid walking over the bundled stairs, all 28 joints animated, both legs
+// grounded, two hand goals, the ponytail stepped with the states of the tick
+// before) through IkHandlers::Tick, as ikd runs it on a pool of one worker
+// (the calling thread takes part, as a gRPC call's does).
+//
+// Each benchmark reports, per character: `cpu_us` (process CPU time, every
+// thread), `core_us` (time inside the core's jobs: GroundFeetJob,
+// SolveChainJob, forward kinematics and RigDynamicsStep, see
+// server/core_time.h) and their ratio `cpu/core`:
+//   BM_TickHandler   the handler alone: converting, solving, answering;
+//   BM_TickWithWire  also parsing the request's bytes and serialising the
+//                    answer, as gRPC has protobuf do for ikd.
+// ikd's own CPU per character over a real channel comes from
+// `ikd_loadgen --rpc=tick --ikd_pid=...`; hold it against `core_us` here.
+//
+//   build/bench/tick_bench --benchmark_repetitions=5
+//     --benchmark_report_aggregates_only=true
+#include <time.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "benchmark/benchmark.h"
+#include "client/crowd.h"
+#include "google/protobuf/arena.h"
+#include "ik/rig_json.h"
+#include "server/core_time.h"
+#include "server/directory_loader.h"
+#include "server/handlers.h"
+#include "server/solver_pool.h"
+
+namespace ik::server {
+namespace {
+
+constexpr int kCharacters = 1000;
+
+// The benchmark is meaningless past a failure: say it and stop.
+void Expect(const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "tick_bench: %s\n", status.ToString().c_str());
+  std::abort();
+}
+void Expect(bool ok, const char* what) {
+  if (!ok) Expect(absl::InternalError(what));
+}
+
+double ProcessCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) +
+         1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// The example rigs and terrains, the handlers over them, and the crowd's
+// fourth tick (three ticks absorbed first, so dynamics has states).
+struct TickFixture {
+  TickFixture()
+      : rigs(limits.max_rigs),
+        terrains(limits.max_terrains),
+        handlers(rigs, terrains, limits),
+        pool(1, 1024) {
+    Expect(LoadRigDirectory(IK_EXAMPLES_DIR "/rigs", limits, rigs).status());
+    Expect(LoadTerrainDirectory(IK_EXAMPLES_DIR "/terrains", limits, terrains)
+               .status());
+    absl::StatusOr<v1::Rig> humanoid =
+        ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
+    Expect(humanoid.status());
+    CrowdOptions options;
+    options.characters = kCharacters;
+    crowd = std::make_unique<SyntheticCrowd>(*humanoid, options);
+    scope.pool = &pool;
+    scope.client = "bench";
+    for (int t = 0; t < 3; ++t) {
+      v1::TickResponse response;
+      Expect(handlers.Tick(crowd->NextTick(), response, scope));
+      crowd->Absorb(response);
+    }
+    request = crowd->NextTick();
+    request_bytes = request.SerializeAsString();
+  }
+
+  ServiceLimits limits;
+  RigRegistry rigs;
+  TerrainRegistry terrains;
+  IkHandlers handlers;
+  SolverPool pool;
+  CallScope scope;
+  std::unique_ptr<SyntheticCrowd> crowd;
+  v1::TickRequest request;
+  std::string request_bytes;
+};
+
+TickFixture& Fixture() {
+  static TickFixture* fixture = new TickFixture();
+  return *fixture;
+}
+
+// Runs `tick` once per iteration and reports the per-character figures.
+template <typename Tick>
+void MeasureTicks(benchmark::State& state, Tick&& tick) {
+  CoreTime::Enable(true);
+  CoreTime::Reset();
+  const double cpu_start = ProcessCpuSeconds();
+  for (auto _ : state) tick();
+  const double cpu = ProcessCpuSeconds() - cpu_start;
+  const double core = 1e-9 * static_cast<double>(CoreTime::Nanos());
+  CoreTime::Enable(false);
+  const double characters =
+      static_cast<double>(state.iterations()) * kCharacters;
+  state.counters["cpu_us"] = 1e6 * cpu / characters;
+  state.counters["core_us"] = 1e6 * core / characters;
+  state.counters["cpu/core"] = core > 0.0 ? cpu / core : 0.0;
+}
+
+void BM_TickHandler(benchmark::State& state) {
+  TickFixture& fixture = Fixture();
+  google::protobuf::Arena arena;
+  MeasureTicks(state, [&] {
+    auto* response =
+        google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena);
+    Expect(fixture.handlers.Tick(fixture.request, *response, fixture.scope));
+    benchmark::DoNotOptimize(response);
+    arena.Reset();
+  });
+}
+BENCHMARK(BM_TickHandler)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+
+void BM_TickWithWire(benchmark::State& state) {
+  TickFixture& fixture = Fixture();
+  google::protobuf::Arena arena;
+  std::string answer;
+  MeasureTicks(state, [&] {
+    auto* request =
+        google::protobuf::Arena::CreateMessage<v1::TickRequest>(&arena);
+    Expect(request->ParseFromString(fixture.request_bytes), "parse");
+    auto* response =
+        google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena);
+    Expect(fixture.handlers.Tick(*request, *response, fixture.scope));
+    answer.clear();
+    Expect(response->SerializeToString(&answer), "serialise");
+    benchmark::DoNotOptimize(answer.data());
+    arena.Reset();
+  });
+}
+BENCHMARK(BM_TickWithWire)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
+
+}  // namespace
+}  // namespace ik::server
