@@ -1,0 +1,227 @@
+// Calls that stop while they wait stop using the pool: over a real channel,
+// with the pool's only worker held, SolveChain and Tick calls queue; once
+// their deadline passes (or the client cancels them) and the worker is
+// free, they are answered without running a single core job -- observed
+// through CoreTime, the time spent in the core's jobs. A tick that stops
+// part-way answers the characters it had not started with CANCELLED and
+// their path. The tests wait for states, never for times.
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "server/core_time.h"
+#include "server/handlers.h"
+#include "server/solver_pool.h"
+#include "tests/server/service_fixture.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::Vec;
+
+v1::SolveChainRequest Reach() {
+  v1::SolveChainRequest request;
+  request.set_rig("humanoid");
+  v1::ChainGoal* goal = request.add_goals();
+  goal->set_chain("left_arm");
+  *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
+  return request;
+}
+
+v1::TickRequest Reaching(int characters) {
+  v1::TickRequest request;
+  for (int k = 0; k < characters; ++k) {
+    v1::TickCharacter* character = request.add_characters();
+    character->set_id(absl::StrCat("npc-", k));
+    character->set_rig("humanoid");
+    *character->add_goals() = Reach().goals(0);
+  }
+  return request;
+}
+
+class StoppedCallsTest : public IkServiceTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+    options.solver_threads = 1;
+    StartServer(options);
+    CoreTime::Enable(true);
+    CoreTime::Reset();
+  }
+  void TearDown() override { CoreTime::Enable(false); }
+
+  // Holds the pool's worker until `open` is notified.
+  void HoldWorker(absl::Notification& held, absl::Notification& open) {
+    ASSERT_TRUE(server_->solver_pool().Post("holder", [&] {
+      held.Notify();
+      open.WaitForNotification();
+    }));
+    held.WaitForNotification();
+  }
+
+  void WaitForQueued(int count) {
+    while (server_->solver_pool().queued() < count) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  // Returns once every queued task has run: the only worker runs a probe
+  // that finds nothing else waiting (clients take turns, so one probe may
+  // run before a client's second task; then another probe follows it).
+  void Drain() {
+    for (;;) {
+      absl::Notification ran;
+      int waiting = -1;
+      ASSERT_TRUE(server_->solver_pool().Post("probe", [&] {
+        waiting = server_->solver_pool().queued();
+        ran.Notify();
+      }));
+      ran.WaitForNotification();
+      if (waiting == 0) return;
+    }
+  }
+
+  struct Pending {
+    grpc::ClientContext context;
+    grpc::Status status;
+    absl::Notification done;
+    v1::SolveChainResponse solved;
+    v1::TickResponse ticked;
+  };
+
+  void SendBoth(Pending& solve, Pending& tick,
+                const v1::SolveChainRequest& solve_request,
+                const v1::TickRequest& tick_request) {
+    stub_->async()->SolveChain(&solve.context, &solve_request, &solve.solved,
+                               [&solve](grpc::Status status) {
+                                 solve.status = std::move(status);
+                                 solve.done.Notify();
+                               });
+    stub_->async()->Tick(&tick.context, &tick_request, &tick.ticked,
+                         [&tick](grpc::Status status) {
+                           tick.status = std::move(status);
+                           tick.done.Notify();
+                         });
+  }
+};
+
+TEST_F(StoppedCallsTest, CallsPastTheirDeadlineRunNoCoreJob) {
+  absl::Notification held;
+  absl::Notification open;
+  HoldWorker(held, open);
+  const v1::SolveChainRequest solve_request = Reach();
+  const v1::TickRequest tick_request = Reaching(50);
+  Pending solve;
+  Pending tick;
+  constexpr auto kTimeout = std::chrono::seconds(2);
+  for (Pending* call : {&solve, &tick}) {
+    call->context.set_deadline(std::chrono::system_clock::now() + kTimeout);
+  }
+  SendBoth(solve, tick, solve_request, tick_request);
+  WaitForQueued(2);
+  // The server's deadline is its arrival time plus the timeout the client
+  // sent (at most kTimeout, rounded up to the millisecond): both calls had
+  // arrived by now, so their deadlines have passed on the server by then.
+  const auto server_deadlines_passed = std::chrono::system_clock::now() +
+                                       kTimeout + std::chrono::milliseconds(10);
+  solve.done.WaitForNotification();
+  tick.done.WaitForNotification();
+  EXPECT_EQ(solve.status.error_code(), grpc::DEADLINE_EXCEEDED);
+  EXPECT_EQ(tick.status.error_code(), grpc::DEADLINE_EXCEEDED);
+  std::this_thread::sleep_until(server_deadlines_passed);
+
+  open.Notify();
+  Drain();
+  EXPECT_EQ(server_->solver_pool().queued(), 0);
+  EXPECT_EQ(CoreTime::Nanos(), 0) << "a stopped call ran core jobs";
+
+  // The measure sees a call that does run.
+  v1::SolveChainResponse response;
+  ASSERT_TRUE(
+      stub_->SolveChain(Context().get(), solve_request, &response).ok());
+  EXPECT_GT(CoreTime::Nanos(), 0);
+}
+
+TEST_F(StoppedCallsTest, CallsTheClientCancelledRunNoCoreJob) {
+  absl::Notification held;
+  absl::Notification open;
+  HoldWorker(held, open);
+  const v1::SolveChainRequest solve_request = Reach();
+  const v1::TickRequest tick_request = Reaching(50);
+  Pending solve;
+  Pending tick;
+  SendBoth(solve, tick, solve_request, tick_request);
+  WaitForQueued(2);
+  solve.context.TryCancel();
+  tick.context.TryCancel();
+  solve.done.WaitForNotification();
+  tick.done.WaitForNotification();
+  EXPECT_EQ(solve.status.error_code(), grpc::CANCELLED);
+  EXPECT_EQ(tick.status.error_code(), grpc::CANCELLED);
+  // The client knows at once; the server when the cancellation frames
+  // arrive, before a later call on the same connection is answered.
+  v1::ListRigsResponse rigs;
+  ASSERT_TRUE(
+      stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &rigs).ok());
+
+  open.Notify();
+  Drain();
+  EXPECT_EQ(CoreTime::Nanos(), 0) << "a cancelled call ran core jobs";
+
+  // The server goes on serving the same client connection.
+  v1::TickResponse ticked;
+  ASSERT_TRUE(stub_->Tick(Context().get(), tick_request, &ticked).ok());
+  EXPECT_EQ(ticked.characters_size(), 50);
+  EXPECT_GT(CoreTime::Nanos(), 0);
+}
+
+// The handler level: a tick whose call stops after its fifth character
+// answers the characters not yet started with CANCELLED and their path, and
+// runs none of their jobs.
+TEST_F(StoppedCallsTest, ATickStoppingPartWayCancelsTheCharactersNotStarted) {
+  IkHandlers handlers(server_->registry(), server_->terrains(),
+                      ServiceLimits());
+  SolverPool pool(1, 16);
+  int asked = 0;
+  CallScope scope;
+  scope.pool = &pool;
+  scope.client = "one";
+  // Asked once per character, before it runs; one worker plus the caller
+  // may ask concurrently, so count under the scope's own ordering: a
+  // character runs only when asked before the stop.
+  absl::Mutex mutex;
+  scope.stopped = [&] {
+    absl::MutexLock lock(&mutex);
+    return ++asked > 5;
+  };
+  v1::TickRequest request = Reaching(20);
+  v1::TickResponse response;
+  ASSERT_TRUE(handlers.Tick(request, response, scope).ok());
+  ASSERT_EQ(response.characters_size(), 20);
+  int ran = 0;
+  int cancelled = 0;
+  for (int k = 0; k < 20; ++k) {
+    const v1::TickCharacterResult& out = response.characters(k);
+    EXPECT_EQ(out.id(), absl::StrCat("npc-", k));
+    if (out.status().code() == grpc::CANCELLED) {
+      ++cancelled;
+      EXPECT_EQ(out.status().field(), absl::StrCat("characters[", k, "]"));
+      EXPECT_EQ(out.goals_size(), 0);
+      EXPECT_EQ(out.joints_size(), 0);
+    } else {
+      ++ran;
+      EXPECT_EQ(out.status().code(), 0) << out.status().message();
+      EXPECT_EQ(out.goals_size(), 1);
+    }
+  }
+  EXPECT_EQ(ran, 5);
+  EXPECT_EQ(cancelled, 15);
+}
+
+}  // namespace
+}  // namespace ik::server
