@@ -60,7 +60,8 @@ ABSL_FLAG(int, threads, 2, "concurrent callers");
 ABSL_FLAG(int, requests, 20000, "total calls");
 ABSL_FLAG(std::string, rpc, "solve",
           "solve (SolveChain) | ground (GroundFeet) | tick (Tick, TickStream) "
-          "| fairness (a victim alone, then under a flood)");
+          "| fairness (a victim alone, then under a flood) | flood (the flood "
+          "alone, for --seconds)");
 ABSL_FLAG(std::string, terrain, "stairs", "ground: registered terrain");
 ABSL_FLAG(std::string, rig, "humanoid", "rig to solve");
 ABSL_FLAG(std::string, chain, "left_arm", "chain to solve");
@@ -290,6 +291,42 @@ std::vector<double> CallFor(double seconds, Call&& call, int& failures) {
   return latencies;
 }
 
+// --rpc=flood: --flood_streams callers on one connection keep heavy
+// SolveChains (--flood_goals FABRIK goals on the tail) in flight for
+// --seconds; prints "flood calls: N".
+int RunFlood(const ik::ClientOptions& options) {
+  ik::v1::SolveChainRequest heavy;
+  heavy.set_rig("tail");
+  BoxPoints tail_targets(absl::GetFlag(FLAGS_seed) + 1);
+  for (int g = 0; g < absl::GetFlag(FLAGS_flood_goals); ++g) {
+    ik::v1::ChainGoal* tail_goal = heavy.add_goals();
+    tail_goal->set_chain("tail");
+    tail_goal->set_solver(ik::v1::SOLVER_FABRIK);
+    ik::v1::Vec3* target = tail_goal->mutable_target();
+    tail_targets.Next(target);
+    target->set_x(0.2 + 0.1 * (target->x() - absl::GetFlag(FLAGS_center_x)));
+    target->set_y(0.6 + 0.1 * (target->y() - absl::GetFlag(FLAGS_center_y)));
+    target->set_z(-0.9 + 0.1 * (target->z() - absl::GetFlag(FLAGS_center_z)));
+  }
+  ik::Client flood = OwnConnection(options);
+  std::atomic<int> calls{0};
+  std::atomic<int> failed{0};
+  const auto end = std::chrono::steady_clock::now() +
+                   std::chrono::duration<double>(absl::GetFlag(FLAGS_seconds));
+  std::vector<std::thread> flooders;
+  for (int f = 0; f < absl::GetFlag(FLAGS_flood_streams); ++f) {
+    flooders.emplace_back([&] {
+      while (std::chrono::steady_clock::now() < end) {
+        if (!flood.SolveChain(heavy).ok()) ++failed;
+        ++calls;
+      }
+    });
+  }
+  for (std::thread& flooder : flooders) flooder.join();
+  absl::PrintF("flood calls: %d\n", calls.load());
+  return failed == 0 ? 0 : 1;
+}
+
 // --rpc=fairness: a victim (one SolveChain goal at a time, and health
 // checks, each on a connection of its own) alone, then while a flooding
 // client keeps --flood_streams heavy SolveChain calls in flight on one
@@ -314,30 +351,23 @@ int RunFairness(const ik::ClientOptions& options) {
   int failures = 0;
   const std::vector<double> alone = CallFor(seconds, victim_call, failures);
 
-  ik::v1::SolveChainRequest heavy;
-  heavy.set_rig("tail");
-  BoxPoints tail_targets(absl::GetFlag(FLAGS_seed) + 1);
-  for (int g = 0; g < absl::GetFlag(FLAGS_flood_goals); ++g) {
-    ik::v1::ChainGoal* tail_goal = heavy.add_goals();
-    tail_goal->set_chain("tail");
-    tail_goal->set_solver(ik::v1::SOLVER_FABRIK);
-    ik::v1::Vec3* target = tail_goal->mutable_target();
-    tail_targets.Next(target);
-    target->set_x(0.2 + 0.1 * (target->x() - absl::GetFlag(FLAGS_center_x)));
-    target->set_y(0.6 + 0.1 * (target->y() - absl::GetFlag(FLAGS_center_y)));
-    target->set_z(-0.9 + 0.1 * (target->z() - absl::GetFlag(FLAGS_center_z)));
+  // The flood runs in a process of its own (this program, --rpc=flood), as
+  // another client would: in this one, its threads would share the
+  // victim's gRPC client threads and delay the victim's own answers.
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
+    absl::FPrintF(stderr, "ikd_loadgen: cannot find its own program\n");
+    return 1;
   }
-  ik::Client flood = OwnConnection(options);
-  std::atomic<bool> flooding{true};
-  std::atomic<int> flood_calls{0};
-  std::vector<std::thread> flooders;
-  for (int f = 0; f < absl::GetFlag(FLAGS_flood_streams); ++f) {
-    flooders.emplace_back([&] {
-      while (flooding) {
-        flood.SolveChain(heavy).IgnoreError();
-        ++flood_calls;
-      }
-    });
+  const std::string command = absl::StrFormat(
+      "'%s' --rpc=flood --server='%s' --seconds=%f --flood_streams=%d "
+      "--flood_goals=%d --seed=%d",
+      self, options.target, seconds + 0.5, absl::GetFlag(FLAGS_flood_streams),
+      absl::GetFlag(FLAGS_flood_goals), absl::GetFlag(FLAGS_seed));
+  FILE* flood = popen(command.c_str(), "r");
+  if (flood == nullptr) {
+    absl::FPrintF(stderr, "ikd_loadgen: cannot start the flood\n");
+    return 1;
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // flood on
   int flooded_failures = 0;
@@ -349,8 +379,12 @@ int RunFairness(const ik::ClientOptions& options) {
   const std::vector<double> flooded =
       CallFor(seconds, victim_call, flooded_failures);
   checker.join();
-  flooding = false;
-  for (std::thread& flooder : flooders) flooder.join();
+  int flood_calls = 0;
+  if (std::fscanf(flood, "flood calls: %d", &flood_calls) != 1 ||
+      pclose(flood) != 0) {
+    absl::FPrintF(stderr, "ikd_loadgen: the flood failed\n");
+    return 1;
+  }
 
   absl::PrintF("victim alone: %d calls, p50 %.3f ms, p99 %.3f ms\n",
                alone.size(), Percentile(alone, 50), Percentile(alone, 99));
@@ -358,7 +392,7 @@ int RunFairness(const ik::ClientOptions& options) {
       "victim under a flood of %d x %d-goal SolveChain (%d flood calls): %d "
       "calls, p50 %.3f ms, p99 %.3f ms; p99 ratio %.2f\n",
       absl::GetFlag(FLAGS_flood_streams), absl::GetFlag(FLAGS_flood_goals),
-      flood_calls.load(), flooded.size(), Percentile(flooded, 50),
+      flood_calls, flooded.size(), Percentile(flooded, 50),
       Percentile(flooded, 99), Percentile(flooded, 99) / Percentile(alone, 99));
   absl::PrintF("health under the flood: %d checks, p99 %.3f ms, %d failed\n",
                health_latencies.size(), Percentile(health_latencies, 99),
@@ -421,10 +455,11 @@ int main(int argc, char** argv) {
   const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
   const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
   const std::string rpc = absl::GetFlag(FLAGS_rpc);
-  if (rpc != "solve" && rpc != "ground" && rpc != "tick" && rpc != "fairness") {
+  if (rpc != "solve" && rpc != "ground" && rpc != "tick" && rpc != "fairness" &&
+      rpc != "flood") {
     absl::FPrintF(stderr,
-                  "ikd_loadgen: --rpc must be solve, ground, tick or "
-                  "fairness\n");
+                  "ikd_loadgen: --rpc must be solve, ground, tick, "
+                  "fairness or flood\n");
     return 2;
   }
 
@@ -439,6 +474,7 @@ int main(int argc, char** argv) {
   }
   if (rpc == "tick") return RunTickLoad(client);
   if (rpc == "fairness") return RunFairness(options);
+  if (rpc == "flood") return RunFlood(options);
 
   std::vector<ThreadResult> results(threads);
   std::vector<std::thread> callers;

@@ -178,7 +178,8 @@ absl::Status IkHandlers::DeleteTerrain(const v1::DeleteTerrainRequest& request,
 }
 
 absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
-                                    v1::SolveChainResponse& response) {
+                                    v1::SolveChainResponse& response,
+                                    const CallScope* scope) {
   // The snapshot keeps the rig alive for this call even if it is replaced or
   // deleted meanwhile; no lock is held while solving.
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
@@ -192,14 +193,15 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
   if (!pose.ok()) return pose.status();
   response.set_revision((*entry)->revision);
   return SolveGoals(**entry, request.goals(), *pose, AnswerForm::kFull,
-                    *response.mutable_results());
+                    *response.mutable_results(), scope);
 }
 
 absl::Status IkHandlers::SolveGoals(
     const RigEntry& entry,
     const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
     DensePose& pose, AnswerForm form,
-    google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const {
+    google::protobuf::RepeatedPtrField<v1::GoalResult>& results,
+    const CallScope* scope) const {
   if (goals.size() > limits_.max_goals_per_request) {
     return FieldError(
         absl::StatusCode::kResourceExhausted, "goals",
@@ -207,11 +209,11 @@ absl::Status IkHandlers::SolveGoals(
                      limits_.max_goals_per_request, " per request"));
   }
   const Rig& rig = entry.rig();
-  // Reused by this thread's calls (the deque allocates even when empty).
-  thread_local std::vector<ChainGoal> converted;
-  thread_local std::deque<Chain> ad_hoc_chains;
-  converted.clear();
-  ad_hoc_chains.clear();
+  // Not shared with the thread's other calls: a call yielding between its
+  // goals may run another's SolveGoals on this thread.
+  std::vector<ChainGoal> converted;
+  converted.reserve(goals.size());
+  std::deque<Chain> ad_hoc_chains;
   for (int i = 0; i < goals.size(); ++i) {
     absl::StatusOr<ChainGoal> goal =
         GoalFromProto(goals[i], rig, i, ad_hoc_chains);
@@ -222,8 +224,9 @@ absl::Status IkHandlers::SolveGoals(
     return status;
   }
 
-  // Scratch, fully written by each solve before it is read: one per thread
-  // (about 27 KB, zeroed it cost more than the solves of a tick character).
+  // Scratch, fully written by each solve before it is read, so one per
+  // thread serves nested calls too (about 27 KB: zeroing one per call cost
+  // more than the solves of a tick character).
   thread_local SolveChainWorkspace workspace;
   ChainSolveResult result;
   SolveChainJob job;
@@ -234,6 +237,7 @@ absl::Status IkHandlers::SolveGoals(
   job.workspace = &workspace;
   job.result = &result;
   for (const ChainGoal& goal : converted) {
+    if (scope != nullptr && &goal != &converted.front()) scope->Yield();
     job.goal = &goal;
     if (absl::Status status = RunCore(job); !status.ok()) return status;
     GoalResultToProto(goal, rig, result, pose.locals, form, *results.Add());

@@ -17,12 +17,12 @@
 #include "server/convert/values.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
+#include "server/solver_pool.h"
 #include "server/terrain_registry.h"
 
 namespace ik::server {
 
 class RequestGround;  // request_ground.h
-class SolverPool;     // solver_pool.h
 
 // Where a call runs: the pool its work is spread over, the client whose
 // share of the pool it uses, and whether it should stop (cancelled, or past
@@ -31,6 +31,11 @@ struct CallScope {
   SolverPool* pool = nullptr;
   std::string client;
   std::function<bool()> stopped = [] { return false; };
+  // Lets other clients' waiting calls run here, between two pieces of this
+  // call's work (SolverPool::Yield).
+  void Yield() const {
+    if (pool != nullptr) pool->Yield(client);
+  }
 };
 
 // A status as a tick answer carries it: code, message and field path.
@@ -51,8 +56,10 @@ class IkHandlers {
                         v1::ListRigsResponse& response);
   absl::Status DeleteRig(const v1::DeleteRigRequest& request,
                          v1::DeleteRigResponse& response);
+  // Yields to other clients between goals when given the call's scope.
   absl::Status SolveChain(const v1::SolveChainRequest& request,
-                          v1::SolveChainResponse& response);
+                          v1::SolveChainResponse& response,
+                          const CallScope* scope = nullptr);
   // In dynamics_handler.cc.
   absl::Status StepDynamics(const v1::StepDynamicsRequest& request,
                             v1::StepDynamicsResponse& response);
@@ -77,12 +84,13 @@ class IkHandlers {
   // "weights[1]"); a tick roots them under its character.
   //
   // SolveChain's goals, solved in order on `pose`, their results appended to
-  // `results`.
+  // `results`; with a scope, other clients' calls may run between goals.
   absl::Status SolveGoals(
       const RigEntry& entry,
       const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
       DensePose& pose, AnswerForm form,
-      google::protobuf::RepeatedPtrField<v1::GoalResult>& results) const;
+      google::protobuf::RepeatedPtrField<v1::GoalResult>& results,
+      const CallScope* scope = nullptr) const;
   // GroundFeet's pass on `pose` over `ground` (the request's `ground`
   // converted; `request`'s rig, revision, pose and ground are not read).
   // Does not move pose.root: the answer's root_offset says how.

@@ -182,8 +182,9 @@ grpc::ServerUnaryReactor* IkService::DeleteRig(
 grpc::ServerUnaryReactor* IkService::SolveChain(
     grpc::CallbackServerContext* context, const v1::SolveChainRequest* request,
     v1::SolveChainResponse* response) {
-  return OnPool(context, [this, request, response] {
-    return handlers_.SolveChain(*request, *response);
+  return OnPool(context, [this, context, request, response] {
+    const CallScope scope = ScopeOf(context, pool_);
+    return handlers_.SolveChain(*request, *response, &scope);
   });
 }
 

@@ -79,6 +79,10 @@ ABSL_FLAG(int, max_queued_calls, ik::server::ServerOptions().max_queued_calls,
           "solving calls waiting for a solver thread at most (more are "
           "answered RESOURCE_EXHAUSTED at once); clients share the pool in "
           "turn, one call each");
+ABSL_FLAG(int, solver_nice, ik::server::ServerOptions().solver_nice,
+          "nice value of the solver threads, 0..19: above gRPC's threads "
+          "(0), so reading requests and answering health checks preempt "
+          "solving");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -136,6 +140,12 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
   options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
   options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
+  options.solver_nice = absl::GetFlag(FLAGS_solver_nice);
+  if (options.solver_nice < 0 || options.solver_nice > 19) {
+    absl::FPrintF(stderr, "ikd: --solver_nice must be within [0, 19], got %d\n",
+                  options.solver_nice);
+    return std::nullopt;
+  }
   if (options.solver_threads == 0) options.solver_threads = UsableCpus();
   options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   if (!Positive("max_rigs", limits.max_rigs) ||

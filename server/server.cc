@@ -15,7 +15,8 @@ IkServer::IkServer(const ServerOptions& options)
     : options_(options),
       registry_(options.limits.max_rigs),
       terrains_(options.limits.max_terrains),
-      pool_(options.solver_threads, options.max_queued_calls),
+      pool_(options.solver_threads, options.max_queued_calls,
+            options.solver_nice),
       service_(registry_, terrains_, options.limits, pool_) {}
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }

@@ -41,6 +41,8 @@ struct ServerOptions {
   // Calls (and a tick's helper tasks) waiting for the pool at most; more
   // are answered RESOURCE_EXHAUSTED at once.
   int max_queued_calls = 1024;
+  // Nice value of the solver threads (0..19; gRPC's threads keep 0).
+  int solver_nice = 10;
 };
 
 // Owns the gRPC server and everything it serves. Thread-safe.

@@ -1,5 +1,8 @@
 #include "server/solver_pool.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -8,11 +11,18 @@
 
 namespace ik::server {
 
-SolverPool::SolverPool(int threads, int max_queued)
+SolverPool::SolverPool(int threads, int max_queued, int nice)
     : max_queued_(std::max(max_queued, 1)) {
   workers_.reserve(std::max(threads, 1));
   for (int i = 0; i < std::max(threads, 1); ++i) {
-    workers_.emplace_back([this] { Work(); });
+    workers_.emplace_back([this, nice] {
+      // Raising a thread's nice value needs no privilege; a failure would
+      // only leave it at the process's priority.
+      if (nice > 0) {
+        setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), nice);
+      }
+      Work();
+    });
   }
 }
 
@@ -32,6 +42,7 @@ bool SolverPool::Post(absl::string_view client,
   if (queue.empty()) turns_.emplace_back(client);
   queue.push_back(std::move(task));
   ++queued_;
+  waiting_.store(queued_, std::memory_order_relaxed);
   return true;
 }
 
@@ -40,7 +51,54 @@ int SolverPool::queued() const {
   return queued_;
 }
 
+namespace {
+
+// The pool whose worker this thread is, and whether it runs a task Yield
+// took (no nesting).
+thread_local const SolverPool* worker_of = nullptr;
+thread_local bool yielding = false;
+
+}  // namespace
+
+SolverPool::Task SolverPool::TakeLocked(size_t turn) {
+  std::string client = std::move(turns_[turn]);
+  turns_.erase(turns_.begin() + static_cast<std::ptrdiff_t>(turn));
+  auto found = queues_.find(client);
+  Task task = std::move(found->second.front());
+  found->second.pop_front();
+  --queued_;
+  waiting_.store(queued_, std::memory_order_relaxed);
+  if (found->second.empty()) {
+    queues_.erase(found);
+  } else {
+    turns_.push_back(std::move(client));
+  }
+  return task;
+}
+
+void SolverPool::Yield(absl::string_view client) {
+  if (worker_of != this || yielding ||
+      waiting_.load(std::memory_order_relaxed) == 0) {
+    return;
+  }
+  Task task;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (size_t turn = 0; turn < turns_.size(); ++turn) {
+      if (turns_[turn] != client) {
+        task = TakeLocked(turn);
+        break;
+      }
+    }
+  }
+  if (!task) return;
+  yielding = true;
+  std::move(task)();
+  yielding = false;
+}
+
 void SolverPool::Work() {
+  worker_of = this;
   for (;;) {
     absl::AnyInvocable<void() &&> task;
     {
@@ -51,19 +109,8 @@ void SolverPool::Work() {
           },
           this));
       if (queued_ == 0) return;  // stopping, and nothing left
-      // The next client in turn gives one task, and goes to the back of the
-      // line if it has more.
-      std::string client = std::move(turns_.front());
-      turns_.pop_front();
-      auto found = queues_.find(client);
-      task = std::move(found->second.front());
-      found->second.pop_front();
-      --queued_;
-      if (found->second.empty()) {
-        queues_.erase(found);
-      } else {
-        turns_.push_back(std::move(client));
-      }
+      // The next client in turn gives one task.
+      task = TakeLocked(0);
     }
     std::move(task)();
   }
@@ -81,13 +128,16 @@ struct Progress {
   int done ABSL_GUARDED_BY(mutex) = 0;
 };
 
-// Takes indices until none is left; returns how many it ran.
-int RunShare(Progress& progress, absl::FunctionRef<void(int)> fn) {
+// Takes indices until none is left, giving way to other clients between
+// them; returns how many it ran.
+int RunShare(Progress& progress, absl::FunctionRef<void(int)> fn,
+             absl::FunctionRef<void()> give_way) {
   int ran = 0;
   for (int i = progress.next.fetch_add(1); i < progress.count;
        i = progress.next.fetch_add(1)) {
     fn(i);
     ++ran;
+    give_way();
   }
   return ran;
 }
@@ -104,15 +154,17 @@ void SolverPool::ParallelFor(absl::string_view client, int count,
   auto progress = std::make_shared<Progress>(count);
   const int helpers = std::min(count - 1, threads());
   for (int h = 0; h < helpers; ++h) {
-    const bool posted = Post(client, [progress, fn] {
-      const int ran = RunShare(*progress, fn);
-      if (ran == 0) return;
-      absl::MutexLock lock(&progress->mutex);
-      progress->done += ran;
-    });
+    const bool posted =
+        Post(client, [this, progress, fn, owner = std::string(client)] {
+          const int ran =
+              RunShare(*progress, fn, [this, &owner] { Yield(owner); });
+          if (ran == 0) return;
+          absl::MutexLock lock(&progress->mutex);
+          progress->done += ran;
+        });
     if (!posted) break;  // the queue is full: this thread does the rest
   }
-  const int ran = RunShare(*progress, fn);
+  const int ran = RunShare(*progress, fn, [this, client] { Yield(client); });
   absl::MutexLock lock(&progress->mutex);
   progress->done += ran;
   progress->mutex.Await(absl::Condition(

@@ -18,6 +18,7 @@
 #ifndef IK_SERVER_SOLVER_POOL_H_
 #define IK_SERVER_SOLVER_POOL_H_
 
+#include <atomic>
 #include <deque>
 #include <string>
 #include <thread>
@@ -34,8 +35,9 @@ namespace ik::server {
 
 class SolverPool {
  public:
-  // `threads` >= 1 workers; `max_queued` >= 1 tasks waiting at most.
-  SolverPool(int threads, int max_queued);
+  // `threads` >= 1 workers; `max_queued` >= 1 tasks waiting at most; the
+  // workers run at nice value `nice` (0: the process's own).
+  SolverPool(int threads, int max_queued, int nice = 0);
   // Runs the tasks already posted, then joins the workers.
   ~SolverPool();
   SolverPool(const SolverPool&) = delete;
@@ -49,18 +51,31 @@ class SolverPool {
 
   // Calls fn(i) once for every i in [0, count), on the calling thread and on
   // workers that take the helper tasks it posts for `client` (in its turn,
-  // like any of the client's tasks); returns when every call returned. Safe
-  // to call from a worker: the caller does the work nobody takes, so it
-  // never waits on itself (a full queue only means fewer helpers).
+  // like any of the client's tasks), yielding to other clients between two
+  // calls; returns when every call returned. Safe to call from a worker:
+  // the caller does the work nobody takes, so it never waits on itself (a
+  // full queue only means fewer helpers).
   void ParallelFor(absl::string_view client, int count,
                    absl::FunctionRef<void(int)> fn);
 
   // Tasks waiting now.
   int queued() const;
 
+  // From a task of `client` running on one of this pool's workers, at a
+  // point where it may pause (between a call's goals, between a tick's
+  // characters): runs one waiting task of the next other client in turn on
+  // this thread, then returns. So a heavy call gives way piece by piece and
+  // a light call waits for a piece of it, not for all of it. Does nothing
+  // when no other client waits, off the pool's workers, or inside a task
+  // that Yield itself runs (no nesting).
+  void Yield(absl::string_view client);
+
  private:
   using Task = absl::AnyInvocable<void() &&>;
   void Work();
+  // Takes the first task of the client at turns_[turn]; that client goes to
+  // the back of the line if it has more.
+  Task TakeLocked(size_t turn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const int max_queued_;
   mutable absl::Mutex mutex_;
@@ -70,6 +85,8 @@ class SolverPool {
       ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
   int queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  // queued_, readable without the lock (Yield's quick way out).
+  std::atomic<int> waiting_{0};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::vector<std::thread> workers_;
 };

@@ -71,6 +71,39 @@ TEST(SolverPoolTest, ClientsTakeTurnsWhateverTheyQueued) {
                                          "flood3", "flood4", "flood5"));
 }
 
+// A heavy call yields between its pieces: another client's waiting call
+// runs inside the pause, on the same worker; the heavy client's own next
+// call does not (it waits its turn), nor does a task that Yield runs give
+// way again, and a thread that is not a worker never runs anything.
+TEST(SolverPoolTest, YieldRunsAnotherClientsCallBetweenPieces) {
+  Log log;
+  {
+    SolverPool pool(1, 64);
+    Gate gate(pool);
+    ASSERT_TRUE(pool.Post("heavy", [&] {
+      log.Add("heavy piece 1");
+      pool.Yield("heavy");  // runs light
+      log.Add("heavy piece 2");
+      pool.Yield("heavy");  // runs other
+      log.Add("heavy piece 3");
+      pool.Yield("heavy");  // only heavy's own call waits: runs nothing
+    }));
+    ASSERT_TRUE(pool.Post("light", [&] {
+      log.Add("light");
+      pool.Yield("light");  // run by Yield: gives way to nobody
+    }));
+    ASSERT_TRUE(pool.Post("heavy", [&] { log.Add("heavy call 2"); }));
+    ASSERT_TRUE(pool.Post("other", [&] { log.Add("other"); }));
+    pool.Yield("test");  // not a worker: runs nothing here
+    EXPECT_EQ(pool.queued(), 4);
+    gate.Open();
+  }
+  // Without Yield: heavy 1-3, light, other, heavy call 2 (turn order).
+  EXPECT_THAT(log.entries(),
+              ElementsAre("heavy piece 1", "light", "heavy piece 2", "other",
+                          "heavy piece 3", "heavy call 2"));
+}
+
 TEST(SolverPoolTest, AFullQueueRefusesAtOnceAndRunsWhatItTook) {
   std::atomic<int> ran{0};
   {
