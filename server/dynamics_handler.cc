@@ -82,6 +82,9 @@ absl::StatusOr<std::map<std::string, int>> StatesByChain(
           absl::StrCat(path, ".chain"),
           absl::StrCat("a second state for ", Quoted(state.chain())));
     }
+    if (absl::Status status = CheckStateForm(state, path); !status.ok()) {
+      return status;
+    }
     if (!state.revision().empty() && state.revision() != revision) {
       return FieldError(
           absl::StatusCode::kFailedPrecondition,
@@ -126,7 +129,11 @@ absl::Status StepChain(const v1::StepDynamicsRequest& request,
   step.state_path = state_path;
   step.rotations_local = absl::MakeSpan(rotations);
   step.report = &report;
-  if (absl::Status status = RunCore(step); !status.ok()) return status;
+  if (absl::Status status = RunCore(step); !status.ok()) {
+    return state_index >= 0
+               ? InStateForm(status, request.states(state_index), state_path)
+               : status;
+  }
   DynamicChainResultToProto(character.rig, chain, rotations, state, report,
                             revision, form, result);
   for (size_t k = 0; k < chain.joints.size(); ++k) {

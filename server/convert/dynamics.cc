@@ -1,16 +1,43 @@
 #include "server/convert/dynamics.h"
 
+#include <optional>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "ik/base/field_error.h"
+#include "ik/base/math.h"
 #include "server/convert/values.h"
 
 namespace ik::server {
 namespace {
 
+constexpr int kPackedPerJoint = 10;
+
 void StateToProto(const DynamicState& state, absl::string_view chain,
-                  absl::string_view revision, v1::DynamicChainState& out) {
+                  absl::string_view revision, AnswerForm form,
+                  v1::DynamicChainState& out) {
   out.set_chain(std::string(chain));
   out.set_revision(std::string(revision));
+  out.set_time_remainder(state.time_remainder);
+  out.set_noise_time(state.noise_time);
+  if (form != AnswerForm::kFull) {
+    const size_t joints = state.positions.size();
+    google::protobuf::RepeatedField<double>& packed = *out.mutable_packed();
+    packed.Resize(static_cast<int>(joints) * kPackedPerJoint, 0.0);
+    double* at = packed.mutable_data();
+    for (size_t k = 0; k < joints; ++k) {
+      const Vec3& p = state.positions[k];
+      const Vec3& q = state.previous_positions[k];
+      const Quat& r = state.rotations[k];
+      for (double value : {p.x, p.y, p.z, q.x, q.y, q.z, r.x, r.y, r.z, r.w}) {
+        *at++ = value;
+      }
+    }
+    return;
+  }
   out.mutable_positions()->Reserve(static_cast<int>(state.positions.size()));
   for (const Vec3& p : state.positions) ToProto(p, out.add_positions());
   out.mutable_previous_positions()->Reserve(
@@ -20,8 +47,6 @@ void StateToProto(const DynamicState& state, absl::string_view chain,
   }
   out.mutable_rotations()->Reserve(static_cast<int>(state.rotations.size()));
   for (const Quat& q : state.rotations) ToProto(q, out.add_rotations());
-  out.set_time_remainder(state.time_remainder);
-  out.set_noise_time(state.noise_time);
 }
 
 v1::DynamicsReset ResetToProto(DynamicsReset reset) {
@@ -42,6 +67,21 @@ v1::DynamicsReset ResetToProto(DynamicsReset reset) {
 
 DynamicState StateFromProto(const v1::DynamicChainState& state) {
   DynamicState out;
+  out.time_remainder = state.time_remainder();
+  out.noise_time = state.noise_time();
+  if (state.packed_size() > 0) {
+    const int joints = state.packed_size() / kPackedPerJoint;
+    out.positions.reserve(joints);
+    out.previous_positions.reserve(joints);
+    out.rotations.reserve(joints);
+    for (int k = 0; k < joints; ++k) {
+      const double* v = state.packed().data() + kPackedPerJoint * k;
+      out.positions.emplace_back(v[0], v[1], v[2]);
+      out.previous_positions.emplace_back(v[3], v[4], v[5]);
+      out.rotations.push_back(MakeQuat(v[6], v[7], v[8], v[9]));
+    }
+    return out;
+  }
   for (const v1::Vec3& p : state.positions()) {
     out.positions.push_back(FromProto(p));
   }
@@ -51,9 +91,53 @@ DynamicState StateFromProto(const v1::DynamicChainState& state) {
   for (const v1::Quat& q : state.rotations()) {
     out.rotations.push_back(FromProto(q));
   }
-  out.time_remainder = state.time_remainder();
-  out.noise_time = state.noise_time();
   return out;
+}
+
+absl::Status CheckStateForm(const v1::DynamicChainState& state,
+                            absl::string_view path) {
+  if (state.packed_size() == 0) return absl::OkStatus();
+  if (state.positions_size() > 0 || state.previous_positions_size() > 0 ||
+      state.rotations_size() > 0) {
+    return InvalidField(
+        FieldPath(path, "packed"),
+        "give the state packed or as positions, previous_positions and "
+        "rotations, not both");
+  }
+  if (state.packed_size() % kPackedPerJoint != 0) {
+    return InvalidField(
+        FieldPath(path, "packed"),
+        absl::StrCat(state.packed_size(),
+                     " numbers: not 10 a joint (position, previous position, "
+                     "rotation)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InStateForm(const absl::Status& status,
+                         const v1::DynamicChainState& state,
+                         absl::string_view path) {
+  if (status.ok() || state.packed_size() == 0) return status;
+  const std::optional<std::string> field = FieldPathOf(status);
+  if (!field.has_value() || !absl::StartsWith(*field, path)) return status;
+  absl::string_view rest = absl::string_view(*field).substr(path.size());
+  struct Part {
+    absl::string_view name;
+    int offset;
+  };
+  for (const Part& part :
+       {Part{".positions", 0}, Part{".previous_positions", 3},
+        Part{".rotations", 6}}) {
+    if (!absl::ConsumePrefix(&rest, part.name)) continue;
+    std::string packed = FieldPath(path, "packed");
+    int joint = 0;
+    if (absl::ConsumePrefix(&rest, "[") && absl::ConsumeSuffix(&rest, "]") &&
+        absl::SimpleAtoi(rest, &joint)) {
+      absl::StrAppend(&packed, "[", kPackedPerJoint * joint + part.offset, "]");
+    }
+    return FieldError(status.code(), packed, FieldDescriptionOf(status));
+  }
+  return status;
 }
 
 void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
@@ -72,7 +156,7 @@ void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
     AddJointRotation(rig, joint, rotations[k], result.mutable_rotations(),
                      form);
   }
-  StateToProto(state, chain.name, revision, *result.mutable_state());
+  StateToProto(state, chain.name, revision, form, *result.mutable_state());
   result.set_substeps(report.substeps);
   result.set_clamped(report.clamped);
   result.set_reset(ResetToProto(report.reset));

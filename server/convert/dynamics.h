@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "ik/dynamics/dynamic_chain_binding.h"
 #include "ik/dynamics/dynamics.h"
@@ -15,12 +16,27 @@
 
 namespace ik::server {
 
-// A state from a request, raw.
+// A state from a request, raw, from either of its forms (after
+// CheckStateForm).
 DynamicState StateFromProto(const v1::DynamicChainState& state);
+
+// OK unless `state` mixes its two forms or its `packed` is not 10 numbers a
+// joint; errors name "<path>.packed".
+absl::Status CheckStateForm(const v1::DynamicChainState& state,
+                            absl::string_view path);
+
+// The core names a state's numbers "<path>.positions[k]",
+// ".previous_positions[k]" and ".rotations[k]"; for a packed `state` this
+// renames them to the number in `packed` ("<path>.packed[10k]", "[10k+3]",
+// "[10k+6]"). Other statuses pass as they are.
+absl::Status InStateForm(const absl::Status& status,
+                         const v1::DynamicChainState& state,
+                         absl::string_view path);
 
 // One chain's answer: the simulated joints, the rotations of those that
 // turn (`rotations`, one per chain joint), the new state tagged with the
-// chain and the rig revision, and the step's report, into `result`.
+// chain and the rig revision (packed unless `form` is kFull), and the step's
+// report, into `result`.
 void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
                                const std::vector<Quat>& rotations,
                                const DynamicState& state,

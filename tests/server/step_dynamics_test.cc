@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/rig_json.h"
+#include "tests/server/packed_state.h"
 #include "tests/server/service_fixture.h"
 
 namespace ik::server {
@@ -180,6 +181,34 @@ TEST_F(StepDynamicsTest, IdenticalRequestsGiveIdenticalBits) {
             second.results(0).state().SerializeAsString());
 }
 
+// The packed state is the same state: stepping from it gives the same bits
+// as stepping from its three repeated fields, over several steps with wind.
+TEST_F(StepDynamicsTest, APackedStateStepsToTheSameBits) {
+  v1::StepDynamicsRequest request;
+  request.set_rig("humanoid");
+  request.set_delta_time(0.03);
+  request.mutable_wind()->set_strength(4.0);
+  request.mutable_wind()->set_seed(7);
+  v1::StepDynamicsResponse plain;
+  ASSERT_TRUE(Step(request, &plain).ok());
+  for (int step = 0; step < 5; ++step) {
+    *request.mutable_pose()->mutable_root()->mutable_translation() =
+        Vec(0.02 * step, 0.0, 0.01 * step);
+    v1::StepDynamicsRequest packed_request = request;
+    request.clear_states();
+    *request.add_states() = plain.results(0).state();
+    packed_request.clear_states();
+    *packed_request.add_states() =
+        ik::testing::Packed(plain.results(0).state());
+    v1::StepDynamicsResponse packed;
+    ASSERT_TRUE(Step(request, &plain).ok());
+    grpc::Status status = Step(packed_request, &packed);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(plain.SerializeAsString(), packed.SerializeAsString())
+        << "step " << step;
+  }
+}
+
 TEST_F(StepDynamicsTest, ReportsWhyAChainStartedFromRest) {
   v1::StepDynamicsRequest request;
   request.set_rig("humanoid");
@@ -269,6 +298,39 @@ INSTANTIATE_TEST_SUITE_P(
                   *r.mutable_states(0)->mutable_rotations(1) = v1::Quat();
                 },
                 grpc::StatusCode::INVALID_ARGUMENT, "states[0].rotations[1]"},
+        BadStep{"PackedAndVectors",
+                [](auto& r) {
+                  const v1::DynamicChainState plain = r.states(0);
+                  *r.mutable_states(0) = ik::testing::Packed(plain);
+                  *r.mutable_states(0)->add_positions() = plain.positions(0);
+                },
+                grpc::StatusCode::INVALID_ARGUMENT, "states[0].packed: give"},
+        BadStep{"PackedNotByTen",
+                [](auto& r) {
+                  *r.mutable_states(0) = ik::testing::Packed(r.states(0));
+                  r.mutable_states(0)->mutable_packed()->RemoveLast();
+                },
+                grpc::StatusCode::INVALID_ARGUMENT, "states[0].packed: 69"},
+        BadStep{"PackedShort",
+                [](auto& r) {
+                  *r.mutable_states(0) = ik::testing::Packed(r.states(0));
+                  r.mutable_states(0)->mutable_packed()->Truncate(60);
+                },
+                grpc::StatusCode::INVALID_ARGUMENT, "states[0].packed: 6"},
+        BadStep{"PackedNonFinitePrevious",
+                [](auto& r) {
+                  *r.mutable_states(0) = ik::testing::Packed(r.states(0));
+                  r.mutable_states(0)->set_packed(14, NAN);
+                },
+                grpc::StatusCode::INVALID_ARGUMENT, "states[0].packed[13]:"},
+        BadStep{"PackedZeroRotation",
+                [](auto& r) {
+                  *r.mutable_states(0) = ik::testing::Packed(r.states(0));
+                  for (int i = 16; i < 20; ++i) {
+                    r.mutable_states(0)->set_packed(i, 0.0);
+                  }
+                },
+                grpc::StatusCode::INVALID_ARGUMENT, "states[0].packed[16]:"},
         BadStep{"NegativeRemainder",
                 [](auto& r) { r.mutable_states(0)->set_time_remainder(-1); },
                 grpc::StatusCode::INVALID_ARGUMENT,

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "ik/rig_json.h"
 #include "tests/server/ground_feet_fixture.h"
+#include "tests/server/packed_state.h"
 #include "tests/server/service_fixture.h"
 
 namespace ik::server {
@@ -48,6 +49,7 @@ v1::GoalResult WithoutNames(v1::GoalResult answer) {
   DropNames(*answer.mutable_rotations());
   return answer;
 }
+// ... and its state packed.
 v1::StepDynamicsResponse WithoutNames(v1::StepDynamicsResponse answer) {
   EXPECT_FALSE(answer.revision().empty());
   answer.clear_revision();
@@ -55,6 +57,7 @@ v1::StepDynamicsResponse WithoutNames(v1::StepDynamicsResponse answer) {
     EXPECT_GT(chain.joints_size(), 0);
     chain.clear_joints();
     DropNames(*chain.mutable_rotations());
+    *chain.mutable_state() = ::ik::testing::Packed(chain.state());
   }
   return answer;
 }
