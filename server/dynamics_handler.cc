@@ -181,7 +181,9 @@ absl::Status IkHandlers::StepPoseDynamics(
     }
   }
 
-  std::vector<Transform> world(rig.joint_count());
+  // This thread's, reused (nothing here yields to another call).
+  thread_local std::vector<Transform> world;
+  world.resize(rig.joint_count());
   LocalToModelJob fk;
   fk.parents = rig.parents();
   fk.locals = pose.locals;
@@ -191,7 +193,8 @@ absl::Status IkHandlers::StepPoseDynamics(
 
   if (form == AnswerForm::kFull) response.set_revision(revision);
   // Every chain steps on the incoming pose; their rotations are set after.
-  std::vector<std::pair<int, Quat>> stepped;
+  thread_local std::vector<std::pair<int, Quat>> stepped;
+  stepped.clear();
   for (const DynamicChainBinding* chain : *chains) {
     auto found = state_index->find(chain->name);
     if (absl::Status status =
