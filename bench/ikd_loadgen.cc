@@ -75,6 +75,11 @@ ABSL_FLAG(uint64_t, seed, 1, "seed of the target generator");
 ABSL_FLAG(int, characters, 1000, "tick: characters per tick");
 ABSL_FLAG(int, ticks, 100, "tick: ticks to send");
 ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
+ABSL_FLAG(bool, packed_pose, true,
+          "tick: send each pose packed (Pose.rotations); false: a JointPose "
+          "per joint");
+ABSL_FLAG(bool, job_rotations, false,
+          "tick: ask for each job's rotations too (TickRequest.job_rotations)");
 ABSL_FLAG(int, single_ticks, 3,
           "tick: ticks run again as single calls for comparison (0: none)");
 ABSL_FLAG(double, seconds, 5.0,
@@ -411,6 +416,8 @@ int RunTickLoad(ik::Client& client) {
     return 1;
   }
   ik::CrowdOptions options;
+  options.packed_pose = absl::GetFlag(FLAGS_packed_pose);
+  options.job_rotations = absl::GetFlag(FLAGS_job_rotations);
   options.characters = std::max(1, absl::GetFlag(FLAGS_characters));
   options.terrain = absl::GetFlag(FLAGS_terrain);
   options.seed = absl::GetFlag(FLAGS_seed);
