@@ -13,12 +13,16 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "tests/server/pool_fixture.h"
 #include "tests/server/service_fixture.h"
 
 namespace ik::server {
 namespace {
 
+using ::ik::testing::HeldWorker;
+using ::ik::testing::LightReach;
 using ::ik::testing::Vec;
+using ::ik::testing::WaitForQueued;
 
 class SolverQueueTest : public IkServiceTest {
  protected:
@@ -29,40 +33,13 @@ class SolverQueueTest : public IkServiceTest {
     options.max_queued_calls = 2;
     StartServer(options);
   }
-
-  static v1::SolveChainRequest Reach() {
-    v1::SolveChainRequest request;
-    request.set_rig("humanoid");
-    v1::ChainGoal* goal = request.add_goals();
-    goal->set_chain("left_arm");
-    *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
-    return request;
-  }
-
-  // Holds the pool's worker until `open` is notified.
-  void HoldWorker(absl::Notification& held, absl::Notification& open) {
-    ASSERT_TRUE(server_->solver_pool().Post("test", [&] {
-      held.Notify();
-      open.WaitForNotification();
-    }));
-    held.WaitForNotification();
-  }
-
-  // Waits until `count` tasks are queued (they arrive over the channel).
-  void WaitForQueued(int count) {
-    while (server_->solver_pool().queued() < count) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
 };
 
 TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
-  absl::Notification held;
-  absl::Notification open;
-  HoldWorker(held, open);
+  HeldWorker worker(server_->solver_pool());
 
   // Two calls fill the queue.
-  const v1::SolveChainRequest request = Reach();
+  const v1::SolveChainRequest request = LightReach();
   struct Pending {
     grpc::ClientContext context;
     v1::SolveChainResponse response;
@@ -79,7 +56,7 @@ TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
                                  call.done.Notify();
                                });
   }
-  WaitForQueued(2);
+  WaitForQueued(server_->solver_pool(), 2);
 
   // A third is refused at once, a tick too, and a stream's tick in its
   // answer; the registry and health are not queued.
@@ -108,7 +85,7 @@ TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
       stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &rigs).ok());
 
   // Freed, the worker answers the queued calls, and the stream goes on.
-  open.Notify();
+  worker.Release();
   for (Pending& call : pending) {
     call.done.WaitForNotification();
     EXPECT_TRUE(call.status.ok()) << call.status.error_message();
@@ -147,9 +124,7 @@ class FairQueueTest : public SolverQueueTest {
 };
 
 TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
-  absl::Notification held;
-  absl::Notification open;
-  HoldWorker(held, open);
+  HeldWorker worker(server_->solver_pool());
   auto flood = OwnConnection(server_->port());
   auto victim = OwnConnection(server_->port());
 
@@ -163,7 +138,7 @@ TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
     goal->set_solver(v1::SOLVER_FABRIK);
     *goal->mutable_target() = Vec(0.2 + 0.001 * g, 0.6, -0.9);
   }
-  const v1::SolveChainRequest light = Reach();
+  const v1::SolveChainRequest light = LightReach();
   struct Call {
     grpc::ClientContext context;
     v1::SolveChainResponse response;
@@ -186,10 +161,10 @@ TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
   };
   for (int i = 0; i < kFlood; ++i) {
     send(*flood, i, heavy);
-    WaitForQueued(i + 1);  // in this order
+    WaitForQueued(server_->solver_pool(), i + 1);  // in this order
   }
   send(*victim, kFlood, light);
-  WaitForQueued(kFlood + 1);
+  WaitForQueued(server_->solver_pool(), kFlood + 1);
   // A probe from a third client, queued last, notes how many tasks still
   // wait when its turn comes.
   int waiting_at_probe = -1;
@@ -198,7 +173,7 @@ TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
     waiting_at_probe = server_->solver_pool().queued();
     probed.Notify();
   }));
-  open.Notify();
+  worker.Release();
   probed.WaitForNotification();
   {
     absl::MutexLock lock(&mutex);

@@ -6,6 +6,7 @@
 // part-way answers the characters it had not started with CANCELLED and
 // their path. The tests wait for states, never for times.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -16,21 +17,16 @@
 #include "server/core_time.h"
 #include "server/handlers.h"
 #include "server/solver_pool.h"
+#include "tests/server/pool_fixture.h"
 #include "tests/server/service_fixture.h"
 
 namespace ik::server {
 namespace {
 
-using ::ik::testing::Vec;
-
-v1::SolveChainRequest Reach() {
-  v1::SolveChainRequest request;
-  request.set_rig("humanoid");
-  v1::ChainGoal* goal = request.add_goals();
-  goal->set_chain("left_arm");
-  *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
-  return request;
-}
+using ::ik::testing::Drain;
+using ::ik::testing::HeldWorker;
+using ::ik::testing::LightReach;
+using ::ik::testing::WaitForQueued;
 
 v1::TickRequest Reaching(int characters) {
   v1::TickRequest request;
@@ -38,7 +34,7 @@ v1::TickRequest Reaching(int characters) {
     v1::TickCharacter* character = request.add_characters();
     character->set_id(absl::StrCat("npc-", k));
     character->set_rig("humanoid");
-    *character->add_goals() = Reach().goals(0);
+    *character->add_goals() = LightReach().goals(0);
   }
   return request;
 }
@@ -55,37 +51,6 @@ class StoppedCallsTest : public IkServiceTest {
   }
   void TearDown() override { CoreTime::Enable(false); }
 
-  // Holds the pool's worker until `open` is notified.
-  void HoldWorker(absl::Notification& held, absl::Notification& open) {
-    ASSERT_TRUE(server_->solver_pool().Post("holder", [&] {
-      held.Notify();
-      open.WaitForNotification();
-    }));
-    held.WaitForNotification();
-  }
-
-  void WaitForQueued(int count) {
-    while (server_->solver_pool().queued() < count) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-
-  // Returns once every queued task has run: the only worker runs a probe
-  // that finds nothing else waiting (clients take turns, so one probe may
-  // run before a client's second task; then another probe follows it).
-  void Drain() {
-    for (;;) {
-      absl::Notification ran;
-      int waiting = -1;
-      ASSERT_TRUE(server_->solver_pool().Post("probe", [&] {
-        waiting = server_->solver_pool().queued();
-        ran.Notify();
-      }));
-      ran.WaitForNotification();
-      if (waiting == 0) return;
-    }
-  }
-
   struct Pending {
     grpc::ClientContext context;
     grpc::Status status;
@@ -94,36 +59,46 @@ class StoppedCallsTest : public IkServiceTest {
     v1::TickResponse ticked;
   };
 
-  void SendBoth(Pending& solve, Pending& tick,
-                const v1::SolveChainRequest& solve_request,
-                const v1::TickRequest& tick_request) {
-    stub_->async()->SolveChain(&solve.context, &solve_request, &solve.solved,
+  // Sends a SolveChain and a 50-character Tick (`timeout`: their deadline,
+  // if any) and returns once both wait in the pool behind the held worker.
+  void QueueBoth(Pending& solve, Pending& tick,
+                 std::optional<std::chrono::seconds> timeout) {
+    if (timeout.has_value()) {
+      for (Pending* call : {&solve, &tick}) {
+        call->context.set_deadline(std::chrono::system_clock::now() + *timeout);
+      }
+    }
+    stub_->async()->SolveChain(&solve.context, &solve_request_, &solve.solved,
                                [&solve](grpc::Status status) {
                                  solve.status = std::move(status);
                                  solve.done.Notify();
                                });
-    stub_->async()->Tick(&tick.context, &tick_request, &tick.ticked,
+    stub_->async()->Tick(&tick.context, &tick_request_, &tick.ticked,
                          [&tick](grpc::Status status) {
                            tick.status = std::move(status);
                            tick.done.Notify();
                          });
+    WaitForQueued(server_->solver_pool(), 2);
   }
+
+  // Frees the worker, lets it run what waited, and expects no core job ran.
+  void ExpectNoCoreJobOnceFree(HeldWorker& worker) {
+    worker.Release();
+    Drain(server_->solver_pool());
+    EXPECT_EQ(server_->solver_pool().queued(), 0);
+    EXPECT_EQ(CoreTime::Nanos(), 0) << "a stopped call ran core jobs";
+  }
+
+  const v1::SolveChainRequest solve_request_ = LightReach();
+  const v1::TickRequest tick_request_ = Reaching(50);
 };
 
 TEST_F(StoppedCallsTest, CallsPastTheirDeadlineRunNoCoreJob) {
-  absl::Notification held;
-  absl::Notification open;
-  HoldWorker(held, open);
-  const v1::SolveChainRequest solve_request = Reach();
-  const v1::TickRequest tick_request = Reaching(50);
+  HeldWorker worker(server_->solver_pool());
   Pending solve;
   Pending tick;
-  constexpr auto kTimeout = std::chrono::seconds(2);
-  for (Pending* call : {&solve, &tick}) {
-    call->context.set_deadline(std::chrono::system_clock::now() + kTimeout);
-  }
-  SendBoth(solve, tick, solve_request, tick_request);
-  WaitForQueued(2);
+  constexpr std::chrono::seconds kTimeout(2);
+  QueueBoth(solve, tick, kTimeout);
   // The server's deadline is its arrival time plus the timeout the client
   // sent (at most kTimeout, rounded up to the millisecond): both calls had
   // arrived by now, so their deadlines have passed on the server by then.
@@ -134,29 +109,20 @@ TEST_F(StoppedCallsTest, CallsPastTheirDeadlineRunNoCoreJob) {
   EXPECT_EQ(solve.status.error_code(), grpc::DEADLINE_EXCEEDED);
   EXPECT_EQ(tick.status.error_code(), grpc::DEADLINE_EXCEEDED);
   std::this_thread::sleep_until(server_deadlines_passed);
-
-  open.Notify();
-  Drain();
-  EXPECT_EQ(server_->solver_pool().queued(), 0);
-  EXPECT_EQ(CoreTime::Nanos(), 0) << "a stopped call ran core jobs";
+  ExpectNoCoreJobOnceFree(worker);
 
   // The measure sees a call that does run.
   v1::SolveChainResponse response;
   ASSERT_TRUE(
-      stub_->SolveChain(Context().get(), solve_request, &response).ok());
+      stub_->SolveChain(Context().get(), solve_request_, &response).ok());
   EXPECT_GT(CoreTime::Nanos(), 0);
 }
 
 TEST_F(StoppedCallsTest, CallsTheClientCancelledRunNoCoreJob) {
-  absl::Notification held;
-  absl::Notification open;
-  HoldWorker(held, open);
-  const v1::SolveChainRequest solve_request = Reach();
-  const v1::TickRequest tick_request = Reaching(50);
+  HeldWorker worker(server_->solver_pool());
   Pending solve;
   Pending tick;
-  SendBoth(solve, tick, solve_request, tick_request);
-  WaitForQueued(2);
+  QueueBoth(solve, tick, std::nullopt);
   solve.context.TryCancel();
   tick.context.TryCancel();
   solve.done.WaitForNotification();
@@ -168,14 +134,11 @@ TEST_F(StoppedCallsTest, CallsTheClientCancelledRunNoCoreJob) {
   v1::ListRigsResponse rigs;
   ASSERT_TRUE(
       stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &rigs).ok());
-
-  open.Notify();
-  Drain();
-  EXPECT_EQ(CoreTime::Nanos(), 0) << "a cancelled call ran core jobs";
+  ExpectNoCoreJobOnceFree(worker);
 
   // The server goes on serving the same client connection.
   v1::TickResponse ticked;
-  ASSERT_TRUE(stub_->Tick(Context().get(), tick_request, &ticked).ok());
+  ASSERT_TRUE(stub_->Tick(Context().get(), tick_request_, &ticked).ok());
   EXPECT_EQ(ticked.characters_size(), 50);
   EXPECT_GT(CoreTime::Nanos(), 0);
 }

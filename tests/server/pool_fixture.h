@@ -1,0 +1,80 @@
+// The solver pool of a test server, held and watched: its worker held at a
+// gate so what queues behind it is observed, never timed; waiting for calls
+// that arrive over the channel to be queued; draining the queue.
+#ifndef IK_TESTS_SERVER_POOL_FIXTURE_H_
+#define IK_TESTS_SERVER_POOL_FIXTURE_H_
+
+#include <chrono>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+#include "ik/v1/ik.pb.h"
+#include "server/solver_pool.h"
+
+namespace ik::testing {
+
+// A light call for the pool's tests: one two-bone goal for the example
+// humanoid's left arm.
+inline v1::SolveChainRequest LightReach() {
+  v1::SolveChainRequest request;
+  request.set_rig("humanoid");
+  v1::ChainGoal* goal = request.add_goals();
+  goal->set_chain("left_arm");
+  v1::Vec3* target = goal->mutable_target();
+  target->set_x(0.45);
+  target->set_y(1.2);
+  target->set_z(0.15);
+  return request;
+}
+
+// Holds one of the pool's workers (a task of client "holder") from
+// construction until Release() or destruction.
+class HeldWorker {
+ public:
+  explicit HeldWorker(server::SolverPool& pool) {
+    EXPECT_TRUE(pool.Post("holder", [this] {
+      held_.Notify();
+      open_.WaitForNotification();
+    }));
+    held_.WaitForNotification();
+  }
+  ~HeldWorker() { Release(); }
+  HeldWorker(const HeldWorker&) = delete;
+  HeldWorker& operator=(const HeldWorker&) = delete;
+
+  void Release() {
+    if (!open_.HasBeenNotified()) open_.Notify();
+  }
+
+ private:
+  absl::Notification held_;
+  absl::Notification open_;
+};
+
+// Waits until `count` tasks are queued (calls arrive over the channel).
+inline void WaitForQueued(server::SolverPool& pool, int count) {
+  while (pool.queued() < count) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Returns once every queued task has run, on a one-worker pool: the worker
+// runs a probe that finds nothing else waiting (clients take turns, so one
+// probe may run before a client's second task; then another follows it).
+inline void Drain(server::SolverPool& pool) {
+  for (;;) {
+    absl::Notification ran;
+    int waiting = -1;
+    ASSERT_TRUE(pool.Post("probe", [&] {
+      waiting = pool.queued();
+      ran.Notify();
+    }));
+    ran.WaitForNotification();
+    if (waiting == 0) return;
+  }
+}
+
+}  // namespace ik::testing
+
+#endif  // IK_TESTS_SERVER_POOL_FIXTURE_H_
