@@ -173,5 +173,17 @@ code=0
 "$IKCTL" --server="$SERVER" frobnicate 2>/dev/null || code=$?
 [[ $code -eq 2 ]] || fail "usage error exit code $code"
 
+# Bad flags stop ikd at once with exit status 2 and the flag named.
+for bad in --solver_nice=20 --solver_nice=-1 --solver_threads=-1 \
+  --max_queued_calls=0; do
+  code=0
+  err=$(timeout 20 "$BUILD/server/ikd" --listen=127.0.0.1:0 "$bad" 2>&1 \
+    >/dev/null) \
+    || code=$?
+  [[ $code -eq 2 ]] || fail "ikd $bad: exit code $code"
+  flag=${bad%%=*}
+  grep -q -- "$flag" <<<"$err" || fail "ikd $bad: $err"
+done
+
 stop_server
 echo "e2e serve + ikctl: ok"
