@@ -78,6 +78,9 @@ ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
 ABSL_FLAG(bool, packed_pose, true,
           "tick: send each pose packed (Pose.rotations); false: a JointPose "
           "per joint");
+ABSL_FLAG(bool, pose_only, false,
+          "tick: ask for the final poses, statuses and dynamics states only "
+          "(TICK_DETAIL_POSE)");
 ABSL_FLAG(bool, job_rotations, false,
           "tick: ask for each job's rotations too (TickRequest.job_rotations)");
 ABSL_FLAG(int, single_ticks, 3,
@@ -418,6 +421,7 @@ int RunTickLoad(ik::Client& client) {
   ik::CrowdOptions options;
   options.packed_pose = absl::GetFlag(FLAGS_packed_pose);
   options.job_rotations = absl::GetFlag(FLAGS_job_rotations);
+  if (absl::GetFlag(FLAGS_pose_only)) options.detail = ik::v1::TICK_DETAIL_POSE;
   options.characters = std::max(1, absl::GetFlag(FLAGS_characters));
   options.terrain = absl::GetFlag(FLAGS_terrain);
   options.seed = absl::GetFlag(FLAGS_seed);

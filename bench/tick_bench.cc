@@ -11,6 +11,8 @@
 //   BM_TickHandler   the handler alone: converting, solving, answering;
 //   BM_TickWithWire  also parsing the request's bytes and serialising the
 //                    answer, as gRPC has protobuf do for ikd.
+// Each runs with the full answer (/0) and with TICK_DETAIL_POSE (/1: the
+// final poses, statuses and dynamics states only).
 // ikd's own CPU per character over a real channel comes from
 // `ikd_loadgen --rpc=tick --ikd_pid=...`; hold it against `core_us` here.
 //
@@ -82,6 +84,9 @@ struct TickFixture {
     }
     request = crowd->NextTick();
     request_bytes = request.SerializeAsString();
+    pose_only_request = request;
+    pose_only_request.set_detail(v1::TICK_DETAIL_POSE);
+    pose_only_bytes = pose_only_request.SerializeAsString();
   }
 
   ServiceLimits limits;
@@ -93,6 +98,15 @@ struct TickFixture {
   std::unique_ptr<SyntheticCrowd> crowd;
   v1::TickRequest request;
   std::string request_bytes;
+  v1::TickRequest pose_only_request;
+  std::string pose_only_bytes;
+
+  const v1::TickRequest& Request(const benchmark::State& state) const {
+    return state.range(0) == 1 ? pose_only_request : request;
+  }
+  const std::string& RequestBytes(const benchmark::State& state) const {
+    return state.range(0) == 1 ? pose_only_bytes : request_bytes;
+  }
 };
 
 TickFixture& Fixture() {
@@ -123,12 +137,15 @@ void BM_TickHandler(benchmark::State& state) {
   MeasureTicks(state, [&] {
     auto* response =
         google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena);
-    Expect(fixture.handlers.Tick(fixture.request, *response, fixture.scope));
+    Expect(fixture.handlers.Tick(fixture.Request(state), *response,
+                                 fixture.scope));
     benchmark::DoNotOptimize(response);
     arena.Reset();
   });
 }
 BENCHMARK(BM_TickHandler)
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();
 
@@ -139,7 +156,7 @@ void BM_TickWithWire(benchmark::State& state) {
   MeasureTicks(state, [&] {
     auto* request =
         google::protobuf::Arena::CreateMessage<v1::TickRequest>(&arena);
-    Expect(request->ParseFromString(fixture.request_bytes), "parse");
+    Expect(request->ParseFromString(fixture.RequestBytes(state)), "parse");
     auto* response =
         google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena);
     Expect(fixture.handlers.Tick(*request, *response, fixture.scope));
@@ -150,6 +167,8 @@ void BM_TickWithWire(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_TickWithWire)
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime();
 

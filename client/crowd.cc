@@ -107,6 +107,7 @@ SyntheticCrowd::SyntheticCrowd(const v1::Rig& rig, const CrowdOptions& options)
     request_.mutable_shared_ground()->add_terrains(options.terrain);
   }
   request_.set_job_rotations(options.job_rotations);
+  request_.set_detail(options.detail);
 }
 
 void SyntheticCrowd::Pose(const Walker& walker,

@@ -52,6 +52,8 @@ struct CrowdOptions {
   bool packed_pose = true;
   // Ask for each job's rotations too (TickRequest.job_rotations).
   bool job_rotations = false;
+  // How much of each answer to ask for (TickRequest.detail).
+  v1::TickDetail detail = v1::TICK_DETAIL_FULL;
   std::uint64_t seed = 1;
 };
 

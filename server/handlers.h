@@ -115,7 +115,7 @@ class IkHandlers {
   // Character `index` of a tick into `out`.
   void RunCharacter(const v1::TickCharacter& character, int index,
                     const RequestGround* shared_ground, AnswerForm form,
-                    v1::TickCharacterResult& out) const;
+                    v1::TickDetail detail, v1::TickCharacterResult& out) const;
 
   // The rig a solve names (`rig` required), pinned to `revision` if set.
   absl::StatusOr<std::shared_ptr<const RigEntry>> PinnedRig(

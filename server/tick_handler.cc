@@ -147,14 +147,14 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
                  shared.has_value() ? &*shared : nullptr,
                  request.job_rotations() ? AnswerForm::kTickWithRotations
                                          : AnswerForm::kTick,
-                 *response.mutable_characters(k));
+                 request.detail(), *response.mutable_characters(k));
   });
   return absl::OkStatus();
 }
 
 void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
                               const RequestGround* shared_ground,
-                              AnswerForm form,
+                              AnswerForm form, v1::TickDetail detail,
                               v1::TickCharacterResult& out) const {
   // Paths are built for errors only.
   const auto path = [index](absl::string_view job) {
@@ -203,7 +203,10 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   } else {
     pose = incoming;
   }
-  const auto run_job = [&](absl::string_view job_path, v1::JobStatus& status,
+  // A job on a copy of the pose, handed on when it succeeded; its status
+  // is set (with its path from the tick) only when it failed.
+  const auto run_job = [&](absl::string_view job_path,
+                           v1::JobStatus* (v1::TickCharacterResult::*status)(),
                            auto&& job) {
     working = pose;
     absl::Status result = job(working);
@@ -211,16 +214,26 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
       AsReadBack(pose, working);
       std::swap(pose, working);
     } else {
-      StatusToProto(Rooted(result, path(job_path)), status);
+      StatusToProto(Rooted(result, path(job_path)), *(out.*status)());
     }
     return result.ok();
   };
+  // With TICK_DETAIL_POSE, grounding's and the goals' answers are written
+  // to this thread's scratch messages (cleared, their memory reused), not to
+  // the character's answer.
+  const bool pose_only = detail == v1::TICK_DETAIL_POSE;
+  thread_local v1::GroundFeetResponse ground_scratch;
+  thread_local google::protobuf::RepeatedPtrField<v1::GoalResult>
+      goals_scratch;
 
   if (character.has_ground()) {
     const v1::GroundFeetRequest& ground = character.ground();
-    v1::GroundFeetResponse& answer = *out.mutable_ground();
-    const bool ok =
-        run_job(".ground", *out.mutable_ground_status(), [&](DensePose& p) {
+    ground_scratch.Clear();
+    v1::GroundFeetResponse& answer =
+        pose_only ? ground_scratch : *out.mutable_ground();
+    const bool ok = run_job(
+        ".ground", &v1::TickCharacterResult::mutable_ground_status,
+        [&](DensePose& p) {
           if (absl::Status status = RequireUnsetInJob(
                   ground.rig(), ground.revision(), ground.has_pose());
               !status.ok()) {
@@ -249,17 +262,22 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
     if (!ok) out.clear_ground();
   }
   if (character.goals_size() > 0) {
-    auto& goals = *out.mutable_goals();
-    const bool ok = run_job("", *out.mutable_goals_status(), [&](DensePose& p) {
-      return SolveGoals(rig_entry, character.goals(), p, form, goals);
-    });
+    goals_scratch.Clear();
+    auto& goals = pose_only ? goals_scratch : *out.mutable_goals();
+    const bool ok =
+        run_job("", &v1::TickCharacterResult::mutable_goals_status,
+                [&](DensePose& p) {
+                  return SolveGoals(rig_entry, character.goals(), p, form,
+                                    goals);
+                });
     if (!ok) goals.Clear();
   }
   if (character.has_dynamics()) {
     const v1::StepDynamicsRequest& dynamics = character.dynamics();
     v1::StepDynamicsResponse& answer = *out.mutable_dynamics();
-    const bool ok =
-        run_job(".dynamics", *out.mutable_dynamics_status(), [&](DensePose& p) {
+    const bool ok = run_job(
+        ".dynamics", &v1::TickCharacterResult::mutable_dynamics_status,
+        [&](DensePose& p) {
           if (absl::Status status = RequireUnsetInJob(
                   dynamics.rig(), dynamics.revision(), dynamics.has_pose());
               !status.ok()) {

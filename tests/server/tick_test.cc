@@ -274,6 +274,24 @@ TEST_P(TickTest, EveryJobAnswersAsTheSingleRpcOnThePoseTheJobsBeforeLeft) {
     EXPECT_LT(lean.characters(k).ByteSizeLong(),
               response.characters(k).ByteSizeLong());
   }
+
+  // TICK_DETAIL_POSE: the same final poses, statuses and dynamics, without
+  // grounding's and the goals' answers.
+  request.set_detail(v1::TICK_DETAIL_POSE);
+  v1::TickResponse posed;
+  status = Tick(request, &posed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(posed.characters_size(), kCharacters);
+  for (int k = 0; k < kCharacters; ++k) {
+    v1::TickCharacterResult expected = lean.characters(k);
+    EXPECT_TRUE(expected.has_ground());
+    EXPECT_EQ(expected.goals_size(), 2);
+    expected.clear_ground();
+    expected.clear_goals();
+    EXPECT_EQ(DeterministicBytes(posed.characters(k)),
+              DeterministicBytes(expected))
+        << "character " << k;
+  }
 }
 
 TEST_P(TickTest, APackedPoseAndJointPosesGiveTheSameBits) {
@@ -388,6 +406,29 @@ TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
   EXPECT_EQ(at(8).dynamics().results_size(), 1);
   EXPECT_EQ(at(11).goals_size(), 2);
   EXPECT_FALSE(at(11).has_dynamics());
+
+  // With TICK_DETAIL_POSE, the same statuses (and no job answers but
+  // dynamics').
+  v1::TickRequest pose_only = request;
+  pose_only.set_detail(v1::TICK_DETAIL_POSE);
+  v1::TickResponse posed;
+  ASSERT_TRUE(Tick(pose_only, &posed).ok());
+  for (int k = 0; k < kCharacters; ++k) {
+    const v1::TickCharacterResult& full = at(k);
+    const v1::TickCharacterResult& lean = posed.characters(k);
+    for (const auto& [a, b] :
+         {std::pair(&full.status(), &lean.status()),
+          std::pair(&full.ground_status(), &lean.ground_status()),
+          std::pair(&full.goals_status(), &lean.goals_status()),
+          std::pair(&full.dynamics_status(), &lean.dynamics_status())}) {
+      EXPECT_EQ(DeterministicBytes(*a), DeterministicBytes(*b))
+          << "character " << k;
+    }
+    EXPECT_FALSE(lean.has_ground());
+    EXPECT_EQ(lean.goals_size(), 0);
+    EXPECT_EQ(DeterministicBytes(full.dynamics()),
+              DeterministicBytes(lean.dynamics()));
+  }
 
   // Every other character is answered as in the tick without the bad ones.
   v1::TickResponse clean;
