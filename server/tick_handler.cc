@@ -223,8 +223,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   // the character's answer.
   const bool pose_only = detail == v1::TICK_DETAIL_POSE;
   thread_local v1::GroundFeetResponse ground_scratch;
-  thread_local google::protobuf::RepeatedPtrField<v1::GoalResult>
-      goals_scratch;
+  thread_local google::protobuf::RepeatedPtrField<v1::GoalResult> goals_scratch;
 
   if (character.has_ground()) {
     const v1::GroundFeetRequest& ground = character.ground();
@@ -264,12 +263,10 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   if (character.goals_size() > 0) {
     goals_scratch.Clear();
     auto& goals = pose_only ? goals_scratch : *out.mutable_goals();
-    const bool ok =
-        run_job("", &v1::TickCharacterResult::mutable_goals_status,
-                [&](DensePose& p) {
-                  return SolveGoals(rig_entry, character.goals(), p, form,
-                                    goals);
-                });
+    const bool ok = run_job(
+        "", &v1::TickCharacterResult::mutable_goals_status, [&](DensePose& p) {
+          return SolveGoals(rig_entry, character.goals(), p, form, goals);
+        });
     if (!ok) goals.Clear();
   }
   if (character.has_dynamics()) {
