@@ -7,7 +7,7 @@
 //               --center_z=0.9 --half_size=0.6
 //
 //   ikd_loadgen --rpc=tick --characters=1000 --ticks=100 [--stream]
-//               [--ikd_pid=PID] [--single_ticks=3]
+//               [--pose_only] [--ikd_pid=PID] [--single_ticks=3]
 //
 // Each thread sends --requests/--threads calls back to back on one shared
 // channel, then the tool prints throughput and latency percentiles. SolveChain
@@ -24,13 +24,14 @@
 // next --single_ticks ticks as single calls (GroundFeet, SolveChain,
 // StepDynamics per character), for the ratio in the same run. With
 // --ikd_pid, ikd's CPU time (user + system, /proc/PID/stat) per tick and per
-// character for both.
+// character for both (bench/loadgen_tick.cc).
 //
 // Fairness (--rpc=fairness): a victim client (one --chain goal per
 // SolveChain, back to back) for --seconds alone, then for --seconds while a
-// flooding client keeps --flood_streams SolveChain calls of --flood_goals
-// tail goals in flight on its own connection; health checks on a third
-// connection meanwhile. Prints the victim's p50/p99 both ways and the
+// flooding client -- this program again, --rpc=flood, in a process of its
+// own -- keeps --flood_streams SolveChain calls of --flood_goals tail goals
+// in flight on its own connection; health checks on a third connection
+// meanwhile. Prints the victim's p50/p99 both ways and the
 // health checks' p99.
 #include <malloc.h>
 #include <unistd.h>
@@ -39,10 +40,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,7 +50,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "crowd.h"
+#include "bench/loadgen_tick.h"
+#include "bench/loadgen_util.h"
 #include "ik/client.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address");
@@ -96,6 +95,8 @@ ABSL_FLAG(int, ikd_pid, 0,
           "tick: ikd's process id, to report its CPU time (0: not reported)");
 
 namespace {
+
+using ik::loadgen::Percentile;
 
 struct ThreadResult {
   std::vector<double> latencies_us;
@@ -175,102 +176,6 @@ void RunGroundCaller(ik::Client& client, int calls, uint64_t seed,
       out.reached += foot.grounded() && foot.reached();
     }
   }
-}
-
-double Percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0.0;
-  const size_t index = std::min(sorted.size() - 1,
-                                static_cast<size_t>(p / 100.0 * sorted.size()));
-  return sorted[index];
-}
-
-// CPU seconds (user + system) process `pid` has used; 0 when unknown.
-double ProcessCpuSeconds(int pid) {
-  if (pid <= 0) return 0.0;
-  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
-  std::string line;
-  if (!std::getline(stat, line)) return 0.0;
-  // Fields after the command (which may hold spaces) in parentheses.
-  std::istringstream fields(line.substr(line.rfind(')') + 2));
-  std::string field;
-  double ticks = 0.0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-// One way of sending ticks, measured.
-struct TickRun {
-  std::vector<double> latencies_ms;
-  double seconds = 0.0;
-  double ikd_cpu_seconds = 0.0;
-  int failed_jobs = 0;
-  std::string first_error;
-  // Wire bytes of the last tick's request and answer.
-  size_t request_bytes = 0;
-  size_t answer_bytes = 0;
-};
-
-int FailedJobs(const ik::v1::TickResponse& answer) {
-  int failed = 0;
-  for (const ik::v1::TickCharacterResult& c : answer.characters()) {
-    failed += (c.status().code() != 0) + (c.ground_status().code() != 0) +
-              (c.goals_status().code() != 0) +
-              (c.dynamics_status().code() != 0);
-  }
-  return failed;
-}
-
-// `ticks` ticks of `crowd`, each sent by `send` (which returns the answer).
-template <typename Send>
-TickRun RunTicks(ik::SyntheticCrowd& crowd, int ticks, int pid, Send&& send) {
-  TickRun run;
-  const double cpu_before = ProcessCpuSeconds(pid);
-  const auto start = std::chrono::steady_clock::now();
-  for (int t = 0; t < ticks; ++t) {
-    const ik::v1::TickRequest& request = crowd.NextTick();
-    const auto tick_start = std::chrono::steady_clock::now();
-    absl::StatusOr<ik::v1::TickResponse> answer = send(request);
-    run.latencies_ms.push_back(
-        std::chrono::duration<double, std::milli>(
-            std::chrono::steady_clock::now() - tick_start)
-            .count());
-    if (!answer.ok()) {
-      if (run.first_error.empty()) run.first_error = answer.status().ToString();
-      ++run.failed_jobs;
-      continue;
-    }
-    run.failed_jobs += FailedJobs(*answer);
-    run.request_bytes = request.ByteSizeLong();
-    run.answer_bytes = answer->ByteSizeLong();
-    crowd.Absorb(*answer);
-  }
-  run.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  run.ikd_cpu_seconds = ProcessCpuSeconds(pid) - cpu_before;
-  std::sort(run.latencies_ms.begin(), run.latencies_ms.end());
-  return run;
-}
-
-void PrintTickRun(const char* what, const TickRun& run, int ticks,
-                  int characters, int pid) {
-  absl::PrintF(
-      "%s: %d ticks of %d characters in %.2f s: %.1f ticks/s; tick latency "
-      "ms p50 %.2f p99 %.2f max %.2f",
-      what, ticks, characters, run.seconds, ticks / run.seconds,
-      Percentile(run.latencies_ms, 50), Percentile(run.latencies_ms, 99),
-      run.latencies_ms.empty() ? 0.0 : run.latencies_ms.back());
-  if (pid > 0) {
-    absl::PrintF("; ikd CPU %.2f ms per tick, %.2f us per character",
-                 1e3 * run.ikd_cpu_seconds / ticks,
-                 1e6 * run.ikd_cpu_seconds / ticks / characters);
-  }
-  absl::PrintF("; bytes per character: request %d, answer %d",
-               run.request_bytes / characters, run.answer_bytes / characters);
-  absl::PrintF("; failed jobs %d%s%s\n", run.failed_jobs,
-               run.first_error.empty() ? "" : "; first: ", run.first_error);
 }
 
 // A client on a connection of its own (channels to one target share a
@@ -410,51 +315,6 @@ int RunFairness(const ik::ClientOptions& options) {
   return failures + flooded_failures + health_failures == 0 ? 0 : 1;
 }
 
-// --rpc=tick.
-int RunTickLoad(ik::Client& client) {
-  absl::StatusOr<ik::v1::GetRigResponse> rig =
-      client.GetRig(absl::GetFlag(FLAGS_rig));
-  if (!rig.ok()) {
-    absl::FPrintF(stderr, "ikd_loadgen: %s\n", rig.status().ToString());
-    return 1;
-  }
-  ik::CrowdOptions options;
-  options.packed_pose = absl::GetFlag(FLAGS_packed_pose);
-  options.job_rotations = absl::GetFlag(FLAGS_job_rotations);
-  if (absl::GetFlag(FLAGS_pose_only)) options.detail = ik::v1::TICK_DETAIL_POSE;
-  options.characters = std::max(1, absl::GetFlag(FLAGS_characters));
-  options.terrain = absl::GetFlag(FLAGS_terrain);
-  options.seed = absl::GetFlag(FLAGS_seed);
-  ik::SyntheticCrowd crowd(rig->rig(), options);
-  const int ticks = std::max(1, absl::GetFlag(FLAGS_ticks));
-  const int pid = absl::GetFlag(FLAGS_ikd_pid);
-  const bool streamed = absl::GetFlag(FLAGS_stream);
-  std::optional<ik::TickStream> stream;
-  if (streamed) stream.emplace(client);
-  const TickRun ticked =
-      RunTicks(crowd, ticks, pid, [&](const ik::v1::TickRequest& request) {
-        return streamed ? stream->Tick(request) : client.Tick(request);
-      });
-  PrintTickRun(streamed ? "TickStream" : "Tick", ticked, ticks,
-               options.characters, pid);
-  const int single_ticks = absl::GetFlag(FLAGS_single_ticks);
-  int failed = ticked.failed_jobs;
-  if (single_ticks > 0) {
-    const TickRun single = RunTicks(
-        crowd, single_ticks, pid, [&](const ik::v1::TickRequest& /*request*/) {
-          return crowd.RunAsSingleCalls(client);
-        });
-    PrintTickRun("single calls", single, single_ticks, options.characters, pid);
-    if (pid > 0 && ticked.ikd_cpu_seconds > 0.0) {
-      absl::PrintF("ikd CPU per character: tick / single calls = %.3f\n",
-                   (ticked.ikd_cpu_seconds / ticks) /
-                       (single.ikd_cpu_seconds / single_ticks));
-    }
-    failed += single.failed_jobs;
-  }
-  return failed == 0 ? 0 : 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -483,7 +343,23 @@ int main(int argc, char** argv) {
     absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
     return 1;
   }
-  if (rpc == "tick") return RunTickLoad(client);
+  if (rpc == "tick") {
+    ik::loadgen::TickLoadOptions tick;
+    tick.rig = absl::GetFlag(FLAGS_rig);
+    tick.crowd.characters = std::max(1, absl::GetFlag(FLAGS_characters));
+    tick.crowd.terrain = absl::GetFlag(FLAGS_terrain);
+    tick.crowd.seed = absl::GetFlag(FLAGS_seed);
+    tick.crowd.packed_pose = absl::GetFlag(FLAGS_packed_pose);
+    tick.crowd.job_rotations = absl::GetFlag(FLAGS_job_rotations);
+    if (absl::GetFlag(FLAGS_pose_only)) {
+      tick.crowd.detail = ik::v1::TICK_DETAIL_POSE;
+    }
+    tick.ticks = std::max(1, absl::GetFlag(FLAGS_ticks));
+    tick.single_ticks = absl::GetFlag(FLAGS_single_ticks);
+    tick.stream = absl::GetFlag(FLAGS_stream);
+    tick.ikd_pid = absl::GetFlag(FLAGS_ikd_pid);
+    return ik::loadgen::RunTickLoad(client, tick);
+  }
   if (rpc == "fairness") return RunFairness(options);
   if (rpc == "flood") return RunFlood(options);
 

@@ -1,0 +1,36 @@
+#include "bench/loadgen_util.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace ik::loadgen {
+
+double Percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0.0;
+  const size_t index = std::min(sorted.size() - 1,
+                                static_cast<size_t>(p / 100.0 * sorted.size()));
+  return sorted[index];
+}
+
+double ProcessCpuSeconds(int pid) {
+  if (pid <= 0) return 0.0;
+  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  if (!std::getline(stat, line)) return 0.0;
+  // Fields after the command (which may hold spaces) in parentheses.
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0.0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace ik::loadgen
