@@ -1,0 +1,103 @@
+// The tick's pose check over a real channel: a claimed pose (a cheating or
+// buggy game client's) is refused without a check; with one, every fault is
+// reported and the jobs run on the repair, as a single RPC would on the
+// repaired pose.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "client/crowd.h"
+#include "gtest/gtest.h"
+#include "tests/server/tick_fixture.h"
+
+namespace ik::server {
+namespace {
+
+TEST_P(TickTest, APoseCheckReportsAndRepairsAClaimedPoseBeforeTheJobs) {
+  // A cheating client's claim: a NaN spine, an elbow bent backwards, a neck
+  // 20 cm longer and a shoulder turned with a non-unit quaternion.
+  v1::TickRequest request;
+  request.set_job_rotations(true);
+  v1::TickCharacter& claimed = *request.add_characters();
+  claimed.set_id("player-7");
+  claimed.set_rig("humanoid");
+  const double nan = std::nan("");
+  SetJointRotation(*claimed.mutable_pose(), 1, Rotation(nan, 0, 0, 1));
+  SetJointRotation(*claimed.mutable_pose(), 7,
+                   Rotation(0, std::sin(1.5), 0, std::cos(1.5)));
+  v1::JointPose* neck = claimed.mutable_pose()->add_joints();
+  neck->set_index(3);
+  *neck->mutable_local()->mutable_translation() = Vec(0, 0.3, 0);
+  SetJointRotation(*claimed.mutable_pose(), 6, Rotation(0, 0, 0, 1.01));
+  v1::ChainGoal* goal = claimed.add_goals();
+  goal->set_chain("left_arm");
+  *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
+
+  // Without a check the pose is refused, as a single RPC would refuse it.
+  v1::TickResponse refused;
+  ASSERT_TRUE(Tick(request, &refused).ok());
+  EXPECT_EQ(refused.characters(0).status().code(), grpc::INVALID_ARGUMENT);
+  EXPECT_EQ(refused.characters(0).status().field(),
+            "characters[0].pose.joints[0].local.rotation");
+
+  claimed.mutable_check();
+  v1::TickResponse response;
+  ASSERT_TRUE(Tick(request, &response).ok());
+  const v1::TickCharacterResult& out = response.characters(0);
+  ASSERT_EQ(out.status().code(), 0) << out.status().message();
+  EXPECT_EQ(out.check_status().code(), 0);
+  std::vector<std::pair<int, v1::PoseViolationKind>> found;
+  for (const v1::PoseViolation& v : out.check().violations()) {
+    found.emplace_back(v.joint(), v.kind());
+    EXPECT_GE(v.amount(), 0.0);
+  }
+  const std::vector<std::pair<int, v1::PoseViolationKind>> expected = {
+      {1, v1::POSE_VIOLATION_ROTATION_NOT_FINITE},
+      {3, v1::POSE_VIOLATION_TRANSLATION},
+      {6, v1::POSE_VIOLATION_ROTATION_NOT_UNIT},
+      {7, v1::POSE_VIOLATION_OUTSIDE_LIMIT}};
+  for (const auto& violation : expected) {
+    EXPECT_NE(std::find(found.begin(), found.end(), violation), found.end())
+        << "joint " << violation.first << " kind " << violation.second;
+  }
+  // The neck's bone moved by the distance from the rig's.
+  absl::StatusOr<std::shared_ptr<const RigEntry>> humanoid =
+      server_->registry().Get({"humanoid", "name"});
+  ASSERT_TRUE(humanoid.ok());
+  const Vec3 rest_neck = (*humanoid)->rig().rest_pose()[3].translation;
+  for (const v1::PoseViolation& v : out.check().violations()) {
+    if (v.joint() != 3) continue;
+    EXPECT_NEAR(v.amount(), glm::length(Vec3(0, 0.3, 0) - rest_neck), 1e-12);
+  }
+
+  // The goal was solved on the repaired pose: the same answer as a
+  // SolveChain given that pose (the repaired rotations, rest bones).
+  v1::SolveChainRequest solve;
+  solve.set_rig("humanoid");
+  SetJointRotations(*solve.mutable_pose(), out.check().rotations());
+  *solve.mutable_goals() = claimed.goals();
+  v1::SolveChainResponse solved;
+  grpc::Status status = stub_->SolveChain(Context().get(), solve, &solved);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(out.goals_size(), 1);
+  EXPECT_EQ(DeterministicBytes(out.goals(0)),
+            DeterministicBytes(WithoutNames(solved.results(0))));
+
+  // A malformed check fails the character with its path.
+  claimed.mutable_check()->set_tolerance(-1.0);
+  ASSERT_TRUE(Tick(request, &response).ok());
+  EXPECT_EQ(response.characters(0).check_status().field(),
+            "characters[0].check.tolerance");
+  EXPECT_EQ(response.characters(0).status().code(), grpc::FAILED_PRECONDITION);
+}
+
+INSTANTIATE_TEST_SUITE_P(PoolSizes, TickTest, ::testing::Values(1, 3),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return absl::StrCat(info.param, "threads");
+                         });
+
+}  // namespace
+}  // namespace ik::server
