@@ -120,6 +120,10 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
                      limits_.max_characters_per_tick,
                      " per tick (ikd --max_characters_per_tick)"));
   }
+  if (!v1::TickDetail_IsValid(request.detail())) {
+    return InvalidField("detail",
+                        absl::StrCat("unknown TickDetail ", request.detail()));
+  }
   std::optional<RequestGround> shared;
   if (request.has_shared_ground()) {
     shared.emplace();

@@ -247,6 +247,12 @@ TEST_P(TickTest, WholeTickErrors) {
   EXPECT_EQ(status.error_message().rfind("shared_ground.terrains[0]: ", 0), 0u)
       << status.error_message();
 
+  request = Crowd(5, 2);
+  request.set_detail(static_cast<v1::TickDetail>(7));
+  status = Tick(request, &response);
+  EXPECT_EQ(status.error_code(), grpc::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "detail: unknown TickDetail 7");
+
   // Without a shared ground, a ground job needs its own.
   request = Crowd(5, 3);
   request.clear_shared_ground();
