@@ -1,5 +1,6 @@
 #include "ik/client.h"
 
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/cord.h"
@@ -11,8 +12,21 @@
 namespace ik {
 namespace {
 
+// Whether `arguments` set `key`.
+bool HasArgument(const grpc::ChannelArguments& arguments, const char* key) {
+  grpc_channel_args set;
+  arguments.SetChannelArgs(&set);
+  for (size_t i = 0; i < set.num_args; ++i) {
+    if (std::strcmp(set.args[i].key, key) == 0) return true;
+  }
+  return false;
+}
+
 std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
   grpc::ChannelArguments arguments = options.channel_arguments;
+  if (!HasArgument(arguments, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH)) {
+    arguments.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  }
   if (!options.load_balancing_policy.empty()) {
     arguments.SetLoadBalancingPolicyName(options.load_balancing_policy);
   }

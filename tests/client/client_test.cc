@@ -173,6 +173,42 @@ TEST(ClientWithoutServerTest, UnreachableServerFailsWithinTheDeadline) {
                                absl::StatusCode::kDeadlineExceeded));
 }
 
+// A tick's answer may be larger than gRPC's default 4 MiB receive limit: the
+// client accepts up to ClientOptions::max_receive_message_bytes.
+TEST(ClientOptionsTest, AnAnswerOverFourMebibytesIsReceived) {
+  server::ServerOptions server_options;
+  server_options.listen = "127.0.0.1:0";
+  server_options.rig_dir = IK_EXAMPLES_DIR "/rigs";
+  server_options.limits.max_characters_per_tick = 10000;
+  auto server = server::IkServer::Start(server_options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  v1::TickRequest request;
+  request.set_job_rotations(true);
+  for (int k = 0; k < 10000; ++k) {
+    v1::TickCharacter* character = request.add_characters();
+    // Long ids, echoed in the answer: about 470 bytes of answer each.
+    character->set_id(absl::StrCat(std::string(200, 'c'), k));
+    character->set_rig("humanoid");
+    v1::ChainGoal* goal = character->add_goals();
+    goal->set_chain("left_arm");
+    *goal->mutable_target() = Vec(0.3 + 1e-5 * k, 1.2, 0.2);
+  }
+  ClientOptions options;
+  options.target = absl::StrCat("127.0.0.1:", (*server)->port());
+  options.deadline = absl::Seconds(30);
+  Client client(options);
+  auto ticked = client.Tick(request);
+  ASSERT_TRUE(ticked.ok()) << ticked.status();
+  EXPECT_GT(ticked->ByteSizeLong(), size_t{4} << 20);
+  EXPECT_EQ(ticked->characters_size(), 10000);
+
+  // gRPC's own limit refuses the same answer.
+  options.max_receive_message_bytes = 4 << 20;
+  Client limited(options);
+  EXPECT_EQ(limited.Tick(request).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
 TEST(ClientOptionsTest, RoundRobinPolicyStillReachesTheServer) {
   server::ServerOptions server_options;
   server_options.listen = "127.0.0.1:0";
