@@ -5,11 +5,13 @@
 #define IK_TESTS_SERVER_POOL_FIXTURE_H_
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.pb.h"
+#include "server/server.h"
 #include "server/solver_pool.h"
 
 namespace ik::testing {
@@ -26,6 +28,15 @@ inline v1::SolveChainRequest LightReach() {
   target->set_y(1.2);
   target->set_z(0.15);
   return request;
+}
+
+// A server for the pool's tests: the example rigs and one solver thread, so
+// holding its worker holds all solving.
+inline server::ServerOptions OneWorkerServer() {
+  server::ServerOptions options;
+  options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+  options.solver_threads = 1;
+  return options;
 }
 
 // Holds one of the pool's workers (a task of client "holder") from

@@ -21,15 +21,14 @@ namespace {
 
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
+using ::ik::testing::OneWorkerServer;
 using ::ik::testing::Vec;
 using ::ik::testing::WaitForQueued;
 
 class SolverQueueTest : public IkServiceTest {
  protected:
   void SetUp() override {
-    ServerOptions options;
-    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
-    options.solver_threads = 1;
+    ServerOptions options = OneWorkerServer();
     options.max_queued_calls = 2;
     StartServer(options);
   }
@@ -115,12 +114,7 @@ std::unique_ptr<v1::IkService::Stub> OwnConnection(int port) {
 
 class FairQueueTest : public SolverQueueTest {
  protected:
-  void SetUp() override {
-    ServerOptions options;
-    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
-    options.solver_threads = 1;
-    StartServer(options);
-  }
+  void SetUp() override { StartServer(OneWorkerServer()); }
 };
 
 TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {

@@ -26,6 +26,7 @@ namespace {
 using ::ik::testing::Drain;
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
+using ::ik::testing::OneWorkerServer;
 using ::ik::testing::WaitForQueued;
 
 v1::TickRequest Reaching(int characters) {
@@ -42,10 +43,7 @@ v1::TickRequest Reaching(int characters) {
 class StoppedCallsTest : public IkServiceTest {
  protected:
   void SetUp() override {
-    ServerOptions options;
-    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
-    options.solver_threads = 1;
-    StartServer(options);
+    StartServer(OneWorkerServer());
     CoreTime::Enable(true);
     CoreTime::Reset();
   }
