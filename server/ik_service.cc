@@ -50,22 +50,41 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
 // One TickStream: read a tick, run it on the pool, write its answer, read
 // the next. At most one operation is outstanding, so Finish (after the
 // client's half-close or a failed write) never races a tick in flight.
+// Counted in the service's call gate from start to OnDone; on a drain it
+// answers the tick in progress, then ends with UNAVAILABLE (at once when it
+// is waiting for the next tick).
+//
+// Reactions are never run inline from StartRead, StartWrite or Finish
+// (gRPC's server_callback_handlers.h: their tags are not inlineable), so
+// they are called under the reactor's mutex.
 class TickStreamReactor final
-    : public grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse> {
+    : public grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>,
+      public TickStreams::Stream {
  public:
   TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
-                    SolverPool& pool)
+                    SolverPool& pool, TickStreams& streams)
       : handlers_(handlers),
+        streams_(streams),
         scope_(ScopeOf(context, pool)),
         arena_(CallArenaOptions()) {
+    const bool added = streams_.Add(this);  // not under mutex_: Drain's order
+    absl::MutexLock lock(&mutex_);
+    added_ = added;
+    if (!added || draining_) {
+      FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
+      return;
+    }
     ReadNext();
   }
 
   void OnReadDone(bool ok) override {
+    absl::MutexLock lock(&mutex_);
+    if (finished_) return;
     if (!ok) {  // the client closed its side (or the call ended)
-      Finish(grpc::Status::OK);
+      FinishLocked(grpc::Status::OK);
       return;
     }
+    reading_ = false;
     const bool posted = scope_.pool->Post(scope_.client, [this] {
       Answer(handlers_.Tick(*request_, *response_, scope_));
     });
@@ -73,24 +92,54 @@ class TickStreamReactor final
   }
 
   void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mutex_);
     if (!ok) {
-      Finish(grpc::Status(grpc::StatusCode::CANCELLED,
-                          "the answer could not be written"));
+      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED,
+                                "the answer could not be written"));
+      return;
+    }
+    if (draining_) {
+      FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
       return;
     }
     ReadNext();
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    bool added;
+    {
+      absl::MutexLock lock(&mutex_);
+      added = added_;
+    }
+    if (added) streams_.Remove(this);
+    delete this;
+  }
+
+  // The service drains: no tick is read after the one in progress. Called
+  // under the TickStreams' lock, which OnDone takes too: the reactor outlives
+  // the call.
+  void Drain() override ABSL_LOCKS_EXCLUDED(mutex_) {
+    absl::MutexLock lock(&mutex_);
+    draining_ = true;
+    if (reading_) FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
+  }
 
  private:
+  void FinishLocked(grpc::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    if (finished_) return;
+    finished_ = true;
+    reading_ = false;
+    Finish(std::move(status));
+  }
+
   // Each tick's request and answer on the stream's arena, emptied first:
   // its blocks are reused tick after tick.
-  void ReadNext() {
+  void ReadNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     arena_.Reset();
     request_ = google::protobuf::Arena::CreateMessage<v1::TickRequest>(&arena_);
     response_ =
         google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena_);
+    reading_ = true;
     StartRead(request_);
   }
 
@@ -106,31 +155,75 @@ class TickStreamReactor final
   }
 
   IkHandlers& handlers_;
+  TickStreams& streams_;
   const CallScope scope_;
   google::protobuf::Arena arena_;
   v1::TickRequest* request_ = nullptr;
   v1::TickResponse* response_ = nullptr;
+  absl::Mutex mutex_;
+  bool reading_ ABSL_GUARDED_BY(mutex_) = false;
+  bool draining_ ABSL_GUARDED_BY(mutex_) = false;
+  bool finished_ ABSL_GUARDED_BY(mutex_) = false;
+  // In the service's TickStreams (false when refused at the start).
+  bool added_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace
 
+bool TickStreams::Add(Stream* stream) {
+  absl::MutexLock lock(&mutex_);
+  if (!gate_.Enter()) return false;
+  streams_.insert(stream);
+  return true;
+}
+
+void TickStreams::Remove(Stream* stream) {
+  absl::MutexLock lock(&mutex_);
+  streams_.erase(stream);
+  gate_.Leave();
+}
+
+void TickStreams::Drain() {
+  absl::MutexLock lock(&mutex_);
+  for (Stream* stream : streams_) stream->Drain();
+}
+
+template <typename Handler>
+grpc::ServerUnaryReactor* IkService::Inline(
+    grpc::CallbackServerContext* context, Handler handler) {
+  if (!gate_.Enter()) return FinishWith(context, CallGate::ShuttingDown());
+  grpc::ServerUnaryReactor* reactor = FinishWith(context, handler());
+  gate_.Leave();
+  return reactor;
+}
+
 template <typename Handler>
 grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::CallbackServerContext* context, Handler handler) {
+  if (!gate_.Enter()) return FinishWith(context, CallGate::ShuttingDown());
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const bool posted = pool_.Post(
       context->peer(),
-      [context, reactor, handler = std::move(handler)]() mutable {
+      [this, context, reactor, handler = std::move(handler)]() mutable {
         absl::Status stopped = Stopped(*context);
         reactor->Finish(ToGrpcStatus(stopped.ok() ? handler() : stopped));
+        gate_.Leave();
       });
-  if (!posted) reactor->Finish(ToGrpcStatus(Busy()));
+  if (!posted) {
+    reactor->Finish(ToGrpcStatus(Busy()));
+    gate_.Leave();
+  }
   return reactor;
+}
+
+void IkService::Drain() {
+  gate_.Close();
+  streams_.Drain();
 }
 
 IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
                      const ServiceLimits& limits, SolverPool& pool)
-    : handlers_(rigs, terrains, limits), pool_(pool) {
+    : handlers_(rigs, terrains, limits), pool_(pool), streams_(gate_) {
   SetMessageAllocatorFor_SolveChain(&solve_chain_allocator_);
   SetMessageAllocatorFor_GroundFeet(&ground_feet_allocator_);
   SetMessageAllocatorFor_StepDynamics(&step_dynamics_allocator_);
@@ -158,25 +251,33 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 grpc::ServerUnaryReactor* IkService::RegisterRig(
     grpc::CallbackServerContext* context, const v1::RegisterRigRequest* request,
     v1::RegisterRigResponse* response) {
-  return FinishWith(context, handlers_.RegisterRig(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.RegisterRig(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::GetRig(
     grpc::CallbackServerContext* context, const v1::GetRigRequest* request,
     v1::GetRigResponse* response) {
-  return FinishWith(context, handlers_.GetRig(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.GetRig(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::ListRigs(
     grpc::CallbackServerContext* context, const v1::ListRigsRequest* request,
     v1::ListRigsResponse* response) {
-  return FinishWith(context, handlers_.ListRigs(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.ListRigs(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteRig(
     grpc::CallbackServerContext* context, const v1::DeleteRigRequest* request,
     v1::DeleteRigResponse* response) {
-  return FinishWith(context, handlers_.DeleteRig(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.DeleteRig(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::SolveChain(
@@ -209,21 +310,27 @@ grpc::ServerUnaryReactor* IkService::RegisterTerrain(
     grpc::CallbackServerContext* context,
     const v1::RegisterTerrainRequest* request,
     v1::RegisterTerrainResponse* response) {
-  return FinishWith(context, handlers_.RegisterTerrain(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.RegisterTerrain(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::ListTerrains(
     grpc::CallbackServerContext* context,
     const v1::ListTerrainsRequest* request,
     v1::ListTerrainsResponse* response) {
-  return FinishWith(context, handlers_.ListTerrains(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.ListTerrains(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteTerrain(
     grpc::CallbackServerContext* context,
     const v1::DeleteTerrainRequest* request,
     v1::DeleteTerrainResponse* response) {
-  return FinishWith(context, handlers_.DeleteTerrain(*request, *response));
+  return Inline(context, [this, request, response] {
+    return handlers_.DeleteTerrain(*request, *response);
+  });
 }
 
 grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
@@ -236,7 +343,7 @@ grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
 
 grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>*
 IkService::TickStream(grpc::CallbackServerContext* context) {
-  return new TickStreamReactor(context, handlers_, pool_);
+  return new TickStreamReactor(context, handlers_, pool_, streams_);
 }
 
 }  // namespace ik::server

@@ -8,9 +8,12 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "ik/v1/ik.grpc.pb.h"
 #include "server/arena_allocator.h"
+#include "server/call_gate.h"
 #include "server/handlers.h"
 #include "server/solver_pool.h"
 
@@ -23,6 +26,33 @@ namespace ik::server {
 // google.rpc.BadRequest with a field violation {field: the path,
 // description: the message without the path}.
 grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// The open TickStreams, each counted in the call gate while open; on a
+// drain each answers the tick it has, then ends. Thread-safe.
+class TickStreams {
+ public:
+  class Stream {
+   public:
+    // Ends the stream after the tick in progress (at once when idle).
+    virtual void Drain() = 0;
+
+   protected:
+    ~Stream() = default;
+  };
+
+  explicit TickStreams(CallGate& gate) : gate_(gate) {}
+  // False (nothing added) when the gate is closed.
+  bool Add(Stream* stream) ABSL_LOCKS_EXCLUDED(mutex_);
+  void Remove(Stream* stream) ABSL_LOCKS_EXCLUDED(mutex_);
+  // Drains every open stream; a stream's Drain runs under this lock, which
+  // Remove takes, so a stream is not destroyed while it is being drained.
+  void Drain() ABSL_LOCKS_EXCLUDED(mutex_);
+
+ private:
+  CallGate& gate_;
+  absl::Mutex mutex_;
+  absl::flat_hash_set<Stream*> streams_ ABSL_GUARDED_BY(mutex_);
+};
 
 class IkService final : public v1::IkService::CallbackService {
  public:
@@ -73,7 +103,20 @@ class IkService final : public v1::IkService::CallbackService {
   grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>* TickStream(
       grpc::CallbackServerContext* context) override;
 
+  // Starts the drain: every call from now on is answered UNAVAILABLE; open
+  // TickStreams end after the tick in progress. Calls already received run
+  // to the end (see WaitIdle).
+  void Drain();
+  // Waits until no received call is left or `deadline` passes; true when
+  // none is left.
+  bool WaitIdle(absl::Time deadline) { return gate_.WaitIdle(deadline); }
+
  private:
+  // Runs `handler` here, on gRPC's thread, and finishes the call with its
+  // status (the registry methods: short, never blocking).
+  template <typename Handler>
+  grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
+                                   Handler handler);
   // Runs `handler` on the pool and finishes the call with its status.
   template <typename Handler>
   grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
@@ -81,6 +124,9 @@ class IkService final : public v1::IkService::CallbackService {
 
   IkHandlers handlers_;
   SolverPool& pool_;
+  // Every call enters here; the drain closes it.
+  CallGate gate_;
+  TickStreams streams_;
   // The solving methods' requests and answers live on a per-call arena.
   ArenaMessageAllocator<v1::SolveChainRequest, v1::SolveChainResponse>
       solve_chain_allocator_;

@@ -59,8 +59,15 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
 void IkServer::Shutdown(absl::Duration grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;
+  const absl::Time deadline = absl::Now() + grace;
+  // Health says NOT_SERVING from now on; new calls are answered UNAVAILABLE
+  // while the calls already received finish. Only then is gRPC shut down:
+  // its Shutdown cancels at once every call it has not handed to the service
+  // yet (one whose request is still arriving), so it comes last.
   server_->GetHealthCheckService()->Shutdown();
-  server_->Shutdown(absl::ToChronoTime(absl::Now() + grace));
+  service_.Drain();
+  service_.WaitIdle(deadline);
+  server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
 }
 

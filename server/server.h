@@ -68,9 +68,10 @@ class IkServer {
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
 
-  // Stops accepting calls and marks health NOT_SERVING; calls in flight get
-  // until `grace` to finish, then are cancelled. Returns when all are done.
-  // Idempotent.
+  // The drain: marks health NOT_SERVING and answers every new call
+  // UNAVAILABLE (open TickStreams end after their tick in progress); the
+  // calls already received -- running or queued -- get until `grace` to
+  // finish, then are cancelled. Returns when all are done. Idempotent.
   void Shutdown(absl::Duration grace);
 
  private:
