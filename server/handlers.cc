@@ -24,13 +24,16 @@ absl::Status RequireName(absl::string_view name, absl::string_view path) {
   return ValidateName(name, path);
 }
 
-// Register{Rig,Terrain}: registers a built entry and fills the answer.
-template <typename Entry, typename Response>
+// Register{Rig,Terrain}: registers a built entry (after `persist` made the
+// change durable) and fills the answer.
+template <typename Entry, typename Response, typename Persist>
 absl::Status RegisterEntry(absl::StatusOr<std::shared_ptr<const Entry>> entry,
                            bool replace, Registry<Entry>& registry,
-                           Response& response) {
+                           Persist persist, Response& response) {
   if (!entry.ok()) return entry.status();
-  auto registered = registry.Register(*std::move(entry), replace);
+  const std::string revision = (*entry)->revision;
+  auto registered = registry.Register(*std::move(entry), replace,
+                                      [&] { return persist(revision); });
   if (!registered.ok()) return registered.status();
   response.set_name(registered->entry->name());
   response.set_revision(registered->entry->revision);
@@ -39,15 +42,15 @@ absl::Status RegisterEntry(absl::StatusOr<std::shared_ptr<const Entry>> entry,
   return absl::OkStatus();
 }
 
-// Delete{Rig,Terrain}.
-template <typename Entry, typename Request, typename Response>
+// Delete{Rig,Terrain}, made durable by `persist`.
+template <typename Entry, typename Request, typename Response, typename Persist>
 absl::Status DeleteEntry(const Request& request, Registry<Entry>& registry,
-                         Response& response) {
+                         Persist persist, Response& response) {
   if (absl::Status status = RequireName(request.name(), "name"); !status.ok()) {
     return status;
   }
   absl::StatusOr<std::string> removed =
-      registry.Delete({request.name(), "name", request.revision()});
+      registry.Delete({request.name(), "name", request.revision()}, persist);
   if (!removed.ok()) return removed.status();
   response.set_revision(*std::move(removed));
   return absl::OkStatus();
@@ -110,8 +113,15 @@ absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
   if (!request.has_rig()) {
     return InvalidField("rig", "required");
   }
-  return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig"),
-                       request.replace(), registry_, response);
+  return RegisterEntry(
+      BuildRigEntry(request.rig(), limits_, "rig"), request.replace(),
+      registry_,
+      [&](absl::string_view revision) {
+        return store_ == nullptr
+                   ? absl::OkStatus()
+                   : store_->SaveRig(request.rig(), revision, "rig");
+      },
+      response);
 }
 
 absl::Status IkHandlers::GetRig(const v1::GetRigRequest& request,
@@ -143,7 +153,14 @@ absl::Status IkHandlers::ListRigs(const v1::ListRigsRequest& /*request*/,
 
 absl::Status IkHandlers::DeleteRig(const v1::DeleteRigRequest& request,
                                    v1::DeleteRigResponse& response) {
-  return DeleteEntry<RigEntry>(request, registry_, response);
+  return DeleteEntry<RigEntry>(
+      request, registry_,
+      [&] {
+        return store_ == nullptr
+                   ? absl::OkStatus()
+                   : store_->SaveRigDeleted(request.name(), "name");
+      },
+      response);
 }
 
 absl::Status IkHandlers::RegisterTerrain(
@@ -152,8 +169,15 @@ absl::Status IkHandlers::RegisterTerrain(
   if (!request.has_terrain()) {
     return InvalidField("terrain", "required");
   }
-  return RegisterEntry(BuildTerrainEntry(request.terrain(), limits_, "terrain"),
-                       request.replace(), terrains_, response);
+  return RegisterEntry(
+      BuildTerrainEntry(request.terrain(), limits_, "terrain"),
+      request.replace(), terrains_,
+      [&](absl::string_view revision) {
+        return store_ == nullptr ? absl::OkStatus()
+                                 : store_->SaveTerrain(request.terrain(),
+                                                       revision, "terrain");
+      },
+      response);
 }
 
 absl::Status IkHandlers::ListTerrains(
@@ -174,7 +198,14 @@ absl::Status IkHandlers::ListTerrains(
 
 absl::Status IkHandlers::DeleteTerrain(const v1::DeleteTerrainRequest& request,
                                        v1::DeleteTerrainResponse& response) {
-  return DeleteEntry<TerrainEntry>(request, terrains_, response);
+  return DeleteEntry<TerrainEntry>(
+      request, terrains_,
+      [&] {
+        return store_ == nullptr
+                   ? absl::OkStatus()
+                   : store_->SaveTerrainDeleted(request.name(), "name");
+      },
+      response);
 }
 
 absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,

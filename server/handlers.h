@@ -18,6 +18,7 @@
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
 #include "server/solver_pool.h"
+#include "server/state_store.h"
 #include "server/terrain_registry.h"
 
 namespace ik::server {
@@ -43,10 +44,15 @@ void StatusToProto(const absl::Status& status, v1::JobStatus& out);
 
 class IkHandlers {
  public:
-  // The registries must outlive the handlers.
+  // The registries (and the state store, if any: registrations are then
+  // made durable in it before they are acknowledged) must outlive the
+  // handlers.
   IkHandlers(RigRegistry& registry, TerrainRegistry& terrains,
-             const ServiceLimits& limits)
-      : registry_(registry), terrains_(terrains), limits_(limits) {}
+             const ServiceLimits& limits, const StateStore* store = nullptr)
+      : registry_(registry),
+        terrains_(terrains),
+        limits_(limits),
+        store_(store) {}
 
   absl::Status RegisterRig(const v1::RegisterRigRequest& request,
                            v1::RegisterRigResponse& response);
@@ -124,6 +130,7 @@ class IkHandlers {
   RigRegistry& registry_;
   TerrainRegistry& terrains_;
   const ServiceLimits limits_;
+  const StateStore* const store_;
 };
 
 }  // namespace ik::server

@@ -222,8 +222,9 @@ void IkService::Drain() {
 }
 
 IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
-                     const ServiceLimits& limits, SolverPool& pool)
-    : handlers_(rigs, terrains, limits), pool_(pool), streams_(gate_) {
+                     const ServiceLimits& limits, SolverPool& pool,
+                     const StateStore* store)
+    : handlers_(rigs, terrains, limits, store), pool_(pool), streams_(gate_) {
   SetMessageAllocatorFor_SolveChain(&solve_chain_allocator_);
   SetMessageAllocatorFor_GroundFeet(&ground_feet_allocator_);
   SetMessageAllocatorFor_StepDynamics(&step_dynamics_allocator_);

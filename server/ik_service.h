@@ -56,9 +56,11 @@ class TickStreams {
 
 class IkService final : public v1::IkService::CallbackService {
  public:
-  // The registries and the pool must outlive the service.
+  // The registries, the pool and the state store (null: registrations are
+  // not kept) must outlive the service.
   IkService(RigRegistry& rigs, TerrainRegistry& terrains,
-            const ServiceLimits& limits, SolverPool& pool);
+            const ServiceLimits& limits, SolverPool& pool,
+            const StateStore* store = nullptr);
 
   grpc::ServerUnaryReactor* RegisterRig(
       grpc::CallbackServerContext* context,

@@ -42,6 +42,11 @@ ABSL_FLAG(std::string, rig_dir, IK_DEFAULT_RIG_DIR,
 ABSL_FLAG(std::string, terrain_dir, IK_DEFAULT_TERRAIN_DIR,
           "directory whose *.json terrains (protobuf JSON of ik.v1.Terrain) "
           "are registered at start; empty for none");
+ABSL_FLAG(std::string, state_dir, "",
+          "directory keeping every rig and terrain registered, replaced or "
+          "deleted over the API (written before a change is acknowledged, "
+          "replayed at start after --rig_dir and --terrain_dir); empty: such "
+          "changes last until ikd stops");
 ABSL_FLAG(int, max_rigs, kDefaultLimits.max_rigs,
           "rigs the registry holds at most");
 ABSL_FLAG(int, max_joints_per_rig, kDefaultLimits.max_joints_per_rig,
@@ -124,6 +129,7 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   options.listen = absl::GetFlag(FLAGS_listen);
   options.rig_dir = absl::GetFlag(FLAGS_rig_dir);
   options.terrain_dir = absl::GetFlag(FLAGS_terrain_dir);
+  options.state_dir = absl::GetFlag(FLAGS_state_dir);
   ik::server::ServiceLimits& limits = options.limits;
   limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
   limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
@@ -175,6 +181,17 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
 
 void LogListening(const ik::server::ServerOptions& options,
                   const ik::server::IkServer& server) {
+  if (!options.state_dir.empty()) {
+    const ik::server::StateStore::Replayed& replayed = server.replayed();
+    for (const std::string& skipped : replayed.skipped) {
+      absl::FPrintF(stderr, "ikd: skipped state file %s\n", skipped);
+    }
+    absl::FPrintF(stderr,
+                  "ikd: state from %s: %d rigs, %d terrains, %d deleted, %d "
+                  "files skipped\n",
+                  options.state_dir, replayed.rigs, replayed.terrains,
+                  replayed.deleted, replayed.skipped.size());
+  }
   std::string host = options.listen.substr(0, options.listen.rfind(':'));
   absl::FPrintF(
       stderr,
@@ -193,6 +210,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "ikd: inverse kinematics as a gRPC service.\n"
       "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [--terrain_dir=DIR] "
+      "[--state_dir=DIR] "
       "[limits...]");
   absl::ParseCommandLine(argc, argv);
   // A tick's request and answer are megabytes: keep such buffers in the heap

@@ -5,6 +5,13 @@
 // without holding it, so an entry replaced or deleted mid-call stays alive
 // until that call finishes. Thread-safe.
 //
+// Changes (Register, Delete) may be made durable: each takes a `persist`
+// step that runs after the change is decided and before it is made, and
+// whose failure leaves the registry as it was. Changes are serialised on a
+// lock of their own, so persisted changes land in the order they are made,
+// while lookups (Get, List) only wait for the map update itself, never for
+// a disk.
+//
 // `Entry` provides `name()` (its key) and a `revision` member (its content
 // hash, ContentRevision below; equal revisions mean equal content).
 #ifndef IK_SERVER_REGISTRY_H_
@@ -18,6 +25,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -48,38 +56,49 @@ class Registry {
     bool replaced = false;  // true when different content was replaced
   };
 
+  // A change's durable step (see above); OK to go on.
+  using Persist = absl::FunctionRef<absl::Status()>;
+  static absl::Status NotPersisted() { return absl::OkStatus(); }
+
   // Adds `entry` under its name. The same revision again is a no-op
-  // (created=false). Different content under the same name needs `replace`,
-  // else ALREADY_EXISTS. A new name beyond max_entries: RESOURCE_EXHAUSTED.
+  // (created=false, nothing persisted). Different content under the same
+  // name needs `replace`, else ALREADY_EXISTS. A new name beyond
+  // max_entries: RESOURCE_EXHAUSTED.
   absl::StatusOr<RegisterResult> Register(std::shared_ptr<const Entry> entry,
-                                          bool replace)
-      ABSL_LOCKS_EXCLUDED(mu_) {
+                                          bool replace,
+                                          Persist persist = NotPersisted)
+      ABSL_LOCKS_EXCLUDED(mu_, change_mu_) {
     const std::string name(entry->name());
-    absl::MutexLock lock(&mu_);
-    auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      if (static_cast<int>(entries_.size()) >= max_entries_) {
+    absl::MutexLock change(&change_mu_);
+    bool replacing = false;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = entries_.find(name);
+      if (it == entries_.end()) {
+        if (static_cast<int>(entries_.size()) >= max_entries_) {
+          return FieldError(
+              absl::StatusCode::kResourceExhausted,
+              absl::StrCat(kind_, ".name"),
+              absl::StrCat("the registry holds ", entries_.size(), " ", kind_,
+                           "s, the limit; delete one before adding '", name,
+                           "'"));
+        }
+      } else if (it->second->revision == entry->revision) {
+        return RegisterResult{it->second, false, false};
+      } else if (!replace) {
         return FieldError(
-            absl::StatusCode::kResourceExhausted, absl::StrCat(kind_, ".name"),
-            absl::StrCat("the registry holds ", entries_.size(), " ", kind_,
-                         "s, the limit; delete one before adding '", name,
-                         "'"));
+            absl::StatusCode::kAlreadyExists, absl::StrCat(kind_, ".name"),
+            absl::StrCat(
+                kind_, " '", name, "' is registered with different content (",
+                it->second->revision, "); set replace to overwrite it"));
+      } else {
+        replacing = true;
       }
-      entries_.emplace(name, entry);
-      return RegisterResult{std::move(entry), true, false};
     }
-    if (it->second->revision == entry->revision) {
-      return RegisterResult{it->second, false, false};
-    }
-    if (!replace) {
-      return FieldError(
-          absl::StatusCode::kAlreadyExists, absl::StrCat(kind_, ".name"),
-          absl::StrCat(kind_, " '", name,
-                       "' is registered with different content (",
-                       it->second->revision, "); set replace to overwrite it"));
-    }
-    it->second = entry;
-    return RegisterResult{std::move(entry), true, true};
+    if (absl::Status persisted = persist(); !persisted.ok()) return persisted;
+    absl::MutexLock lock(&mu_);
+    entries_.insert_or_assign(name, entry);
+    return RegisterResult{std::move(entry), true, replacing};
   }
 
   // Which entry a request names, and where in the request: `name_path` is
@@ -114,13 +133,20 @@ class Registry {
   }
 
   // Removes the entry and returns the removed revision; errors as for Get.
-  absl::StatusOr<std::string> Delete(const Reference& reference)
-      ABSL_LOCKS_EXCLUDED(mu_) {
+  absl::StatusOr<std::string> Delete(const Reference& reference,
+                                     Persist persist = NotPersisted)
+      ABSL_LOCKS_EXCLUDED(mu_, change_mu_) {
+    absl::MutexLock change(&change_mu_);
+    std::string removed;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = Find(reference);
+      if (!it.ok()) return it.status();
+      removed = (*it)->second->revision;
+    }
+    if (absl::Status persisted = persist(); !persisted.ok()) return persisted;
     absl::MutexLock lock(&mu_);
-    auto it = Find(reference);
-    if (!it.ok()) return it.status();
-    std::string removed = (*it)->second->revision;
-    entries_.erase(*it);
+    entries_.erase(std::string(reference.name));
     return removed;
   }
 
@@ -161,6 +187,8 @@ class Registry {
 
   const std::string kind_;
   const int max_entries_;
+  // Held for a whole change, persist step included; taken before mu_.
+  absl::Mutex change_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;
   Map entries_ ABSL_GUARDED_BY(mu_);
 };

@@ -11,19 +11,28 @@
 
 namespace ik::server {
 
-IkServer::IkServer(const ServerOptions& options)
+IkServer::IkServer(const ServerOptions& options,
+                   std::unique_ptr<StateStore> store)
     : options_(options),
       registry_(options.limits.max_rigs),
       terrains_(options.limits.max_terrains),
+      store_(std::move(store)),
       pool_(options.solver_threads, options.max_queued_calls,
             options.solver_nice),
-      service_(registry_, terrains_, options.limits, pool_) {}
+      service_(registry_, terrains_, options.limits, pool_, store_.get()) {}
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }
 
 absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
     const ServerOptions& options) {
-  std::unique_ptr<IkServer> server(new IkServer(options));
+  std::unique_ptr<StateStore> store;
+  if (!options.state_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<StateStore>> opened =
+        StateStore::Open(options.state_dir);
+    if (!opened.ok()) return opened.status();
+    store = *std::move(opened);
+  }
+  std::unique_ptr<IkServer> server(new IkServer(options, std::move(store)));
   if (!options.rig_dir.empty()) {
     absl::StatusOr<int> loaded =
         LoadRigDirectory(options.rig_dir, options.limits, server->registry_);
@@ -35,6 +44,10 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
         options.terrain_dir, options.limits, server->terrains_);
     if (!loaded.ok()) return loaded.status();
     server->loaded_terrains_ = *loaded;
+  }
+  if (server->store_ != nullptr) {
+    server->replayed_ = server->store_->Replay(
+        options.limits, server->registry_, server->terrains_);
   }
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -21,6 +21,7 @@
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
 #include "server/solver_pool.h"
+#include "server/state_store.h"
 #include "server/terrain_registry.h"
 
 namespace ik::server {
@@ -33,6 +34,9 @@ struct ServerOptions {
   // Directory of *.json terrains (ik.v1.Terrain) registered before serving;
   // empty: none.
   std::string terrain_dir;
+  // Directory keeping every registration made over the API (StateStore);
+  // empty: they last until the process ends.
+  std::string state_dir;
   ServiceLimits limits;
   // Largest request the server accepts, bytes.
   int max_receive_message_bytes = 4 * 1024 * 1024;
@@ -48,9 +52,12 @@ struct ServerOptions {
 // Owns the gRPC server and everything it serves. Thread-safe.
 class IkServer {
  public:
-  // Loads the rig and terrain directories, then starts serving. A bad file
-  // fails the start with the file and field in the message; a port that cannot
-  // be bound gives UNAVAILABLE.
+  // Loads the rig and terrain directories, replays the state directory over
+  // them, then starts serving. A bad rig or terrain file fails the start
+  // with the file and field in the message (a damaged state file is skipped
+  // and listed in replayed().skipped); a state directory that cannot be
+  // opened or written gives FAILED_PRECONDITION; a port that cannot be bound
+  // gives UNAVAILABLE.
   static absl::StatusOr<std::unique_ptr<IkServer>> Start(
       const ServerOptions& options);
 
@@ -64,6 +71,8 @@ class IkServer {
   int loaded_rigs() const { return loaded_rigs_; }
   // Terrains loaded from the terrain directory at start.
   int loaded_terrains() const { return loaded_terrains_; }
+  // What the state directory gave back at start (empty without one).
+  const StateStore::Replayed& replayed() const { return replayed_; }
   int solver_threads() const { return pool_.threads(); }
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
@@ -75,11 +84,12 @@ class IkServer {
   void Shutdown(absl::Duration grace);
 
  private:
-  explicit IkServer(const ServerOptions& options);
+  IkServer(const ServerOptions& options, std::unique_ptr<StateStore> store);
 
   ServerOptions options_;
   RigRegistry registry_;
   TerrainRegistry terrains_;
+  const std::unique_ptr<StateStore> store_;
   // Declared before the service and the gRPC server: destroyed after them,
   // once no call can post to it.
   SolverPool pool_;
@@ -88,6 +98,7 @@ class IkServer {
   int port_ = 0;
   int loaded_rigs_ = 0;
   int loaded_terrains_ = 0;
+  StateStore::Replayed replayed_;
   bool shut_down_ = false;
 };
 
