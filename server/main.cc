@@ -8,6 +8,7 @@
 // refused, calls in flight get --shutdown_grace_seconds to finish.
 #include <malloc.h>
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <csignal>
@@ -22,6 +23,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "server/memory_reclaimer.h"
 #include "server/server.h"
 
 #ifndef IK_DEFAULT_RIG_DIR
@@ -72,6 +74,17 @@ ABSL_FLAG(int, max_message_bytes,
           ik::server::ServerOptions().max_receive_message_bytes,
           "largest request accepted, bytes (raise it to register large "
           "meshes: about 21 bytes per triangle)");
+ABSL_FLAG(int64_t, max_registry_bytes,
+          ik::server::ServerOptions().max_registry_bytes,
+          "memory all registered rigs and terrains may hold together, bytes "
+          "(a mesh holds about 130 bytes per triangle); a registration "
+          "beyond it is answered RESOURCE_EXHAUSTED");
+ABSL_FLAG(int64_t, transport_memory_bytes, 0,
+          "bytes gRPC's transport may buffer for all connections together "
+          "(requests arrive whole before any size check); beyond it idle "
+          "connections are closed and streams refused with "
+          "RESOURCE_EXHAUSTED (0: 64 x --max_message_bytes, at least 256 "
+          "MiB)");
 ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
           "characters per Tick at most");
 ABSL_FLAG(int, max_work_per_call, kDefaultLimits.max_work_per_call,
@@ -154,6 +167,20 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   }
   if (options.solver_threads == 0) options.solver_threads = UsableCpus();
   options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
+  options.max_registry_bytes = absl::GetFlag(FLAGS_max_registry_bytes);
+  if (options.max_registry_bytes <= 0) {
+    absl::FPrintF(stderr, "ikd: --max_registry_bytes must be > 0\n");
+    return std::nullopt;
+  }
+  if (options.transport_memory_bytes < 0) {
+    absl::FPrintF(stderr, "ikd: --transport_memory_bytes must be >= 0\n");
+    return std::nullopt;
+  }
+  if (options.transport_memory_bytes == 0) {
+    options.transport_memory_bytes = std::max<int64_t>(
+        int64_t{256} << 20, int64_t{64} * options.max_receive_message_bytes);
+  }
   if (!Positive("max_rigs", limits.max_rigs) ||
       !Positive("max_joints_per_rig", limits.max_joints_per_rig) ||
       !Positive("max_chains_per_rig", limits.max_chains_per_rig) ||
@@ -206,6 +233,19 @@ void LogListening(const ik::server::ServerOptions& options,
 
 }  // namespace
 
+// Raises the soft limit on open files to the hard one (every connection
+// holds a descriptor); returns the limit now in force.
+rlim_t RaiseFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return raised.rlim_cur;
+  }
+  return limit.rlim_cur;
+}
+
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "ikd: inverse kinematics as a gRPC service.\n"
@@ -230,12 +270,16 @@ int main(int argc, char** argv) {
 
   const std::optional<ik::server::ServerOptions> options = OptionsFromFlags();
   if (!options.has_value()) return 2;
+  const rlim_t file_limit = RaiseFileLimit();
   auto server = ik::server::IkServer::Start(*options);
   if (!server.ok()) {
     absl::FPrintF(stderr, "ikd: %s\n", server.status().ToString());
     return 1;
   }
   LogListening(*options, **server);
+  absl::FPrintF(stderr, "ikd: up to %d open files (connections)\n", file_limit);
+  // Free heap memory above 16 MiB goes back to the system within a second.
+  ik::server::MemoryReclaimer reclaimer(size_t{16} << 20);
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);

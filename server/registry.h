@@ -12,11 +12,13 @@
 // while lookups (Get, List) only wait for the map update itself, never for
 // a disk.
 //
-// `Entry` provides `name()` (its key) and a `revision` member (its content
-// hash, ContentRevision below; equal revisions mean equal content).
+// `Entry` provides `name()` (its key), a `revision` member (its content
+// hash, ContentRevision below; equal revisions mean equal content) and a
+// `bytes` member (the memory it holds, counted in the budget).
 #ifndef IK_SERVER_REGISTRY_H_
 #define IK_SERVER_REGISTRY_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,13 +44,49 @@ namespace ik::server {
 // serialisation. Equal content gives equal revisions on every replica.
 std::string ContentRevision(const google::protobuf::Message& normalized);
 
+// The memory all registries may hold together (ikd --max_registry_bytes),
+// shared by the rig and terrain registries. Thread-safe.
+class RegistryBudget {
+ public:
+  explicit RegistryBudget(std::int64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // Takes `add` bytes and gives back `release` (an entry replacing
+  // another); false, and nothing changed, when the budget would be
+  // exceeded. Giving back is never refused.
+  bool Change(std::int64_t add, std::int64_t release)
+      ABSL_LOCKS_EXCLUDED(mutex_) {
+    absl::MutexLock lock(&mutex_);
+    const std::int64_t held = held_ + add - release;
+    if (add > release && held > max_bytes_) return false;
+    held_ = held;
+    return true;
+  }
+  std::int64_t held() const ABSL_LOCKS_EXCLUDED(mutex_) {
+    absl::MutexLock lock(&mutex_);
+    return held_;
+  }
+  std::int64_t max_bytes() const { return max_bytes_; }
+
+ private:
+  const std::int64_t max_bytes_;
+  mutable absl::Mutex mutex_;
+  std::int64_t held_ ABSL_GUARDED_BY(mutex_) = 0;
+};
+
 template <typename Entry>
 class Registry {
  public:
   // `kind` names an entry in messages ("rig", "terrain"); it is also the
-  // request field the entry came in, so "rig.name: ...".
-  Registry(std::string kind, int max_entries)
-      : kind_(std::move(kind)), max_entries_(max_entries) {}
+  // request field the entry came in, so "rig.name: ...". Entries' `bytes`
+  // are counted in `budget` (none: not counted), which must outlive the
+  // registry.
+  Registry(std::string kind, int max_entries, RegistryBudget* budget = nullptr)
+      : kind_(std::move(kind)), max_entries_(max_entries), budget_(budget) {}
+  ~Registry() {
+    if (budget_ == nullptr) return;
+    absl::MutexLock lock(&mu_);
+    for (const auto& [name, entry] : entries_) budget_->Change(0, entry->bytes);
+  }
 
   struct RegisterResult {
     std::shared_ptr<const Entry> entry;  // the entry now registered
@@ -63,7 +101,7 @@ class Registry {
   // Adds `entry` under its name. The same revision again is a no-op
   // (created=false, nothing persisted). Different content under the same
   // name needs `replace`, else ALREADY_EXISTS. A new name beyond
-  // max_entries: RESOURCE_EXHAUSTED.
+  // max_entries, or content beyond the memory budget: RESOURCE_EXHAUSTED.
   absl::StatusOr<RegisterResult> Register(std::shared_ptr<const Entry> entry,
                                           bool replace,
                                           Persist persist = NotPersisted)
@@ -71,6 +109,7 @@ class Registry {
     const std::string name(entry->name());
     absl::MutexLock change(&change_mu_);
     bool replacing = false;
+    std::int64_t released = 0;
     {
       absl::MutexLock lock(&mu_);
       auto it = entries_.find(name);
@@ -93,9 +132,16 @@ class Registry {
                 it->second->revision, "); set replace to overwrite it"));
       } else {
         replacing = true;
+        released = it->second->bytes;
       }
     }
-    if (absl::Status persisted = persist(); !persisted.ok()) return persisted;
+    if (budget_ != nullptr && !budget_->Change(entry->bytes, released)) {
+      return OverBudget(*entry);
+    }
+    if (absl::Status persisted = persist(); !persisted.ok()) {
+      if (budget_ != nullptr) budget_->Change(released, entry->bytes);
+      return persisted;
+    }
     absl::MutexLock lock(&mu_);
     entries_.insert_or_assign(name, entry);
     return RegisterResult{std::move(entry), true, replacing};
@@ -138,15 +184,20 @@ class Registry {
       ABSL_LOCKS_EXCLUDED(mu_, change_mu_) {
     absl::MutexLock change(&change_mu_);
     std::string removed;
+    std::int64_t released = 0;
     {
       absl::MutexLock lock(&mu_);
       auto it = Find(reference);
       if (!it.ok()) return it.status();
       removed = (*it)->second->revision;
+      released = (*it)->second->bytes;
     }
     if (absl::Status persisted = persist(); !persisted.ok()) return persisted;
-    absl::MutexLock lock(&mu_);
-    entries_.erase(std::string(reference.name));
+    {
+      absl::MutexLock lock(&mu_);
+      entries_.erase(std::string(reference.name));
+    }
+    if (budget_ != nullptr) budget_->Change(0, released);
     return removed;
   }
 
@@ -179,6 +230,16 @@ class Registry {
                      registered, ", not ", reference.revision));
   }
 
+  absl::Status OverBudget(const Entry& entry) const {
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, kind_,
+        absl::StrCat(kind_, " ", Quoted(entry.name()), " needs ", entry.bytes,
+                     " bytes of memory; registered rigs and terrains hold ",
+                     budget_->held(), " of the ", budget_->max_bytes(),
+                     " allowed (ikd --max_registry_bytes); delete some "
+                     "first"));
+  }
+
   absl::Status NotRegistered(const Reference& reference) const {
     return FieldError(
         absl::StatusCode::kNotFound, reference.name_path,
@@ -187,6 +248,7 @@ class Registry {
 
   const std::string kind_;
   const int max_entries_;
+  RegistryBudget* const budget_;
   // Held for a whole change, persist step included; taken before mu_.
   absl::Mutex change_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   mutable absl::Mutex mu_;

@@ -12,8 +12,11 @@ absl::StatusOr<std::shared_ptr<const RigEntry>> BuildRigEntry(
   if (!validated.ok()) return validated.status();
   v1::Rig normalized = NormalizedRig(rig, validated->rig);
   std::string revision = ContentRevision(normalized);
-  return std::make_shared<const RigEntry>(RigEntry{
-      *std::move(validated), std::move(normalized), std::move(revision)});
+  const auto bytes = static_cast<std::int64_t>(sizeof(RigEntry) +
+                                               2 * normalized.SpaceUsedLong());
+  return std::make_shared<const RigEntry>(RigEntry{*std::move(validated),
+                                                   std::move(normalized),
+                                                   std::move(revision), bytes});
 }
 
 }  // namespace ik::server

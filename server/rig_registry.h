@@ -3,6 +3,7 @@
 #ifndef IK_SERVER_RIG_REGISTRY_H_
 #define IK_SERVER_RIG_REGISTRY_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,9 @@ struct RigEntry {
   Character character;
   v1::Rig definition;
   std::string revision;
+  // Memory held, estimated: the stored definition's (SpaceUsedLong) twice,
+  // for it and the core's copy of the same joints, chains and parts.
+  std::int64_t bytes = 0;
 
   const Rig& rig() const { return character.rig; }
   const std::string& name() const { return character.rig.name(); }
@@ -35,7 +39,8 @@ absl::StatusOr<std::shared_ptr<const RigEntry>> BuildRigEntry(
 
 class RigRegistry : public Registry<RigEntry> {
  public:
-  explicit RigRegistry(int max_rigs) : Registry("rig", max_rigs) {}
+  explicit RigRegistry(int max_rigs, RegistryBudget* budget = nullptr)
+      : Registry("rig", max_rigs, budget) {}
 };
 
 }  // namespace ik::server

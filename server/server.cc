@@ -2,6 +2,7 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 
 #include <utility>
 
@@ -14,8 +15,9 @@ namespace ik::server {
 IkServer::IkServer(const ServerOptions& options,
                    std::unique_ptr<StateStore> store)
     : options_(options),
-      registry_(options.limits.max_rigs),
-      terrains_(options.limits.max_terrains),
+      budget_(options.max_registry_bytes),
+      registry_(options.limits.max_rigs, &budget_),
+      terrains_(options.limits.max_terrains, &budget_),
       store_(std::move(store)),
       pool_(options.solver_threads, options.max_queued_calls,
             options.solver_nice),
@@ -56,6 +58,19 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
                            &server->port_);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  // gRPC 1.51 inflates a compressed message whole before it checks the
+  // inflated size against the limit above (1 MB of gzip on the wire became
+  // 1 GiB in memory); refusing compressed requests is the only bound, and
+  // it is checked on the headers, before a byte of the message is read: the
+  // client gets UNIMPLEMENTED "Compression algorithm 'gzip' is disabled.".
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_DEFLATE, false);
+  builder.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
+  // The transport buffers a request whole before any size check (gRPC
+  // 1.51's HTTP/2 flow control opens the window for the announced length);
+  // the quota bounds what all connections together may buffer: beyond it,
+  // idle connections are sent away and streams refused (RESOURCE_EXHAUSTED).
+  builder.SetResourceQuota(grpc::ResourceQuota("ikd").Resize(
+      static_cast<size_t>(options.transport_memory_bytes)));
   builder.RegisterService(&server->service_);
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {

@@ -12,6 +12,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -38,8 +39,13 @@ struct ServerOptions {
   // empty: they last until the process ends.
   std::string state_dir;
   ServiceLimits limits;
+  // Memory all registered rigs and terrains may hold together, bytes.
+  std::int64_t max_registry_bytes = std::int64_t{512} << 20;
   // Largest request the server accepts, bytes.
   int max_receive_message_bytes = 4 * 1024 * 1024;
+  // What gRPC's transport may hold in buffers for all connections together
+  // (grpc::ResourceQuota), bytes.
+  std::int64_t transport_memory_bytes = std::int64_t{256} << 20;
   // Threads of the solver pool, >= 1.
   int solver_threads = 1;
   // Calls (and a tick's helper tasks) waiting for the pool at most; more
@@ -67,6 +73,7 @@ class IkServer {
   int port() const { return port_; }
   RigRegistry& registry() { return registry_; }
   TerrainRegistry& terrains() { return terrains_; }
+  const RegistryBudget& registry_budget() const { return budget_; }
   // Rigs loaded from the rig directory at start.
   int loaded_rigs() const { return loaded_rigs_; }
   // Terrains loaded from the terrain directory at start.
@@ -87,6 +94,7 @@ class IkServer {
   IkServer(const ServerOptions& options, std::unique_ptr<StateStore> store);
 
   ServerOptions options_;
+  RegistryBudget budget_;
   RigRegistry registry_;
   TerrainRegistry terrains_;
   const std::unique_ptr<StateStore> store_;

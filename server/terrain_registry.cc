@@ -60,6 +60,10 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
                           "one of heightfield or mesh is required");
   }
   entry->revision = ContentRevision(terrain);
+  entry->bytes = static_cast<std::int64_t>(
+      sizeof(TerrainEntry) + entry->terrain_name.capacity() +
+      (entry->mesh.has_value() ? entry->mesh->memory_bytes()
+                               : entry->heightfield->memory_bytes()));
   return std::shared_ptr<const TerrainEntry>(std::move(entry));
 }
 

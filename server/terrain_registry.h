@@ -4,6 +4,7 @@
 #ifndef IK_SERVER_TERRAIN_REGISTRY_H_
 #define IK_SERVER_TERRAIN_REGISTRY_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,8 @@ struct TerrainEntry {
   std::string revision;
   std::optional<Heightfield> heightfield;
   std::optional<TriangleMesh> mesh;
+  // Memory held: the heights, or the mesh with its hierarchy.
+  std::int64_t bytes = 0;
 
   const std::string& name() const { return terrain_name; }
   v1::TerrainKind kind() const;
@@ -43,8 +46,8 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
 
 class TerrainRegistry : public Registry<TerrainEntry> {
  public:
-  explicit TerrainRegistry(int max_terrains)
-      : Registry("terrain", max_terrains) {}
+  explicit TerrainRegistry(int max_terrains, RegistryBudget* budget = nullptr)
+      : Registry("terrain", max_terrains, budget) {}
 };
 
 }  // namespace ik::server

@@ -101,6 +101,20 @@ class IkdProcess {
   }
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+
+  // A line of /proc/<pid>/status in kB ("VmRSS", "VmHWM"); -1 if unknown.
+  long StatusKb(const std::string& field) const {
+    std::ifstream in(absl::StrCat("/proc/", pid_, "/status"));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!absl::StartsWith(line, field + ":")) continue;
+      long kb = -1;
+      std::istringstream(line.substr(field.size() + 1)) >> kb;
+      return kb;
+    }
+    return -1;
+  }
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
 
   // A new channel (a connection of its own: `tag` makes its arguments

@@ -310,6 +310,9 @@ Bvh Bvh::Build(absl::Span<const Aabb> boxes) {
   bvh.nodes_.resize(2);  // the root and the unused node 1
   Builder builder(&refs, &bvh.nodes_);
   bvh.depth_ = builder.BuildNode(0, 0, count, 0);
+  // Leaves of up to kBvhMaxLeafSize primitives use far fewer nodes than
+  // reserved: a registered mesh keeps only what it uses.
+  bvh.nodes_.shrink_to_fit();
   bvh.order_.resize(count);
   for (int i = 0; i < count; ++i) bvh.order_[i] = refs[i].index;
   return bvh;

@@ -98,15 +98,6 @@ absl::StatusOr<TriangleMesh> TriangleMesh::Create(
     }
   }
   mesh.bvh_ = Bvh::Build(boxes);
-
-  const absl::Span<const std::int32_t> order = mesh.bvh_.order();
-  mesh.slot_triangles_.resize(triangle_count);
-  for (int slot = 0; slot < triangle_count; ++slot) {
-    const std::uint32_t* triangle = &mesh.indices_[3 * order[slot]];
-    mesh.slot_triangles_[slot] = {mesh.vertices_[triangle[0]],
-                                  mesh.vertices_[triangle[1]],
-                                  mesh.vertices_[triangle[2]]};
-  }
   return mesh;
 }
 
@@ -121,34 +112,33 @@ RayHit TriangleMesh::Raycast(const Ray& ray, double max_distance) const {
   if (!IsValidMaxDistance(max_distance)) return RayHit();
   const absl::Span<const std::int32_t> order = bvh_.order();
   double best_distance = max_distance;
-  int best_slot = -1;
   int best_triangle = -1;
   bvh_.Traverse(ray, &best_distance, [&](int first_slot, int count) {
     for (int slot = first_slot; slot < first_slot + count; ++slot) {
-      const SlotTriangle& triangle = slot_triangles_[slot];
+      const int index = order[slot];
+      const std::uint32_t* triangle = &indices_[3 * index];
       double distance;
-      if (!IntersectTriangle(ray, triangle.a, triangle.b, triangle.c,
+      if (!IntersectTriangle(ray, vertices_[triangle[0]],
+                             vertices_[triangle[1]], vertices_[triangle[2]],
                              best_distance, &distance)) {
         continue;
       }
-      const int index = order[slot];
       // IntersectTriangle guarantees distance <= best_distance.
       if (best_triangle < 0 || distance < best_distance ||
           (distance == best_distance && index < best_triangle)) {
         best_distance = distance;
-        best_slot = slot;
         best_triangle = index;
       }
     }
   });
-  if (best_slot < 0) return RayHit();
-  const SlotTriangle& triangle = slot_triangles_[best_slot];
+  if (best_triangle < 0) return RayHit();
+  const std::uint32_t* triangle = &indices_[3 * best_triangle];
   RayHit hit;
   hit.hit = true;
   hit.distance = best_distance;
   hit.point = ray.PointAt(best_distance);
-  hit.normal =
-      FacingNormal(triangle.a, triangle.b, triangle.c, ray.direction());
+  hit.normal = FacingNormal(vertices_[triangle[0]], vertices_[triangle[1]],
+                            vertices_[triangle[2]], ray.direction());
   hit.kind = GroundKind::kMesh;
   hit.primitive = best_triangle;
   return hit;

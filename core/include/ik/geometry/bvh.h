@@ -101,6 +101,11 @@ class Bvh {
   absl::Span<const std::int32_t> order() const { return order_; }
   // Edges from the root to the deepest leaf (0 for a single leaf).
   int depth() const { return depth_; }
+  // Bytes held on the heap (nodes and order).
+  size_t memory_bytes() const {
+    return nodes_.capacity() * sizeof(BvhNode) +
+           order_.capacity() * sizeof(std::int32_t);
+  }
 
   // Calls visit_leaf(first_slot, count) for every leaf whose box the ray
   // touches within [0, *max_distance], nearer child first. visit_leaf may

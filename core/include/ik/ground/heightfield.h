@@ -39,6 +39,7 @@
 #ifndef IK_HEIGHTFIELD_H_
 #define IK_HEIGHTFIELD_H_
 
+#include <cstddef>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -110,6 +111,8 @@ class Heightfield {
   int triangle_count() const { return 2 * (columns_ - 1) * (rows_ - 1); }
   // The box around every sample (not padded).
   const Aabb& bounds() const { return bounds_; }
+  // Bytes held on the heap (the heights).
+  size_t memory_bytes() const { return heights_.capacity() * sizeof(double); }
 
  private:
   Heightfield() = default;
