@@ -90,6 +90,10 @@ ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
 ABSL_FLAG(int, max_work_per_call, kDefaultLimits.max_work_per_call,
           "joint-iterations one call (or one tick character) may ask for: "
           "each goal's chain joints times its iteration cap, summed");
+ABSL_FLAG(int, max_connections, 0,
+          "connections held open at once at most; more are closed as they "
+          "arrive (0: the open-file limit less an eighth, at least 16, kept "
+          "for files and gRPC's own)");
 ABSL_FLAG(int, solver_threads, 0,
           "threads of the solver pool that runs every solve (0: one per CPU "
           "this process may run on)");
@@ -158,6 +162,11 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
   limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
   options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  if (options.max_connections < 0) {
+    absl::FPrintF(stderr, "ikd: --max_connections must be >= 0 (0: auto)\n");
+    return std::nullopt;
+  }
   options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
   options.solver_nice = absl::GetFlag(FLAGS_solver_nice);
   if (options.solver_nice < 0 || options.solver_nice > 19) {
@@ -246,6 +255,14 @@ rlim_t RaiseFileLimit() {
   return limit.rlim_cur;
 }
 
+// The connections a file limit allows: all but an eighth of it (at least
+// 16), left for the state files, the listener's spare and gRPC's own.
+int ConnectionsWithin(rlim_t file_limit) {
+  const rlim_t spare = std::max<rlim_t>(16, file_limit / 8);
+  return static_cast<int>(std::clamp<rlim_t>(
+      file_limit > spare ? file_limit - spare : 1, 1, 1 << 20));
+}
+
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "ikd: inverse kinematics as a gRPC service.\n"
@@ -268,16 +285,20 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  const std::optional<ik::server::ServerOptions> options = OptionsFromFlags();
+  std::optional<ik::server::ServerOptions> options = OptionsFromFlags();
   if (!options.has_value()) return 2;
   const rlim_t file_limit = RaiseFileLimit();
+  if (options->max_connections == 0) {
+    options->max_connections = ConnectionsWithin(file_limit);
+  }
   auto server = ik::server::IkServer::Start(*options);
   if (!server.ok()) {
     absl::FPrintF(stderr, "ikd: %s\n", server.status().ToString());
     return 1;
   }
   LogListening(*options, **server);
-  absl::FPrintF(stderr, "ikd: up to %d open files (connections)\n", file_limit);
+  absl::FPrintF(stderr, "ikd: %d connections at most (%d open files)\n",
+                options->max_connections, file_limit);
   // Free heap memory above 16 MiB goes back to the system within a second.
   ik::server::MemoryReclaimer reclaimer(size_t{16} << 20);
 

@@ -54,9 +54,19 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // ikd accepts the connections itself (Listener says why) and hands them
+  // to gRPC.
+  absl::StatusOr<std::unique_ptr<Listener>> listener =
+      Listener::Bind(options.listen);
+  if (!listener.ok()) return listener.status();
+  server->listener_ = *std::move(listener);
+  server->port_ = server->listener_->port();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+      builder.experimental().AddExternalConnectionAcceptor(
+          grpc::ServerBuilder::experimental_type::ExternalConnectionType::
+              FROM_FD,
+          grpc::InsecureServerCredentials());
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   // gRPC 1.51 inflates a compressed message whole before it checks the
   // inflated size against the limit above (1 MB of gzip on the wire became
@@ -73,10 +83,12 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
       static_cast<size_t>(options.transport_memory_bytes)));
   builder.RegisterService(&server->service_);
   server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr || server->port_ == 0) {
+  if (server->server_ == nullptr) {
     return absl::UnavailableError(
-        absl::StrCat("listen: cannot listen on ", options.listen));
+        absl::StrCat("listen: cannot serve on ", options.listen));
   }
+  server->acceptor_ = std::move(acceptor);
+  server->listener_->Start(server->acceptor_.get(), options.max_connections);
   grpc::HealthCheckServiceInterface* health =
       server->server_->GetHealthCheckService();
   health->SetServingStatus(true);
@@ -95,6 +107,8 @@ void IkServer::Shutdown(absl::Duration grace) {
   server_->GetHealthCheckService()->Shutdown();
   service_.Drain();
   service_.WaitIdle(deadline);
+  // No connection is handed to gRPC once it shuts down (it would leak).
+  listener_->Stop();
   server_->Shutdown(absl::ToChronoTime(deadline));
   server_->Wait();
 }

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "server/ik_service.h"
+#include "server/listener.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
 #include "server/solver_pool.h"
@@ -46,6 +47,8 @@ struct ServerOptions {
   // What gRPC's transport may hold in buffers for all connections together
   // (grpc::ResourceQuota), bytes.
   std::int64_t transport_memory_bytes = std::int64_t{256} << 20;
+  // Connections held open at once at most; more are closed as they come.
+  int max_connections = 1 << 20;
   // Threads of the solver pool, >= 1.
   int solver_threads = 1;
   // Calls (and a tick's helper tasks) waiting for the pool at most; more
@@ -102,6 +105,8 @@ class IkServer {
   // once no call can post to it.
   SolverPool pool_;
   IkService service_;
+  std::unique_ptr<Listener> listener_;
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   int loaded_rigs_ = 0;

@@ -43,8 +43,11 @@ namespace ik::testing {
 
 class IkdProcess {
  public:
-  explicit IkdProcess(std::vector<std::string> flags)
-      : flags_(std::move(flags)) {
+  // `wrapper`: a command ikd runs under, e.g. {"/usr/bin/prlimit",
+  // "--nofile=64:64"} (it must exec ikd in its own process).
+  explicit IkdProcess(std::vector<std::string> flags,
+                      std::vector<std::string> wrapper = {})
+      : flags_(std::move(flags)), wrapper_(std::move(wrapper)) {
     char pattern[] = "/tmp/ikd-e2e-log-XXXXXX";
     const int fd = mkstemp(pattern);
     if (fd >= 0) close(fd);
@@ -63,7 +66,9 @@ class IkdProcess {
   // Starts ikd and waits (at most 60 s) until it says where it listens;
   // false when it exits first or never says.
   bool Start() {
-    std::vector<std::string> args = {IKD_BINARY, "--listen=127.0.0.1:0"};
+    std::vector<std::string> args = wrapper_;
+    args.push_back(IKD_BINARY);
+    args.push_back("--listen=127.0.0.1:0");
     args.insert(args.end(), flags_.begin(), flags_.end());
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
@@ -72,8 +77,8 @@ class IkdProcess {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path_.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int spawned =
-        posix_spawn(&pid_, IKD_BINARY, &actions, nullptr, argv.data(), environ);
+    const int spawned = posix_spawn(&pid_, args[0].c_str(), &actions, nullptr,
+                                    argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0) {
       pid_ = -1;
@@ -152,6 +157,7 @@ class IkdProcess {
 
  private:
   std::vector<std::string> flags_;
+  std::vector<std::string> wrapper_;
   std::string log_path_;
   pid_t pid_ = -1;
   int port_ = 0;

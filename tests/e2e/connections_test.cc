@@ -1,0 +1,145 @@
+// Connections against a real ikd process: a burst of idle TCP connections
+// beyond the open-file limit (set low with prlimit) or beyond
+// --max_connections is cut off -- the extra connections are closed at once
+// instead of hanging -- and once the burst is gone ikd accepts and answers
+// again. (gRPC 1.51's own listener stopped for good after running out of
+// descriptors once.)
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "gtest/gtest.h"
+#include "tests/e2e/ikd_process.h"
+
+namespace ik {
+namespace {
+
+using ::grpc::health::v1::Health;
+using ::grpc::health::v1::HealthCheckRequest;
+using ::grpc::health::v1::HealthCheckResponse;
+using ::ik::testing::IkdProcess;
+
+// Idle TCP connections to ikd, as a flood of clients that never speak.
+class Burst {
+ public:
+  Burst(int port, int count) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+    for (int i = 0; i < count; ++i) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) break;
+      if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
+          0) {
+        close(fd);
+        continue;
+      }
+      fds_.push_back(fd);
+    }
+  }
+  ~Burst() { Close(); }
+
+  int size() const { return static_cast<int>(fds_.size()); }
+
+  // Connections ikd has ended (end of stream or reset).
+  int Ended() const {
+    int ended = 0;
+    for (int fd : fds_) {
+      char byte;
+      const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+        ++ended;
+      }
+    }
+    return ended;
+  }
+
+  // Waits (at most 20 s) until ikd has ended `count` of them.
+  int WaitForEnded(int count) const {
+    int ended = Ended();
+    for (int i = 0; i < 200 && ended < count; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ended = Ended();
+    }
+    return ended;
+  }
+
+  void Close() {
+    for (int fd : fds_) close(fd);
+    fds_.clear();
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
+grpc::Status CheckHealth(const IkdProcess& ikd, int channel,
+                         HealthCheckResponse* response) {
+  auto stub = Health::NewStub(ikd.Channel(channel));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(5));
+  return stub->Check(&context, HealthCheckRequest(), response);
+}
+
+// Waits (at most 30 s) for a health check on a new connection to pass.
+bool ServesAgain(const IkdProcess& ikd) {
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    HealthCheckResponse response;
+    if (CheckHealth(ikd, 100 + attempt, &response).ok() &&
+        response.status() == HealthCheckResponse::SERVING) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return false;
+}
+
+TEST(ConnectionsE2eTest, RunningOutOfDescriptorsDoesNotStopTheListener) {
+  // 64 open files, and a connection cap above it: the burst exhausts them.
+  IkdProcess ikd({"--max_connections=1000", "--solver_threads=1"},
+                 {"/usr/bin/prlimit", "--nofile=64:64"});
+  ASSERT_TRUE(ikd.Start()) << ikd.Log();
+  {
+    Burst burst(ikd.port(), 150);
+    ASSERT_EQ(burst.size(), 150);
+    // About 150 - 64 + ikd's own descriptors are ended at once.
+    const int ended = burst.WaitForEnded(150 - 64);
+    EXPECT_GE(ended, 150 - 64);
+    std::printf("150 idle connections at a 64-file limit: %d ended by ikd\n",
+                ended);
+    // Meanwhile a real client is told at once, not left waiting.
+    HealthCheckResponse response;
+    const grpc::Status status = CheckHealth(ikd, 1, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << status.error_message();
+  }
+  EXPECT_TRUE(ServesAgain(ikd)) << ikd.Log();
+}
+
+TEST(ConnectionsE2eTest, ConnectionsBeyondTheCapAreClosed) {
+  IkdProcess ikd({"--max_connections=16", "--solver_threads=1"});
+  ASSERT_TRUE(ikd.Start()) << ikd.Log();
+  {
+    Burst burst(ikd.port(), 40);
+    ASSERT_EQ(burst.size(), 40);
+    EXPECT_EQ(burst.WaitForEnded(24), 24);
+    HealthCheckResponse response;
+    const grpc::Status status = CheckHealth(ikd, 1, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << status.error_message();
+  }
+  EXPECT_TRUE(ServesAgain(ikd)) << ikd.Log();
+}
+
+}  // namespace
+}  // namespace ik
