@@ -106,6 +106,9 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
   std::vector<double> weights(request.weights().begin(),
                               request.weights().end());
   if (weights.empty()) weights.assign(legs, 1.0);
+  if (absl::Status status = CheckSmoothingLimits(request); !status.ok()) {
+    return status;
+  }
   std::vector<Vec3> previous_offsets;
   std::optional<GroundSmoothing> smoothing =
       SmoothingFromProto(request, previous_offsets);

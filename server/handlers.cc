@@ -267,8 +267,19 @@ absl::Status IkHandlers::SolveGoals(
   job.pose_path = "pose";
   job.workspace = &workspace;
   job.result = &result;
-  for (const ChainGoal& goal : converted) {
-    if (scope != nullptr && &goal != &converted.front()) scope->Yield();
+  for (size_t i = 0; i < converted.size(); ++i) {
+    const ChainGoal& goal = converted[i];
+    if (scope != nullptr && i > 0) {
+      scope->Yield();
+      // An abandoned call stops between goals (each is bounded by
+      // --max_work_per_call).
+      if (scope->stopped()) {
+        return FieldError(absl::StatusCode::kCancelled,
+                          absl::StrCat("goals[", i, "]"),
+                          "the call was cancelled or passed its deadline; "
+                          "this goal and the ones after it were not solved");
+      }
+    }
     job.goal = &goal;
     if (absl::Status status = RunCore(job); !status.ok()) return status;
     GoalResultToProto(goal, rig, result, pose.locals, form, *results.Add());

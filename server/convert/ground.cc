@@ -1,5 +1,10 @@
 #include "server/convert/ground.h"
 
+#include <cmath>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "ik/base/field_error.h"
 #include "server/convert/values.h"
 
 namespace ik::server {
@@ -16,6 +21,21 @@ absl::StatusOr<GroundPlane> PlaneFromProto(const v1::Plane& plane,
   }
   if (plane.has_radius()) definition.radius = plane.radius();
   return GroundPlane::Create(definition, path);
+}
+
+absl::Status CheckSmoothingLimits(const v1::GroundFeetRequest& request) {
+  const v1::GroundSmoothing& in = request.smoothing();
+  for (const auto& [set, value, path] :
+       {std::tuple(in.has_max_pelvis_speed(), in.max_pelvis_speed(),
+                   "smoothing.max_pelvis_speed"),
+        std::tuple(in.has_max_foot_speed(), in.max_foot_speed(),
+                   "smoothing.max_foot_speed")}) {
+    if (set && !std::isfinite(value)) {
+      return InvalidField(
+          path, absl::StrCat("must be finite and >= 0 m/s, got ", value));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::optional<GroundSmoothing> SmoothingFromProto(

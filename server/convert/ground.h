@@ -23,6 +23,11 @@ namespace ik::server {
 absl::StatusOr<GroundPlane> PlaneFromProto(const v1::Plane& plane,
                                            absl::string_view path);
 
+// The smoothing's speed limits finite (the core takes +infinity as "no
+// limit"; over the wire every number is finite): INVALID_ARGUMENT naming
+// "smoothing.max_pelvis_speed" or "smoothing.max_foot_speed" otherwise.
+absl::Status CheckSmoothingLimits(const v1::GroundFeetRequest& request);
+
 // The request's smoothing, if it has one. `previous_offsets` receives the
 // previous foot offsets the returned settings point into (raw: the core
 // validates them as "smoothing.previous_foot_offsets[i]").

@@ -1,5 +1,6 @@
 #include "server/convert/rig.h"
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -295,7 +296,17 @@ absl::Status PartsFromProto(const v1::Rig& rig,
     if (!collider.ok()) return collider.status();
     definition.colliders.push_back(*std::move(collider));
   }
-  for (const v1::DynamicChain& chain : rig.dynamic_chains()) {
+  for (int i = 0; i < rig.dynamic_chains_size(); ++i) {
+    const v1::DynamicChain& chain = rig.dynamic_chains(i);
+    // The core takes +infinity as "never"; over the wire every number is
+    // finite.
+    if (chain.has_teleport_distance() &&
+        !std::isfinite(chain.teleport_distance())) {
+      return InvalidField(
+          absl::StrCat("dynamic_chains[", i, "].teleport_distance"),
+          absl::StrCat("must be finite and > 0 m, got ",
+                       chain.teleport_distance()));
+    }
     definition.dynamic_chains.push_back(DynamicChainFromProto(chain));
   }
   return absl::OkStatus();

@@ -1,6 +1,7 @@
 // Malformed RegisterRig requests and registry calls.
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,13 @@ std::vector<ErrorCase> RegisterRigCases() {
           "dynamic_follow_the_leader",
           [dynamic](v1::Rig& r) { dynamic(r)->set_follow_the_leader(-0.5); },
           kInvalid, "rig.dynamic_chains[0].follow_the_leader"),
+      rig(
+          "dynamic_infinite_teleport",
+          [dynamic](v1::Rig& r) {
+            dynamic(r)->set_teleport_distance(
+                std::numeric_limits<double>::infinity());
+          },
+          kInvalid, "rig.dynamic_chains[0].teleport_distance"),
       rig(
           "dynamic_unknown_root",
           [dynamic](v1::Rig& r) { dynamic(r)->set_root("hip"); }, kNotFound,

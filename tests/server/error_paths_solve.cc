@@ -1,6 +1,7 @@
 // Malformed SolveChain, GroundFeet and StepDynamics requests.
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -321,6 +322,20 @@ std::vector<ErrorCase> GroundFeetCases() {
           "smoothing_offsets_count",
           [](R& r) { r.mutable_smoothing()->add_previous_foot_offsets(); },
           kInvalid, "smoothing.previous_foot_offsets"),
+      ground(
+          "smoothing_infinite_pelvis_speed",
+          [](R& r) {
+            r.mutable_smoothing()->set_max_pelvis_speed(
+                std::numeric_limits<double>::infinity());
+          },
+          kInvalid, "smoothing.max_pelvis_speed"),
+      ground(
+          "smoothing_infinite_foot_speed",
+          [](R& r) {
+            r.mutable_smoothing()->set_max_foot_speed(
+                std::numeric_limits<double>::infinity());
+          },
+          kInvalid, "smoothing.max_foot_speed"),
       ground(
           "smoothing_nan_offset",
           [](R& r) {

@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "ik/base/field_error.h"
 #include "server/core_time.h"
 #include "server/handlers.h"
 #include "server/solver_pool.h"
@@ -182,6 +183,28 @@ TEST_F(StoppedCallsTest, ATickStoppingPartWayCancelsTheCharactersNotStarted) {
   }
   EXPECT_EQ(ran, 5);
   EXPECT_EQ(cancelled, 15);
+}
+
+// A SolveChain whose call stops while it runs solves no goal after the
+// stop: it asks between goals and ends with CANCELLED at the first goal not
+// solved.
+TEST_F(StoppedCallsTest, ASolveStoppingPartWaySolvesNoFurtherGoal) {
+  IkHandlers handlers(server_->registry(), server_->terrains(),
+                      ServiceLimits());
+  SolverPool pool(1, 16);
+  int asked = 0;
+  CallScope scope;
+  scope.pool = &pool;
+  scope.client = "one";
+  scope.stopped = [&] { return ++asked >= 3; };
+  v1::SolveChainRequest request = LightReach();
+  for (int i = 0; i < 9; ++i) *request.add_goals() = request.goals(0);
+  v1::SolveChainResponse response;
+  const absl::Status status = handlers.SolveChain(request, response, &scope);
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
+  EXPECT_EQ(FieldPathOf(status), "goals[3]");
+  EXPECT_EQ(asked, 3);
+  EXPECT_EQ(response.results_size(), 3);
 }
 
 }  // namespace

@@ -44,8 +44,8 @@ absl::StatusOr<std::vector<int>> ChainJoints(const Rig& rig,
   if (*tip == *root) {
     return InvalidField(
         tip_path,
-        absl::StrCat("'", definition.tip,
-                     "' is also the root; a chain needs at least 2 joints"));
+        absl::StrCat(Quoted(definition.tip),
+                     " is also the root; a chain needs at least 2 joints"));
   }
   // Walk from the tip up the parent links until the root.
   std::vector<int> joints;
@@ -176,15 +176,15 @@ absl::Status BuildPreferredPose(const Rig& rig,
         std::find(path.begin(), path.end(), *joint) - path.begin());
     if (at == path.size()) {
       return InvalidField(
-          joint_path, absl::StrCat("'", entry.joint,
-                                   "' is neither a joint of the chain nor an "
+          joint_path, absl::StrCat(Quoted(entry.joint),
+                                   " is neither a joint of the chain nor an "
                                    "ancestor of its root"));
     }
     if (given_at[at] >= 0) {
-      return InvalidField(
-          joint_path,
-          absl::StrCat("'", entry.joint, "' given twice (also preferred_pose[",
-                       given_at[at], "])"));
+      return InvalidField(joint_path,
+                          absl::StrCat(Quoted(entry.joint),
+                                       " given twice (also preferred_pose[",
+                                       given_at[at], "])"));
     }
     given_at[at] = static_cast<int>(p);
     absl::StatusOr<Quat> rotation = NormalizeRotation(
