@@ -7,7 +7,9 @@
 #      and a `ground` on the bundled stairs that must ground both feet
 #   5. the image's own HEALTHCHECK (podman healthcheck run)
 #   6. podman stop --time 10: ikd (PID 1) must exit 0 on SIGTERM and log its shutdown
-# The container is always removed. Exit 0 on success, non-zero with a message.
+#   7. a rig registered in step 4 is served by a new container on the same
+#      state volume (/var/lib/ikd), then that one is stopped too
+# The containers and the volume are always removed. Exit 0 on success, non-zero with a message.
 #
 #   docker/smoke-test.sh [path/to/host/ikctl]      (or IKCTL=path)
 #
@@ -29,6 +31,7 @@ build_timeout=${IKD_SMOKE_BUILD_TIMEOUT:-2100}
 start_timeout=${IKD_SMOKE_START_TIMEOUT:-60}
 network=${IKD_SMOKE_NETWORK:-publish}
 ctr=ikd-smoke-$$
+volume=ikd-smoke-state-$$
 
 say() { echo "smoke-test: $*"; }
 fail() { echo "smoke-test: FAIL: $*" >&2; exit 1; }
@@ -76,6 +79,12 @@ cleanup() {
       echo "--------------------------------" >&2
     fi
     timeout 60 podman rm -f --time 2 "$ctr" >/dev/null 2>&1 || true
+  fi
+  if podman container exists "$ctr-again" 2>/dev/null; then
+    timeout 60 podman rm -f --time 2 "$ctr-again" >/dev/null 2>&1 || true
+  fi
+  if podman volume exists "$volume" 2>/dev/null; then
+    timeout 60 podman volume rm -f "$volume" >/dev/null 2>&1 || true
   fi
   if [[ $ok -eq 1 && "${IKD_SMOKE_KEEP_LOGS:-0}" != 1 ]]; then
     rm -rf "$workdir"
@@ -152,23 +161,40 @@ fi
 # Without systemd podman cannot set up the HEALTHCHECK's timer (and logs errors
 # about it); step 5 runs the check by hand instead.
 [[ -d /run/systemd/system ]] || run_args+=(--health-interval=disable)
+run_args+=(-v "$volume:/var/lib/ikd")
 say "podman run ${run_args[*]} $image ${ikd_args[*]}"
 timeout 120 podman run -d --pull=never --name "$ctr" "${run_args[@]}" "$image" "${ikd_args[@]}" \
   >"$workdir/run.out" 2>&1 || { cat "$workdir/run.out" >&2; fail "podman run failed"; }
 
 # --- 4. Health, then a solve -----------------------------------------------------------
 server=127.0.0.1:$port
-t=$(date +%s)
-deadline=$(( t + start_timeout ))
-while :; do
-  out=$(timeout 5 "$ikctl" --server="$server" health 2>&1 || true)
-  if grep -Eq '(^|[^A-Z_])SERVING' <<<"$out"; then break; fi
-  state=$(podman inspect --format '{{.State.Status}}' "$ctr" 2>/dev/null || echo gone)
-  [[ "$state" == running ]] || fail "container is $state before it served (ikctl: $out)"
-  (( $(date +%s) < deadline )) || fail "not SERVING after ${start_timeout}s (ikctl: $out)"
-  sleep 1
-done
-say "health: $out ($(elapsed "$t")s after start)"
+# wait_serving CONTAINER: until ikctl health says SERVING (bounded).
+wait_serving() {
+  local t deadline state
+  t=$(date +%s)
+  deadline=$(( t + start_timeout ))
+  while :; do
+    out=$(timeout 5 "$ikctl" --server="$server" health 2>&1 || true)
+    if grep -Eq '(^|[^A-Z_])SERVING' <<<"$out"; then break; fi
+    state=$(podman inspect --format '{{.State.Status}}' "$1" 2>/dev/null || echo gone)
+    [[ "$state" == running ]] || fail "container $1 is $state before it served (ikctl: $out)"
+    (( $(date +%s) < deadline )) || fail "$1 not SERVING after ${start_timeout}s (ikctl: $out)"
+    sleep 1
+  done
+  say "health: $out ($(elapsed "$t")s after start)"
+}
+wait_serving "$ctr"
+
+# A rig registered over the API, for step 7.
+python3 - "$repo/examples/rigs/tail.json" "$workdir/smoke_tail.json" <<'PY'
+import json, sys
+rig = json.load(open(sys.argv[1]))
+rig["name"] = "smoke_tail"
+json.dump(rig, open(sys.argv[2], "w"))
+PY
+out=$(timeout 20 "$ikctl" --server="$server" rigs register "$workdir/smoke_tail.json" 2>&1) ||
+  fail "ikctl rigs register failed: $out"
+say "registered smoke_tail: $out"
 
 solve=(solve --rig humanoid --chain left_arm --target 0.45,1.25,0.2 --json)
 out=$(timeout 20 "$ikctl" --server="$server" "${solve[@]}" 2>&1) ||
@@ -207,6 +233,23 @@ grep -Eiq 'shut(ting)? ?down|stopp(ed|ing)|terminat' <<<"$logs" ||
   fail "ikd did not log its shutdown"
 say "stopped in $(elapsed "$t")s, exit code 0; ikd logged:"
 grep -Ei 'shut(ting)? ?down|stopp(ed|ing)|terminat|signal' <<<"$logs" | tail -n 5 | sed 's/^/  | /'
+
+# --- 7. The registration survives: a new container on the same volume ------------
+say "podman run (again) on volume $volume"
+timeout 120 podman run -d --pull=never --name "$ctr-again" "${run_args[@]}" "$image" "${ikd_args[@]}" \
+  >"$workdir/run-again.out" 2>&1 || { cat "$workdir/run-again.out" >&2; fail "second podman run failed"; }
+wait_serving "$ctr-again"
+out=$(timeout 20 "$ikctl" --server="$server" rigs list 2>&1) || fail "ikctl rigs list failed: $out"
+grep -q '^smoke_tail ' <<<"$out" ||
+  fail "smoke_tail, registered before the restart, is gone: $out"
+logs=$(timeout 20 podman logs "$ctr-again" 2>&1 || true)
+grep -q 'ikd: state from /var/lib/ikd: 1 rigs' <<<"$logs" ||
+  fail "ikd did not say it reloaded the state: $logs"
+say "smoke_tail survived the restart ($(grep 'ikd: state from' <<<"$logs"))"
+timeout 60 podman stop --time 10 "$ctr-again" >/dev/null 2>>"$workdir/stop.err" ||
+  { cat "$workdir/stop.err" >&2; fail "second podman stop failed"; }
+[[ $(podman inspect --format '{{.State.ExitCode}}' "$ctr-again") == 0 ]] ||
+  fail "the second ikd did not exit 0 on SIGTERM"
 
 ok=1
 say "PASS"

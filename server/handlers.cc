@@ -24,16 +24,21 @@ absl::Status RequireName(absl::string_view name, absl::string_view path) {
   return ValidateName(name, path);
 }
 
-// Register{Rig,Terrain}: registers a built entry (after `persist` made the
-// change durable) and fills the answer.
-template <typename Entry, typename Response, typename Persist>
-absl::Status RegisterEntry(absl::StatusOr<std::shared_ptr<const Entry>> entry,
-                           bool replace, Registry<Entry>& registry,
-                           Persist persist, Response& response) {
+// Register{Rig,Terrain}: registers a built entry -- after `save` wrote
+// `definition` to the state store, if there is one -- and fills the answer.
+template <typename Entry, typename Definition, typename Response>
+absl::Status RegisterEntry(
+    absl::StatusOr<std::shared_ptr<const Entry>> entry, bool replace,
+    Registry<Entry>& registry, const StateStore* store,
+    absl::Status (StateStore::*save)(const Definition&, absl::string_view,
+                                     absl::string_view) const,
+    const Definition& definition, absl::string_view path, Response& response) {
   if (!entry.ok()) return entry.status();
   const std::string revision = (*entry)->revision;
-  auto registered = registry.Register(*std::move(entry), replace,
-                                      [&] { return persist(revision); });
+  auto registered = registry.Register(*std::move(entry), replace, [&] {
+    return store == nullptr ? absl::OkStatus()
+                            : (store->*save)(definition, revision, path);
+  });
   if (!registered.ok()) return registered.status();
   response.set_name(registered->entry->name());
   response.set_revision(registered->entry->revision);
@@ -42,15 +47,22 @@ absl::Status RegisterEntry(absl::StatusOr<std::shared_ptr<const Entry>> entry,
   return absl::OkStatus();
 }
 
-// Delete{Rig,Terrain}, made durable by `persist`.
-template <typename Entry, typename Request, typename Response, typename Persist>
+// Delete{Rig,Terrain}, written to the state store first (`save_deleted`).
+template <typename Entry, typename Request, typename Response>
 absl::Status DeleteEntry(const Request& request, Registry<Entry>& registry,
-                         Persist persist, Response& response) {
+                         const StateStore* store,
+                         absl::Status (StateStore::*save_deleted)(
+                             absl::string_view, absl::string_view) const,
+                         Response& response) {
   if (absl::Status status = RequireName(request.name(), "name"); !status.ok()) {
     return status;
   }
   absl::StatusOr<std::string> removed =
-      registry.Delete({request.name(), "name", request.revision()}, persist);
+      registry.Delete({request.name(), "name", request.revision()}, [&] {
+        return store == nullptr
+                   ? absl::OkStatus()
+                   : (store->*save_deleted)(request.name(), "name");
+      });
   if (!removed.ok()) return removed.status();
   response.set_revision(*std::move(removed));
   return absl::OkStatus();
@@ -113,15 +125,9 @@ absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
   if (!request.has_rig()) {
     return InvalidField("rig", "required");
   }
-  return RegisterEntry(
-      BuildRigEntry(request.rig(), limits_, "rig"), request.replace(),
-      registry_,
-      [&](absl::string_view revision) {
-        return store_ == nullptr
-                   ? absl::OkStatus()
-                   : store_->SaveRig(request.rig(), revision, "rig");
-      },
-      response);
+  return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig"),
+                       request.replace(), registry_, store_,
+                       &StateStore::SaveRig, request.rig(), "rig", response);
 }
 
 absl::Status IkHandlers::GetRig(const v1::GetRigRequest& request,
@@ -153,14 +159,8 @@ absl::Status IkHandlers::ListRigs(const v1::ListRigsRequest& /*request*/,
 
 absl::Status IkHandlers::DeleteRig(const v1::DeleteRigRequest& request,
                                    v1::DeleteRigResponse& response) {
-  return DeleteEntry<RigEntry>(
-      request, registry_,
-      [&] {
-        return store_ == nullptr
-                   ? absl::OkStatus()
-                   : store_->SaveRigDeleted(request.name(), "name");
-      },
-      response);
+  return DeleteEntry<RigEntry>(request, registry_, store_,
+                               &StateStore::SaveRigDeleted, response);
 }
 
 absl::Status IkHandlers::RegisterTerrain(
@@ -169,15 +169,10 @@ absl::Status IkHandlers::RegisterTerrain(
   if (!request.has_terrain()) {
     return InvalidField("terrain", "required");
   }
-  return RegisterEntry(
-      BuildTerrainEntry(request.terrain(), limits_, "terrain"),
-      request.replace(), terrains_,
-      [&](absl::string_view revision) {
-        return store_ == nullptr ? absl::OkStatus()
-                                 : store_->SaveTerrain(request.terrain(),
-                                                       revision, "terrain");
-      },
-      response);
+  return RegisterEntry(BuildTerrainEntry(request.terrain(), limits_, "terrain"),
+                       request.replace(), terrains_, store_,
+                       &StateStore::SaveTerrain, request.terrain(), "terrain",
+                       response);
 }
 
 absl::Status IkHandlers::ListTerrains(
@@ -198,14 +193,8 @@ absl::Status IkHandlers::ListTerrains(
 
 absl::Status IkHandlers::DeleteTerrain(const v1::DeleteTerrainRequest& request,
                                        v1::DeleteTerrainResponse& response) {
-  return DeleteEntry<TerrainEntry>(
-      request, terrains_,
-      [&] {
-        return store_ == nullptr
-                   ? absl::OkStatus()
-                   : store_->SaveTerrainDeleted(request.name(), "name");
-      },
-      response);
+  return DeleteEntry<TerrainEntry>(request, terrains_, store_,
+                                   &StateStore::SaveTerrainDeleted, response);
 }
 
 absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,

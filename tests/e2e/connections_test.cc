@@ -15,15 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "tests/e2e/ikd_process.h"
 
 namespace ik {
 namespace {
 
-using ::grpc::health::v1::Health;
-using ::grpc::health::v1::HealthCheckRequest;
 using ::grpc::health::v1::HealthCheckResponse;
 using ::ik::testing::IkdProcess;
 
@@ -82,21 +79,12 @@ class Burst {
   std::vector<int> fds_;
 };
 
-grpc::Status CheckHealth(const IkdProcess& ikd, int channel,
-                         HealthCheckResponse* response) {
-  auto stub = Health::NewStub(ikd.Channel(channel));
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(5));
-  return stub->Check(&context, HealthCheckRequest(), response);
-}
-
 // Waits (at most 30 s) for a health check on a new connection to pass.
 bool ServesAgain(const IkdProcess& ikd) {
   for (int attempt = 0; attempt < 60; ++attempt) {
-    HealthCheckResponse response;
-    if (CheckHealth(ikd, 100 + attempt, &response).ok() &&
-        response.status() == HealthCheckResponse::SERVING) {
+    HealthCheckResponse::ServingStatus serving;
+    if (ikd.CheckHealth(100 + attempt, &serving).ok() &&
+        serving == HealthCheckResponse::SERVING) {
       return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -118,8 +106,8 @@ TEST(ConnectionsE2eTest, RunningOutOfDescriptorsDoesNotStopTheListener) {
     std::printf("150 idle connections at a 64-file limit: %d ended by ikd\n",
                 ended);
     // Meanwhile a real client is told at once, not left waiting.
-    HealthCheckResponse response;
-    const grpc::Status status = CheckHealth(ikd, 1, &response);
+    HealthCheckResponse::ServingStatus serving;
+    const grpc::Status status = ikd.CheckHealth(1, &serving);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
         << status.error_message();
   }
@@ -133,8 +121,8 @@ TEST(ConnectionsE2eTest, ConnectionsBeyondTheCapAreClosed) {
     Burst burst(ikd.port(), 40);
     ASSERT_EQ(burst.size(), 40);
     EXPECT_EQ(burst.WaitForEnded(24), 24);
-    HealthCheckResponse response;
-    const grpc::Status status = CheckHealth(ikd, 1, &response);
+    HealthCheckResponse::ServingStatus serving;
+    const grpc::Status status = ikd.CheckHealth(1, &serving);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
         << status.error_message();
   }

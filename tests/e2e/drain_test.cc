@@ -16,7 +16,6 @@
 
 #include "absl/synchronization/notification.h"
 #include "client/crowd.h"
-#include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
 #include "ik/v1/ik.grpc.pb.h"
@@ -25,8 +24,6 @@
 namespace ik {
 namespace {
 
-using ::grpc::health::v1::Health;
-using ::grpc::health::v1::HealthCheckRequest;
 using ::grpc::health::v1::HealthCheckResponse;
 using ::ik::testing::IkdProcess;
 
@@ -86,16 +83,14 @@ TEST(DrainE2eTest, SigtermAnswersEveryCallInFlight) {
   ikd.Signal(SIGTERM);
   // Health says NOT_SERVING, or the port no longer accepts connections.
   for (;;) {
-    auto health = Health::NewStub(ikd.Channel(1000));
-    HealthCheckResponse response;
-    const grpc::Status status =
-        health->Check(Context().get(), HealthCheckRequest(), &response);
+    HealthCheckResponse::ServingStatus serving;
+    const grpc::Status status = ikd.CheckHealth(1000, &serving);
     if (!status.ok()) {
       EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
           << status.error_message();
       break;
     }
-    if (response.status() == HealthCheckResponse::NOT_SERVING) break;
+    if (serving == HealthCheckResponse::NOT_SERVING) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   // A call made now is refused with UNAVAILABLE.

@@ -32,6 +32,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 
 #ifndef IKD_BINARY
 #error "IKD_BINARY must name the ikd binary"
@@ -130,6 +131,22 @@ class IkdProcess {
     arguments.SetMaxReceiveMessageSize(64 << 20);
     return grpc::CreateCustomChannel(
         address(), grpc::InsecureChannelCredentials(), arguments);
+  }
+
+  // A health check of the whole server on a new connection (`tag`, as for
+  // Channel), with a 5 s deadline; `serving` gets the answer.
+  grpc::Status CheckHealth(
+      int tag,
+      grpc::health::v1::HealthCheckResponse::ServingStatus* serving) const {
+    auto stub = grpc::health::v1::Health::NewStub(Channel(tag));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(5));
+    grpc::health::v1::HealthCheckResponse response;
+    const grpc::Status status = stub->Check(
+        &context, grpc::health::v1::HealthCheckRequest(), &response);
+    *serving = response.status();
+    return status;
   }
 
   void Signal(int signal_number) const {

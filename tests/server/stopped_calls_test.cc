@@ -6,6 +6,7 @@
 // part-way answers the characters it had not started with CANCELLED and
 // their path. The tests wait for states, never for times.
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -49,6 +50,20 @@ class StoppedCallsTest : public IkServiceTest {
     CoreTime::Reset();
   }
   void TearDown() override { CoreTime::Enable(false); }
+
+  // The test server's handlers, called directly with a scope on `pool`
+  // whose `stopped` the test decides.
+  IkHandlers Handlers() {
+    return IkHandlers(server_->registry(), server_->terrains(),
+                      ServiceLimits());
+  }
+  static CallScope ScopeOn(SolverPool& pool, std::function<bool()> stopped) {
+    CallScope scope;
+    scope.pool = &pool;
+    scope.client = "one";
+    scope.stopped = std::move(stopped);
+    return scope;
+  }
 
   struct Pending {
     grpc::ClientContext context;
@@ -146,21 +161,17 @@ TEST_F(StoppedCallsTest, CallsTheClientCancelledRunNoCoreJob) {
 // answers the characters not yet started with CANCELLED and their path, and
 // runs none of their jobs.
 TEST_F(StoppedCallsTest, ATickStoppingPartWayCancelsTheCharactersNotStarted) {
-  IkHandlers handlers(server_->registry(), server_->terrains(),
-                      ServiceLimits());
+  IkHandlers handlers = Handlers();
   SolverPool pool(1, 16);
   int asked = 0;
-  CallScope scope;
-  scope.pool = &pool;
-  scope.client = "one";
   // Asked once per character, before it runs; one worker plus the caller
   // may ask concurrently, so count under the scope's own ordering: a
   // character runs only when asked before the stop.
   absl::Mutex mutex;
-  scope.stopped = [&] {
+  CallScope scope = ScopeOn(pool, [&] {
     absl::MutexLock lock(&mutex);
     return ++asked > 5;
-  };
+  });
   v1::TickRequest request = Reaching(20);
   v1::TickResponse response;
   ASSERT_TRUE(handlers.Tick(request, response, scope).ok());
@@ -189,14 +200,10 @@ TEST_F(StoppedCallsTest, ATickStoppingPartWayCancelsTheCharactersNotStarted) {
 // stop: it asks between goals and ends with CANCELLED at the first goal not
 // solved.
 TEST_F(StoppedCallsTest, ASolveStoppingPartWaySolvesNoFurtherGoal) {
-  IkHandlers handlers(server_->registry(), server_->terrains(),
-                      ServiceLimits());
+  IkHandlers handlers = Handlers();
   SolverPool pool(1, 16);
   int asked = 0;
-  CallScope scope;
-  scope.pool = &pool;
-  scope.client = "one";
-  scope.stopped = [&] { return ++asked >= 3; };
+  const CallScope scope = ScopeOn(pool, [&] { return ++asked >= 3; });
   v1::SolveChainRequest request = LightReach();
   for (int i = 0; i < 9; ++i) *request.add_goals() = request.goals(0);
   v1::SolveChainResponse response;
