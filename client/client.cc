@@ -1,10 +1,17 @@
 #include "ik/client.h"
 
 #include <cstring>
+#include <optional>
+#include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -34,6 +41,44 @@ std::shared_ptr<grpc::Channel> MakeChannel(const ClientOptions& options) {
       options.credentials != nullptr ? options.credentials
                                      : grpc::InsecureChannelCredentials();
   return grpc::CreateCustomChannel(options.target, credentials, arguments);
+}
+
+// The string at `path` ("rig", "ground.terrains[1]", "characters[3].rig")
+// in `message`, found by reflection; empty when the path leads elsewhere.
+std::string StringAt(const google::protobuf::Message& message,
+                     absl::string_view path) {
+  const google::protobuf::Message* at = &message;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    int index = -1;
+    const size_t bracket = part.find('[');
+    if (bracket != absl::string_view::npos) {
+      if (part.back() != ']' ||
+          !absl::SimpleAtoi(part.substr(bracket + 1, part.size() - bracket - 2),
+                            &index)) {
+        return "";
+      }
+      part = part.substr(0, bracket);
+    }
+    const google::protobuf::FieldDescriptor* field =
+        at->GetDescriptor()->FindFieldByName(std::string(part));
+    if (field == nullptr || field->is_repeated() != (index >= 0)) return "";
+    const google::protobuf::Reflection* reflection = at->GetReflection();
+    if (field->is_repeated() && index >= reflection->FieldSize(*at, field)) {
+      return "";
+    }
+    if (field->type() == google::protobuf::FieldDescriptor::TYPE_STRING) {
+      return field->is_repeated()
+                 ? reflection->GetRepeatedString(*at, field, index)
+                 : reflection->GetString(*at, field);
+    }
+    if (field->type() != google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
+      return "";
+    }
+    at = field->is_repeated()
+             ? &reflection->GetRepeatedMessage(*at, field, index)
+             : &reflection->GetMessage(*at, field);
+  }
+  return "";
 }
 
 }  // namespace
@@ -112,22 +157,98 @@ absl::StatusOr<v1::DeleteRigResponse> Client::DeleteRig(
   return Call(&v1::IkService::Stub::DeleteRig, request);
 }
 
+void Client::KeepRegistered(const v1::Rig& rig) {
+  absl::MutexLock lock(&kept_mutex_);
+  kept_rigs_[rig.name()] = rig;
+}
+
+void Client::KeepRegistered(const v1::Terrain& terrain) {
+  absl::MutexLock lock(&kept_mutex_);
+  kept_terrains_[terrain.name()] = terrain;
+}
+
+bool Client::RegisterKept(const google::protobuf::Message& request,
+                          absl::string_view path) {
+  const std::string name = StringAt(request, path);
+  if (name.empty()) return false;
+  std::optional<v1::Rig> rig;
+  std::optional<v1::Terrain> terrain;
+  {
+    absl::MutexLock lock(&kept_mutex_);
+    const bool names_terrain = absl::StrContains(path, "terrains[");
+    if (!names_terrain && kept_rigs_.count(name) != 0) rig = kept_rigs_[name];
+    if (names_terrain && kept_terrains_.count(name) != 0) {
+      terrain = kept_terrains_[name];
+    }
+  }
+  if (rig.has_value()) return RegisterRig(*rig).ok();
+  if (terrain.has_value()) return RegisterTerrain(*terrain).ok();
+  return false;
+}
+
+template <typename Request, typename Response>
+absl::StatusOr<Response> Client::CallKeepingRegistered(
+    grpc::Status (v1::IkService::Stub::*method)(grpc::ClientContext*,
+                                                const Request&, Response*),
+    const Request& request) {
+  absl::StatusOr<Response> answer = Call(method, request);
+  // Each retry follows the registration of a different missing name (a
+  // rig, then a terrain, ...), a few at most.
+  std::set<std::string> registered;
+  while (answer.status().code() == absl::StatusCode::kNotFound &&
+         registered.size() < 4) {
+    const std::vector<FieldViolation> violations =
+        FieldViolations(answer.status());
+    if (violations.empty() || !registered.insert(violations[0].field).second ||
+        !RegisterKept(request, violations[0].field)) {
+      return answer;
+    }
+    answer = Call(method, request);
+  }
+  return answer;
+}
+
 absl::StatusOr<v1::SolveChainResponse> Client::SolveChain(
     const v1::SolveChainRequest& request) {
-  return Call(&v1::IkService::Stub::SolveChain, request);
+  return CallKeepingRegistered(&v1::IkService::Stub::SolveChain, request);
 }
 
 absl::StatusOr<v1::StepDynamicsResponse> Client::StepDynamics(
     const v1::StepDynamicsRequest& request) {
-  return Call(&v1::IkService::Stub::StepDynamics, request);
+  return CallKeepingRegistered(&v1::IkService::Stub::StepDynamics, request);
 }
 
 absl::StatusOr<v1::GroundFeetResponse> Client::GroundFeet(
     const v1::GroundFeetRequest& request) {
-  return Call(&v1::IkService::Stub::GroundFeet, request);
+  return CallKeepingRegistered(&v1::IkService::Stub::GroundFeet, request);
 }
 
 absl::StatusOr<v1::TickResponse> Client::Tick(const v1::TickRequest& request) {
+  absl::StatusOr<v1::TickResponse> answer =
+      CallKeepingRegistered(&v1::IkService::Stub::Tick, request);
+  if (!answer.ok()) return answer;
+  // A character's rig or terrain missing: register what is kept (each name
+  // once), then send the tick again (it is stateless) once.
+  std::set<std::string> tried;
+  bool registered = false;
+  for (const v1::TickCharacterResult& character : answer->characters()) {
+    for (const v1::JobStatus* status :
+         {&character.status(), &character.ground_status(),
+          &character.goals_status(), &character.dynamics_status(),
+          &character.check_status()}) {
+      if (status->code() != static_cast<int>(absl::StatusCode::kNotFound)) {
+        continue;
+      }
+      const std::string named = absl::StrCat(
+          absl::StrContains(status->field(), "terrains[") ? "terrain " : "rig ",
+          StringAt(request, status->field()));
+      if (tried.insert(named).second &&
+          RegisterKept(request, status->field())) {
+        registered = true;
+      }
+    }
+  }
+  if (!registered) return answer;
   return Call(&v1::IkService::Stub::Tick, request);
 }
 

@@ -298,5 +298,58 @@ TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// A replica that does not have the rigs and terrains a client uses (it
+// restarted without a state directory, or never saw them): the client
+// registers what it was asked to keep registered and retries (once per
+// missing name: here the rig, then the terrain).
+TEST_F(ClientTest, KeptRigsAndTerrainsAreRegisteredOnNotFound) {
+  absl::StatusOr<v1::Rig> humanoid =
+      ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
+  ASSERT_TRUE(humanoid.ok()) << humanoid.status();
+  humanoid->set_name("kept_humanoid");
+  v1::Terrain floor;
+  floor.set_name("kept_floor");
+  *floor.mutable_mesh() = testing::GridMesh(4, 4, 1.0, -2.0, -2.0, 0.2, 0.0);
+
+  v1::SolveChainRequest solve;
+  solve.set_rig("kept_humanoid");
+  v1::ChainGoal* goal = solve.add_goals();
+  goal->set_chain("left_arm");
+  *goal->mutable_target() = Vec(0.45, 1.2, 0.15);
+  v1::GroundFeetRequest ground;
+  ground.set_rig("kept_humanoid");
+  ground.mutable_ground()->add_terrains("kept_floor");
+  v1::TickRequest tick;
+  for (int k = 0; k < 3; ++k) {
+    v1::TickCharacter* character = tick.add_characters();
+    character->set_rig("kept_humanoid");
+    *character->add_goals() = *goal;
+  }
+
+  // Not kept: NOT_FOUND as ever.
+  EXPECT_EQ(client_->SolveChain(solve).status().code(),
+            absl::StatusCode::kNotFound);
+  client_->KeepRegistered(*humanoid);
+  client_->KeepRegistered(floor);
+  absl::StatusOr<v1::SolveChainResponse> solved = client_->SolveChain(solve);
+  ASSERT_TRUE(solved.ok()) << solved.status();
+  EXPECT_TRUE(solved->results(0).reached());
+
+  // The terrain (and, after a delete, the rig again) on GroundFeet.
+  ASSERT_TRUE(client_->DeleteRig("kept_humanoid").ok());
+  absl::StatusOr<v1::GroundFeetResponse> grounded = client_->GroundFeet(ground);
+  ASSERT_TRUE(grounded.ok()) << grounded.status();
+  EXPECT_EQ(grounded->feet_size(), 2);
+
+  // A tick whose characters' rig is gone: registered once, tick sent again.
+  ASSERT_TRUE(client_->DeleteRig("kept_humanoid").ok());
+  absl::StatusOr<v1::TickResponse> ticked = client_->Tick(tick);
+  ASSERT_TRUE(ticked.ok()) << ticked.status();
+  for (const v1::TickCharacterResult& character : ticked->characters()) {
+    EXPECT_EQ(character.status().code(), 0) << character.status().message();
+    EXPECT_EQ(character.goals_size(), 1);
+  }
+}
+
 }  // namespace
 }  // namespace ik

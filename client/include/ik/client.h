@@ -22,14 +22,17 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ik/v1/ik.grpc.pb.h"
 #include "ik/v1/ik.pb.h"
@@ -99,9 +102,32 @@ class Client {
   // reached or does not know the service.
   absl::StatusOr<bool> CheckHealth(absl::string_view service = "");
 
+  // Registration on demand, for replicas that do not share their rigs: a
+  // rig or terrain given here is registered again (without replace), and
+  // the call retried (once per missing name), when a SolveChain, GroundFeet,
+  // StepDynamics or Tick is answered NOT_FOUND for it -- the call, or for a
+  // tick one of its characters (a replica that restarted without --state_dir,
+  // or one a load balancer picked that never saw it). Names and content are the
+  // caller's; the last definition given for a name is used.
+  void KeepRegistered(const v1::Rig& rig);
+  void KeepRegistered(const v1::Terrain& terrain);
+
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
  private:
+  // Registers the kept rig or terrain that `request`'s field `path` names
+  // (a path a NOT_FOUND named); true when one was registered (or found
+  // already there).
+  bool RegisterKept(const google::protobuf::Message& request,
+                    absl::string_view path);
+  // A solving call, retried after RegisterKept when it is NOT_FOUND for a
+  // kept rig or terrain (once per name).
+  template <typename Request, typename Response>
+  absl::StatusOr<Response> CallKeepingRegistered(
+      grpc::Status (v1::IkService::Stub::*method)(grpc::ClientContext*,
+                                                  const Request&, Response*),
+      const Request& request);
+
   // One unary call of `method` with a fresh context whose deadline is now +
   // deadline_.
   template <typename Request, typename Response>
@@ -113,6 +139,10 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::IkService::Stub> stub_;
   absl::Duration deadline_;
+  absl::Mutex kept_mutex_;
+  std::map<std::string, v1::Rig> kept_rigs_ ABSL_GUARDED_BY(kept_mutex_);
+  std::map<std::string, v1::Terrain> kept_terrains_
+      ABSL_GUARDED_BY(kept_mutex_);
 };
 
 // grpc::Status -> absl::Status; the codes share their numbering. The status
