@@ -272,10 +272,12 @@ int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
   // A tick's request and answer are megabytes: keep such buffers in the heap
   // for reuse instead of mapping fresh zeroed pages for every call (glibc
-  // maps blocks above M_MMAP_THRESHOLD and gives freed top memory back above
-  // M_TRIM_THRESHOLD).
+  // maps blocks above M_MMAP_THRESHOLD). Free memory at the top of a heap
+  // beyond M_TRIM_THRESHOLD goes back at once -- the only way it goes back
+  // from the per-thread heaps, which malloc_trim (MemoryReclaimer) does not
+  // shrink -- so a burst of large requests does not stay resident.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 16 << 20);
 
   // Block the stop signals in every thread (gRPC's threads inherit the mask)
   // and take them synchronously below.
