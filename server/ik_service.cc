@@ -42,13 +42,6 @@ absl::Status Busy() {
       "later");
 }
 
-grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
-                                     const absl::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
-}
-
 // One TickStream: read a tick, run it on the pool, write its answer, read
 // the next. At most one operation is outstanding, so Finish (after the
 // client's half-close or a failed write) never races a tick in flight.
@@ -60,7 +53,7 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
 // (gRPC's server_callback_handlers.h: their tags are not inlineable), so
 // they are called under the reactor's mutex.
 class TickStreamReactor final
-    : public grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>,
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
       public TickStreams::Stream {
  public:
   TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
@@ -87,6 +80,12 @@ class TickStreamReactor final
       return;
     }
     reading_ = false;
+    // A message that is not a TickRequest is answered like a failed tick.
+    if (absl::Status parsed = ParseRequest(request_bytes_, request_);
+        !parsed.ok()) {
+      Answer(parsed);
+      return;
+    }
     const bool posted = scope_.pool->Post(scope_.client, [this] {
       Answer(handlers_.Tick(*request_, *response_, scope_));
     });
@@ -142,7 +141,8 @@ class TickStreamReactor final
     response_ =
         google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena_);
     reading_ = true;
-    StartRead(request_);
+    request_bytes_.Clear();
+    StartRead(&request_bytes_);
   }
 
   // Writes the tick's answer, or only `status` when the tick failed as a
@@ -153,7 +153,14 @@ class TickStreamReactor final
       response_->set_sequence(request_->sequence());
       StatusToProto(status, *response_->mutable_status());
     }
-    StartWrite(response_);
+    response_bytes_.Clear();
+    if (!SerializeAnswer(*response_, &response_bytes_).ok()) {
+      response_->Clear();
+      StatusToProto(absl::InternalError("the answer could not be serialised"),
+                    *response_->mutable_status());
+      SerializeAnswer(*response_, &response_bytes_).IgnoreError();
+    }
+    StartWrite(&response_bytes_);
   }
 
   IkHandlers& handlers_;
@@ -162,6 +169,8 @@ class TickStreamReactor final
   google::protobuf::Arena arena_;
   v1::TickRequest* request_ = nullptr;
   v1::TickResponse* response_ = nullptr;
+  grpc::ByteBuffer request_bytes_;
+  grpc::ByteBuffer response_bytes_;
   absl::Mutex mutex_;
   bool reading_ ABSL_GUARDED_BY(mutex_) = false;
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
@@ -190,32 +199,47 @@ void TickStreams::Drain() {
   for (Stream* stream : streams_) stream->Drain();
 }
 
-template <typename Handler>
-grpc::ServerUnaryReactor* IkService::Inline(
-    grpc::CallbackServerContext* context, Handler handler) {
-  if (!gate_.Enter()) return FinishWith(context, CallGate::ShuttingDown());
-  grpc::ServerUnaryReactor* reactor = FinishWith(context, handler());
+template <typename Request, typename Response, typename Handler>
+grpc::ServerUnaryReactor* IkService::Inline(const grpc::ByteBuffer* request,
+                                            grpc::ByteBuffer* response,
+                                            Handler handler) {
+  auto* call = new UnaryCall<Request, Response>(response);
+  if (!gate_.Enter()) {
+    call->Answer(CallGate::ShuttingDown());
+    return call;
+  }
+  if (call->Parse(request)) {
+    call->Answer(handler(call->request(), call->response()));
+  }
   gate_.Leave();
-  return reactor;
+  return call;
 }
 
-template <typename Handler>
+template <typename Request, typename Response, typename Handler>
 grpc::ServerUnaryReactor* IkService::OnPool(
-    grpc::CallbackServerContext* context, Handler handler) {
-  if (!gate_.Enter()) return FinishWith(context, CallGate::ShuttingDown());
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Handler handler) {
+  auto* call = new UnaryCall<Request, Response>(response);
+  if (!gate_.Enter()) {
+    call->Answer(CallGate::ShuttingDown());
+    return call;
+  }
+  if (!call->Parse(request)) {
+    gate_.Leave();
+    return call;
+  }
   const bool posted = pool_.Post(
-      context->peer(),
-      [this, context, reactor, handler = std::move(handler)]() mutable {
+      context->peer(), [this, context, call, handler = std::move(handler)] {
         absl::Status stopped = Stopped(*context);
-        reactor->Finish(ToGrpcStatus(stopped.ok() ? handler() : stopped));
+        call->Answer(stopped.ok() ? handler(call->request(), call->response())
+                                  : stopped);
         gate_.Leave();
       });
   if (!posted) {
-    reactor->Finish(ToGrpcStatus(Busy()));
+    call->Answer(Busy());
     gate_.Leave();
   }
-  return reactor;
+  return call;
 }
 
 void IkService::Drain() {
@@ -226,12 +250,7 @@ void IkService::Drain() {
 IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
                      const ServiceLimits& limits, SolverPool& pool,
                      const StateStore* store)
-    : handlers_(rigs, terrains, limits, store), pool_(pool), streams_(gate_) {
-  SetMessageAllocatorFor_SolveChain(&solve_chain_allocator_);
-  SetMessageAllocatorFor_GroundFeet(&ground_feet_allocator_);
-  SetMessageAllocatorFor_StepDynamics(&step_dynamics_allocator_);
-  SetMessageAllocatorFor_Tick(&tick_allocator_);
-}
+    : handlers_(rigs, terrains, limits, store), pool_(pool), streams_(gate_) {}
 
 namespace {
 
@@ -273,99 +292,120 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterRig(
-    grpc::CallbackServerContext* context, const v1::RegisterRigRequest* request,
-    v1::RegisterRigResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.RegisterRig(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::RegisterRigRequest, v1::RegisterRigResponse>(
+      request, response,
+      [this](const v1::RegisterRigRequest& in, v1::RegisterRigResponse& out) {
+        return handlers_.RegisterRig(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::GetRig(
-    grpc::CallbackServerContext* context, const v1::GetRigRequest* request,
-    v1::GetRigResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.GetRig(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::GetRigRequest, v1::GetRigResponse>(
+      request, response,
+      [this](const v1::GetRigRequest& in, v1::GetRigResponse& out) {
+        return handlers_.GetRig(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::ListRigs(
-    grpc::CallbackServerContext* context, const v1::ListRigsRequest* request,
-    v1::ListRigsResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.ListRigs(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::ListRigsRequest, v1::ListRigsResponse>(
+      request, response,
+      [this](const v1::ListRigsRequest& in, v1::ListRigsResponse& out) {
+        return handlers_.ListRigs(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteRig(
-    grpc::CallbackServerContext* context, const v1::DeleteRigRequest* request,
-    v1::DeleteRigResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.DeleteRig(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::DeleteRigRequest, v1::DeleteRigResponse>(
+      request, response,
+      [this](const v1::DeleteRigRequest& in, v1::DeleteRigResponse& out) {
+        return handlers_.DeleteRig(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::SolveChain(
-    grpc::CallbackServerContext* context, const v1::SolveChainRequest* request,
-    v1::SolveChainResponse* response) {
-  return OnPool(context, [this, context, request, response] {
-    const CallScope scope = ScopeOf(context, pool_);
-    return handlers_.SolveChain(*request, *response, &scope);
-  });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return OnPool<v1::SolveChainRequest, v1::SolveChainResponse>(
+      context, request, response,
+      [this, context](const v1::SolveChainRequest& in,
+                      v1::SolveChainResponse& out) {
+        const CallScope scope = ScopeOf(context, pool_);
+        return handlers_.SolveChain(in, out, &scope);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::StepDynamics(
-    grpc::CallbackServerContext* context,
-    const v1::StepDynamicsRequest* request,
-    v1::StepDynamicsResponse* response) {
-  return OnPool(context, [this, request, response] {
-    return handlers_.StepDynamics(*request, *response);
-  });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return OnPool<v1::StepDynamicsRequest, v1::StepDynamicsResponse>(
+      context, request, response,
+      [this](const v1::StepDynamicsRequest& in, v1::StepDynamicsResponse& out) {
+        return handlers_.StepDynamics(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::GroundFeet(
-    grpc::CallbackServerContext* context, const v1::GroundFeetRequest* request,
-    v1::GroundFeetResponse* response) {
-  return OnPool(context, [this, request, response] {
-    return handlers_.GroundFeet(*request, *response);
-  });
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return OnPool<v1::GroundFeetRequest, v1::GroundFeetResponse>(
+      context, request, response,
+      [this](const v1::GroundFeetRequest& in, v1::GroundFeetResponse& out) {
+        return handlers_.GroundFeet(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterTerrain(
-    grpc::CallbackServerContext* context,
-    const v1::RegisterTerrainRequest* request,
-    v1::RegisterTerrainResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.RegisterTerrain(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::RegisterTerrainRequest, v1::RegisterTerrainResponse>(
+      request, response,
+      [this](const v1::RegisterTerrainRequest& in,
+             v1::RegisterTerrainResponse& out) {
+        return handlers_.RegisterTerrain(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::ListTerrains(
-    grpc::CallbackServerContext* context,
-    const v1::ListTerrainsRequest* request,
-    v1::ListTerrainsResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.ListTerrains(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::ListTerrainsRequest, v1::ListTerrainsResponse>(
+      request, response,
+      [this](const v1::ListTerrainsRequest& in, v1::ListTerrainsResponse& out) {
+        return handlers_.ListTerrains(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteTerrain(
-    grpc::CallbackServerContext* context,
-    const v1::DeleteTerrainRequest* request,
-    v1::DeleteTerrainResponse* response) {
-  return Inline(context, [this, request, response] {
-    return handlers_.DeleteTerrain(*request, *response);
-  });
+    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline<v1::DeleteTerrainRequest, v1::DeleteTerrainResponse>(
+      request, response,
+      [this](const v1::DeleteTerrainRequest& in,
+             v1::DeleteTerrainResponse& out) {
+        return handlers_.DeleteTerrain(in, out);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
-                                          const v1::TickRequest* request,
-                                          v1::TickResponse* response) {
-  return OnPool(context, [this, context, request, response] {
-    return handlers_.Tick(*request, *response, ScopeOf(context, pool_));
-  });
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) {
+  return OnPool<v1::TickRequest, v1::TickResponse>(
+      context, request, response,
+      [this, context](const v1::TickRequest& in, v1::TickResponse& out) {
+        return handlers_.Tick(in, out, ScopeOf(context, pool_));
+      });
 }
 
-grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>*
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 IkService::TickStream(grpc::CallbackServerContext* context) {
   return new TickStreamReactor(context, handlers_, pool_, streams_);
 }

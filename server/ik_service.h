@@ -1,8 +1,10 @@
-// IkService on gRPC's callback API. The registry methods run their handler
-// inline on the callback thread (short, never blocking); the solving methods
-// (SolveChain, GroundFeet, StepDynamics, Tick) post theirs to the solver
-// pool, which finishes the default reactor with the handler's status, so
-// gRPC's threads (and the health service on them) stay free.
+// IkService on gRPC's callback API, each method taking its request as bytes
+// and parsing it itself (raw_call.h). The registry methods run their
+// handler inline on the callback thread (short, never blocking); the
+// solving methods (SolveChain, GroundFeet, StepDynamics, Tick, TickStream)
+// post theirs to the solver pool, which finishes the call with the
+// handler's status, so gRPC's threads (and the health service on them) stay
+// free.
 #ifndef IK_SERVER_IK_SERVICE_H_
 #define IK_SERVER_IK_SERVICE_H_
 
@@ -12,20 +14,12 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "ik/v1/ik.grpc.pb.h"
-#include "server/arena_allocator.h"
 #include "server/call_gate.h"
 #include "server/handlers.h"
+#include "server/raw_call.h"
 #include "server/solver_pool.h"
 
 namespace ik::server {
-
-// absl::Status -> grpc::Status; the codes share their numbering. A status
-// that names its field (ik/base/field_error.h) also carries, in the status
-// details (gRPC's richer error model, the `grpc-status-details-bin` trailer), a
-// google.rpc.Status with the same code and message whose details hold one
-// google.rpc.BadRequest with a field violation {field: the path,
-// description: the message without the path}.
-grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // The open TickStreams, each counted in the call gate while open; on a
 // drain each answers the tick it has, then ends. Thread-safe.
@@ -54,7 +48,24 @@ class TickStreams {
   absl::flat_hash_set<Stream*> streams_ ABSL_GUARDED_BY(mutex_);
 };
 
-class IkService final : public v1::IkService::CallbackService {
+// Every method of ik.v1.IkService on raw bytes (raw_call.h says why).
+using RawIkService = v1::IkService::WithRawCallbackMethod_RegisterRig<
+    v1::IkService::WithRawCallbackMethod_GetRig<
+        v1::IkService::WithRawCallbackMethod_ListRigs<
+            v1::IkService::WithRawCallbackMethod_DeleteRig<
+                v1::IkService::WithRawCallbackMethod_SolveChain<
+                    v1::IkService::WithRawCallbackMethod_StepDynamics<
+                        v1::IkService::WithRawCallbackMethod_GroundFeet<
+                            v1::IkService::WithRawCallbackMethod_RegisterTerrain<
+                                v1::IkService::WithRawCallbackMethod_ListTerrains<
+                                    v1::IkService::WithRawCallbackMethod_DeleteTerrain<
+                                        v1::IkService::WithRawCallbackMethod_Tick<
+                                            v1::IkService::
+                                                WithRawCallbackMethod_TickStream<
+                                                    v1::IkService::
+                                                        Service>>>>>>>>>>>>;
+
+class IkService final : public RawIkService {
  public:
   // The registries, the pool and the state store (null: registrations are
   // not kept) must outlive the service.
@@ -62,47 +73,40 @@ class IkService final : public v1::IkService::CallbackService {
             const ServiceLimits& limits, SolverPool& pool,
             const StateStore* store = nullptr);
 
-  grpc::ServerUnaryReactor* RegisterRig(
-      grpc::CallbackServerContext* context,
-      const v1::RegisterRigRequest* request,
-      v1::RegisterRigResponse* response) override;
+  grpc::ServerUnaryReactor* RegisterRig(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* GetRig(grpc::CallbackServerContext* context,
-                                   const v1::GetRigRequest* request,
-                                   v1::GetRigResponse* response) override;
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* ListRigs(grpc::CallbackServerContext* context,
-                                     const v1::ListRigsRequest* request,
-                                     v1::ListRigsResponse* response) override;
+                                     const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* DeleteRig(grpc::CallbackServerContext* context,
-                                      const v1::DeleteRigRequest* request,
-                                      v1::DeleteRigResponse* response) override;
-  grpc::ServerUnaryReactor* SolveChain(
-      grpc::CallbackServerContext* context,
-      const v1::SolveChainRequest* request,
-      v1::SolveChainResponse* response) override;
-  grpc::ServerUnaryReactor* StepDynamics(
-      grpc::CallbackServerContext* context,
-      const v1::StepDynamicsRequest* request,
-      v1::StepDynamicsResponse* response) override;
-  grpc::ServerUnaryReactor* GroundFeet(
-      grpc::CallbackServerContext* context,
-      const v1::GroundFeetRequest* request,
-      v1::GroundFeetResponse* response) override;
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* SolveChain(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* StepDynamics(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* GroundFeet(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* RegisterTerrain(
-      grpc::CallbackServerContext* context,
-      const v1::RegisterTerrainRequest* request,
-      v1::RegisterTerrainResponse* response) override;
-  grpc::ServerUnaryReactor* ListTerrains(
-      grpc::CallbackServerContext* context,
-      const v1::ListTerrainsRequest* request,
-      v1::ListTerrainsResponse* response) override;
-  grpc::ServerUnaryReactor* DeleteTerrain(
-      grpc::CallbackServerContext* context,
-      const v1::DeleteTerrainRequest* request,
-      v1::DeleteTerrainResponse* response) override;
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* ListTerrains(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* DeleteTerrain(grpc::CallbackServerContext* context,
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override;
   grpc::ServerUnaryReactor* Tick(grpc::CallbackServerContext* context,
-                                 const v1::TickRequest* request,
-                                 v1::TickResponse* response) override;
-  grpc::ServerBidiReactor<v1::TickRequest, v1::TickResponse>* TickStream(
+                                 const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* TickStream(
       grpc::CallbackServerContext* context) override;
 
   // Starts the drain: every call from now on is answered UNAVAILABLE; open
@@ -114,29 +118,23 @@ class IkService final : public v1::IkService::CallbackService {
   bool WaitIdle(absl::Time deadline) { return gate_.WaitIdle(deadline); }
 
  private:
-  // Runs `handler` here, on gRPC's thread, and finishes the call with its
-  // status (the registry methods: short, never blocking).
-  template <typename Handler>
-  grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
-                                   Handler handler);
-  // Runs `handler` on the pool and finishes the call with its status.
-  template <typename Handler>
+  // Parses the request, runs handler(request, response) here, on gRPC's
+  // thread, and finishes the call with its status (the registry methods:
+  // short, never blocking).
+  template <typename Request, typename Response, typename Handler>
+  grpc::ServerUnaryReactor* Inline(const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response, Handler handler);
+  // The same with the handler run on the pool.
+  template <typename Request, typename Response, typename Handler>
   grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
-                                   Handler handler);
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response, Handler handler);
 
   IkHandlers handlers_;
   SolverPool& pool_;
   // Every call enters here; the drain closes it.
   CallGate gate_;
   TickStreams streams_;
-  // The solving methods' requests and answers live on a per-call arena.
-  ArenaMessageAllocator<v1::SolveChainRequest, v1::SolveChainResponse>
-      solve_chain_allocator_;
-  ArenaMessageAllocator<v1::GroundFeetRequest, v1::GroundFeetResponse>
-      ground_feet_allocator_;
-  ArenaMessageAllocator<v1::StepDynamicsRequest, v1::StepDynamicsResponse>
-      step_dynamics_allocator_;
-  ArenaMessageAllocator<v1::TickRequest, v1::TickResponse> tick_allocator_;
 };
 
 }  // namespace ik::server

@@ -1,0 +1,145 @@
+// Bytes that are not the request, over a real channel: a unary call is
+// answered INVALID_ARGUMENT naming the type it should have been (gRPC's
+// callback API alone answers UNIMPLEMENTED with no message), and on a
+// TickStream such a message is answered like a failed tick -- with its
+// status -- while the stream goes on to the next tick.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/server/pool_fixture.h"
+#include "tests/server/service_fixture.h"
+
+namespace ik::server {
+namespace {
+
+using ::ik::testing::LightReach;
+using ::testing::HasSubstr;
+
+// An invalid tag and an unfinished varint: no protobuf message parses it.
+const std::string kNotAMessage("\xff\xff\xff\xff\xff", 5);
+
+grpc::ByteBuffer Bytes(const std::string& bytes) {
+  grpc::Slice slice(bytes);
+  return grpc::ByteBuffer(&slice, 1);
+}
+
+grpc::ByteBuffer Bytes(const google::protobuf::Message& message) {
+  return Bytes(message.SerializeAsString());
+}
+
+// The example rigs on a server of its own.
+class RawBytesTest : public IkServiceTest {
+ protected:
+  void SetUp() override { StartServer(::ik::testing::OneWorkerServer()); }
+};
+
+TEST_F(RawBytesTest, UndecodableRequestsAreInvalidArgument) {
+  grpc::GenericStub stub(channel_);
+  for (const char* method : {"SolveChain", "GroundFeet", "StepDynamics", "Tick",
+                             "RegisterRig", "GetRig", "DeleteTerrain"}) {
+    grpc::ClientContext context;
+    const grpc::ByteBuffer request = Bytes(kNotAMessage);
+    grpc::ByteBuffer response;
+    grpc::Status status;
+    absl::Notification done;
+    stub.UnaryCall(&context, std::string("/ik.v1.IkService/") + method, {},
+                   &request, &response, [&](grpc::Status s) {
+                     status = std::move(s);
+                     done.Notify();
+                   });
+    done.WaitForNotification();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+        << method;
+    EXPECT_THAT(status.error_message(),
+                HasSubstr(std::string("bytes do not parse as ik.v1.") + method +
+                          "Request"));
+  }
+}
+
+// A TickStream client on bytes: writes each message, then reads an answer.
+class RawTickStream
+    : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  RawTickStream(grpc::GenericStub& stub, std::vector<grpc::ByteBuffer> ticks)
+      : ticks_(std::move(ticks)) {
+    stub.PrepareBidiStreamingCall(&context_, "/ik.v1.IkService/TickStream", {},
+                                  this);
+    StartCall();
+    Next();
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (ok) StartRead(&answer_);
+  }
+  void OnReadDone(bool ok) override {
+    if (!ok) return;
+    v1::TickResponse response;
+    std::vector<grpc::Slice> slices;
+    answer_.Dump(&slices);
+    std::string bytes;
+    for (const grpc::Slice& slice : slices) {
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    response.ParseFromString(bytes);
+    answers_.push_back(response);
+    Next();
+  }
+  void OnDone(const grpc::Status& status) override {
+    status_ = status;
+    done_.Notify();
+  }
+
+  const std::vector<v1::TickResponse>& Wait() {
+    done_.WaitForNotification();
+    return answers_;
+  }
+  const grpc::Status& status() const { return status_; }
+
+ private:
+  void Next() {
+    if (sent_ < ticks_.size()) {
+      StartWrite(&ticks_[sent_++]);
+    } else {
+      StartWritesDone();
+    }
+  }
+
+  grpc::ClientContext context_;
+  std::vector<grpc::ByteBuffer> ticks_;
+  size_t sent_ = 0;
+  grpc::ByteBuffer answer_;
+  std::vector<v1::TickResponse> answers_;
+  grpc::Status status_;
+  absl::Notification done_;
+};
+
+TEST_F(RawBytesTest, AnUndecodableTickIsAnsweredAndTheStreamGoesOn) {
+  v1::TickRequest tick;
+  tick.set_sequence(2);
+  v1::TickCharacter* character = tick.add_characters();
+  character->set_rig("humanoid");
+  *character->add_goals() = LightReach().goals(0);
+  grpc::GenericStub stub(channel_);
+  RawTickStream stream(stub, {Bytes(kNotAMessage), Bytes(tick)});
+  const std::vector<v1::TickResponse>& answers = stream.Wait();
+  EXPECT_TRUE(stream.status().ok()) << stream.status().error_message();
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].status().code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(answers[0].status().message(),
+              HasSubstr("bytes do not parse as ik.v1.TickRequest"));
+  EXPECT_EQ(answers[1].sequence(), 2u);
+  EXPECT_EQ(answers[1].status().code(), 0);
+  ASSERT_EQ(answers[1].characters_size(), 1);
+  EXPECT_EQ(answers[1].characters(0).goals_size(), 1)
+      << answers[1].characters(0).status().message();
+}
+
+}  // namespace
+}  // namespace ik::server
