@@ -242,6 +242,27 @@ grpc::ServerUnaryReactor* IkService::OnPool(
   return call;
 }
 
+template <typename Request, typename Response>
+grpc::ServerUnaryReactor* IkService::Inline(const grpc::ByteBuffer* request,
+                                            grpc::ByteBuffer* response,
+                                            Method<Request, Response> method) {
+  return Inline<Request, Response>(
+      request, response, [this, method](const Request& in, Response& out) {
+        return (handlers_.*method)(in, out);
+      });
+}
+
+template <typename Request, typename Response>
+grpc::ServerUnaryReactor* IkService::OnPool(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Method<Request, Response> method) {
+  return OnPool<Request, Response>(
+      context, request, response,
+      [this, method](const Request& in, Response& out) {
+        return (handlers_.*method)(in, out);
+      });
+}
+
 void IkService::Drain() {
   gate_.Close();
   streams_.Drain();
@@ -294,41 +315,25 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 grpc::ServerUnaryReactor* IkService::RegisterRig(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::RegisterRigRequest, v1::RegisterRigResponse>(
-      request, response,
-      [this](const v1::RegisterRigRequest& in, v1::RegisterRigResponse& out) {
-        return handlers_.RegisterRig(in, out);
-      });
+  return Inline(request, response, &IkHandlers::RegisterRig);
 }
 
 grpc::ServerUnaryReactor* IkService::GetRig(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::GetRigRequest, v1::GetRigResponse>(
-      request, response,
-      [this](const v1::GetRigRequest& in, v1::GetRigResponse& out) {
-        return handlers_.GetRig(in, out);
-      });
+  return Inline(request, response, &IkHandlers::GetRig);
 }
 
 grpc::ServerUnaryReactor* IkService::ListRigs(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::ListRigsRequest, v1::ListRigsResponse>(
-      request, response,
-      [this](const v1::ListRigsRequest& in, v1::ListRigsResponse& out) {
-        return handlers_.ListRigs(in, out);
-      });
+  return Inline(request, response, &IkHandlers::ListRigs);
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteRig(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::DeleteRigRequest, v1::DeleteRigResponse>(
-      request, response,
-      [this](const v1::DeleteRigRequest& in, v1::DeleteRigResponse& out) {
-        return handlers_.DeleteRig(in, out);
-      });
+  return Inline(request, response, &IkHandlers::DeleteRig);
 }
 
 grpc::ServerUnaryReactor* IkService::SolveChain(
@@ -346,53 +351,31 @@ grpc::ServerUnaryReactor* IkService::SolveChain(
 grpc::ServerUnaryReactor* IkService::StepDynamics(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return OnPool<v1::StepDynamicsRequest, v1::StepDynamicsResponse>(
-      context, request, response,
-      [this](const v1::StepDynamicsRequest& in, v1::StepDynamicsResponse& out) {
-        return handlers_.StepDynamics(in, out);
-      });
+  return OnPool(context, request, response, &IkHandlers::StepDynamics);
 }
 
 grpc::ServerUnaryReactor* IkService::GroundFeet(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return OnPool<v1::GroundFeetRequest, v1::GroundFeetResponse>(
-      context, request, response,
-      [this](const v1::GroundFeetRequest& in, v1::GroundFeetResponse& out) {
-        return handlers_.GroundFeet(in, out);
-      });
+  return OnPool(context, request, response, &IkHandlers::GroundFeet);
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterTerrain(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::RegisterTerrainRequest, v1::RegisterTerrainResponse>(
-      request, response,
-      [this](const v1::RegisterTerrainRequest& in,
-             v1::RegisterTerrainResponse& out) {
-        return handlers_.RegisterTerrain(in, out);
-      });
+  return Inline(request, response, &IkHandlers::RegisterTerrain);
 }
 
 grpc::ServerUnaryReactor* IkService::ListTerrains(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::ListTerrainsRequest, v1::ListTerrainsResponse>(
-      request, response,
-      [this](const v1::ListTerrainsRequest& in, v1::ListTerrainsResponse& out) {
-        return handlers_.ListTerrains(in, out);
-      });
+  return Inline(request, response, &IkHandlers::ListTerrains);
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteTerrain(
     grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline<v1::DeleteTerrainRequest, v1::DeleteTerrainResponse>(
-      request, response,
-      [this](const v1::DeleteTerrainRequest& in,
-             v1::DeleteTerrainResponse& out) {
-        return handlers_.DeleteTerrain(in, out);
-      });
+  return Inline(request, response, &IkHandlers::DeleteTerrain);
 }
 
 grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,

@@ -129,6 +129,18 @@ class IkService final : public RawIkService {
   grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
+  // Both for a handler that is just an IkHandlers method.
+  template <typename Request, typename Response>
+  using Method = absl::Status (IkHandlers::*)(const Request&, Response&);
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* Inline(const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response,
+                                   Method<Request, Response> method);
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response,
+                                   Method<Request, Response> method);
 
   IkHandlers handlers_;
   SolverPool& pool_;
