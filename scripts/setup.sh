@@ -16,6 +16,8 @@ packages=(
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
              uidmap slirp4netns runc clang)
+  # The failover test's load balancer (tests/e2e/failover_test.cc).
+  packages+=(nginx)
 fi
 
 missing=()
@@ -29,5 +31,14 @@ echo "setup: installing ${missing[*]}" >&2
 sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+# Packages such as nginx start a system service when installed (nginx on
+# port 80, and the install fails if that port is taken); the tests start
+# their own and need none. Where no policy-rc.d says otherwise (containers
+# usually have one), service starts are refused during this install.
+if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+  $sudo chmod 755 /usr/sbin/policy-rc.d
+  trap '$sudo rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $sudo apt-get update -qq >/dev/null
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
