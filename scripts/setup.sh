@@ -16,8 +16,9 @@ packages=(
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
              uidmap slirp4netns runc clang)
-  # The failover test's load balancer (tests/e2e/failover_test.cc).
-  packages+=(nginx)
+  # The failover test's load balancer (tests/e2e/failover_test.cc) and the
+  # Kubernetes manifests' check (tests/e2e/deploy_manifests_test.py).
+  packages+=(nginx python3-yaml)
 fi
 
 missing=()
