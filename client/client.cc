@@ -1,8 +1,10 @@
 #include "ik/client.h"
 
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,13 +112,46 @@ std::vector<FieldViolation> FieldViolations(const absl::Status& status) {
   return violations;
 }
 
-Client::Client(const ClientOptions& options)
-    : Client(MakeChannel(options), options.deadline) {}
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(
+    const TlsFiles& files) {
+  if (files.cert_file.empty() != files.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "a client certificate needs both its file and its key's");
+  }
+  grpc::SslCredentialsOptions options;
+  const std::pair<const std::string*, std::string*> reads[] = {
+      {&files.ca_file, &options.pem_root_certs},
+      {&files.cert_file, &options.pem_cert_chain},
+      {&files.key_file, &options.pem_private_key}};
+  for (const auto& [path, pem] : reads) {
+    if (path->empty()) continue;
+    std::ifstream file(*path, std::ios::binary);
+    std::stringstream contents;
+    contents << file.rdbuf();
+    if (!file || contents.str().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(*path, ": cannot be read (or is empty)"));
+    }
+    *pem = contents.str();
+  }
+  return grpc::SslCredentials(options);
+}
 
-Client::Client(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline)
+Client::Client(const ClientOptions& options)
+    : Client(MakeChannel(options), options.deadline, options.token) {}
+
+Client::Client(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline,
+               std::string token)
     : channel_(std::move(channel)),
       stub_(v1::IkService::NewStub(channel_)),
-      deadline_(deadline) {}
+      deadline_(deadline),
+      token_(std::move(token)) {}
+
+void Client::PrepareContext(grpc::ClientContext& context) const {
+  if (!token_.empty()) {
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", token_));
+  }
+}
 
 template <typename Request, typename Response>
 absl::StatusOr<Response> Client::Call(
@@ -125,6 +160,7 @@ absl::StatusOr<Response> Client::Call(
     const Request& request) const {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
+  PrepareContext(context);
   Response response;
   grpc::Status status = (stub_.get()->*method)(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
@@ -253,8 +289,10 @@ absl::StatusOr<v1::TickResponse> Client::Tick(const v1::TickRequest& request) {
 }
 
 TickStream::TickStream(const Client& client)
-    : stub_(v1::IkService::NewStub(client.channel())),
-      stream_(stub_->TickStream(&context_)) {}
+    : stub_(v1::IkService::NewStub(client.channel())) {
+  client.PrepareContext(context_);
+  stream_ = stub_->TickStream(&context_);
+}
 
 TickStream::~TickStream() { Close().IgnoreError(); }
 

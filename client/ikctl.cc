@@ -20,6 +20,9 @@
 // Exit status: 0 success, 1 the server answered with an error (or is not
 // serving), 2 usage error.
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,7 +30,9 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -39,6 +44,21 @@
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address, HOST:PORT");
 ABSL_FLAG(double, timeout, 5.0, "deadline of each call, seconds");
+ABSL_FLAG(bool, tls, false,
+          "connect with TLS (implied by --tls_ca, --tls_cert); without "
+          "--tls_ca the server's certificate is checked against the system's "
+          "CAs");
+ABSL_FLAG(std::string, tls_ca, "",
+          "PEM CA bundle that signs ikd's certificate");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM client certificate chain (ikd --tls_client_ca)");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_server_name, "",
+          "name to check ikd's certificate against instead of --server's "
+          "host");
+ABSL_FLAG(std::string, token_file, "",
+          "file holding the bearer token to send (ikd --token_file); "
+          "default: the environment variable IKD_TOKEN, if set");
 ABSL_FLAG(bool, replace, false,
           "rigs / terrain register: replace different content");
 ABSL_FLAG(std::string, revision, "",
@@ -76,6 +96,38 @@ using ik::ctl::Print;
 using ik::ctl::PrintDeleted;
 using ik::ctl::PrintRegistered;
 using ik::ctl::Usage;
+
+// TLS and the token from the flags (and IKD_TOKEN) into `options`.
+absl::Status Secure(ik::ClientOptions& options) {
+  ik::TlsFiles files;
+  files.ca_file = absl::GetFlag(FLAGS_tls_ca);
+  files.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  files.key_file = absl::GetFlag(FLAGS_tls_key);
+  if (absl::GetFlag(FLAGS_tls) || !files.ca_file.empty() ||
+      !files.cert_file.empty() || !files.key_file.empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        ik::TlsCredentials(files);
+    if (!credentials.ok()) return credentials.status();
+    options.credentials = *std::move(credentials);
+    const std::string server_name = absl::GetFlag(FLAGS_tls_server_name);
+    if (!server_name.empty()) {
+      options.channel_arguments.SetSslTargetNameOverride(server_name);
+    }
+  }
+  const std::string token_file = absl::GetFlag(FLAGS_token_file);
+  if (!token_file.empty()) {
+    std::ifstream file(token_file);
+    std::string token;
+    if (!file || !std::getline(file, token)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--token_file ", token_file, ": cannot be read"));
+    }
+    options.token = std::string(absl::StripAsciiWhitespace(token));
+  } else if (const char* token = std::getenv("IKD_TOKEN"); token != nullptr) {
+    options.token = std::string(absl::StripAsciiWhitespace(token));
+  }
+  return absl::OkStatus();
+}
 
 // Maps --solver's value; false for an unknown name.
 bool ParseSolver(const std::string& name, ik::v1::Solver* out) {
@@ -254,6 +306,10 @@ int main(int argc, char** argv) {
   ik::ClientOptions options;
   options.target = absl::GetFlag(FLAGS_server);
   options.deadline = absl::Seconds(absl::GetFlag(FLAGS_timeout));
+  if (absl::Status secured = Secure(options); !secured.ok()) {
+    absl::FPrintF(stderr, "ikctl: %s\n", secured.message());
+    return 2;
+  }
   ik::Client client(options);
 
   const std::string command = args[0];

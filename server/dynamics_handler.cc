@@ -209,6 +209,11 @@ absl::Status IkHandlers::StepPoseDynamics(
   for (const auto& [joint, rotation] : stepped) {
     pose.locals[joint].rotation = rotation;
   }
+  std::int64_t substeps = 0;
+  for (const v1::DynamicChainResult& result : response.results()) {
+    substeps += result.substeps();
+  }
+  counters_.AddDynamics(response.results_size(), substeps);
   return absl::OkStatus();
 }
 

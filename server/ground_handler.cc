@@ -128,6 +128,7 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
   job.feet = absl::MakeSpan(feet);
   job.report = &report;
   if (absl::Status status = RunCore(job); !status.ok()) return status;
+  counters_.AddGrounding(static_cast<std::int64_t>(feet.size()));
 
   if (form == AnswerForm::kFull) response.set_revision(entry.revision);
   GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, form,

@@ -256,6 +256,7 @@ absl::Status IkHandlers::SolveGoals(
   job.pose_path = "pose";
   job.workspace = &workspace;
   job.result = &result;
+  SolveCounters::Goals counted(&counters_);
   for (size_t i = 0; i < converted.size(); ++i) {
     const ChainGoal& goal = converted[i];
     if (scope != nullptr && i > 0) {
@@ -271,6 +272,7 @@ absl::Status IkHandlers::SolveGoals(
     }
     job.goal = &goal;
     if (absl::Status status = RunCore(job); !status.ok()) return status;
+    counted.Add(result.solver, result.report.reached, result.report.iterations);
     GoalResultToProto(goal, rig, result, pose.locals, form, *results.Add());
   }
   return absl::OkStatus();

@@ -17,6 +17,7 @@
 #include "server/convert/values.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
+#include "server/solve_counters.h"
 #include "server/solver_pool.h"
 #include "server/state_store.h"
 #include "server/terrain_registry.h"
@@ -112,6 +113,9 @@ class IkHandlers {
                                 DensePose& pose, AnswerForm form,
                                 v1::StepDynamicsResponse& response) const;
 
+  // What the jobs above did since the handlers were made.
+  const SolveCounters& counters() const { return counters_; }
+
  private:
   // RESOURCE_EXHAUSTED when `goals` may take more than the work budget
   // (--max_work_per_call): the sum over goals of chain joints times
@@ -131,6 +135,7 @@ class IkHandlers {
   TerrainRegistry& terrains_;
   const ServiceLimits limits_;
   const StateStore* const store_;
+  mutable SolveCounters counters_;
 };
 
 }  // namespace ik::server

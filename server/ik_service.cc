@@ -3,10 +3,12 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "ik/base/field_error.h"
@@ -35,6 +37,27 @@ CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool) {
   return scope;
 }
 
+// The role a unary method needs: registrations and deletions change what
+// every client sees, so they take an admin token.
+template <typename Request>
+constexpr Role NeededRole() {
+  if constexpr (std::is_same_v<Request, v1::RegisterRigRequest> ||
+                std::is_same_v<Request, v1::DeleteRigRequest> ||
+                std::is_same_v<Request, v1::RegisterTerrainRequest> ||
+                std::is_same_v<Request, v1::DeleteTerrainRequest>) {
+    return Role::kAdmin;
+  }
+  return Role::kRead;
+}
+
+// The method's name, from its request type's ("RegisterRigRequest").
+template <typename Request>
+absl::string_view MethodName() {
+  absl::string_view name = Request::descriptor()->name();
+  absl::ConsumeSuffix(&name, "Request");
+  return name;
+}
+
 // The answer when the pool's queue is full.
 absl::Status Busy() {
   return absl::ResourceExhaustedError(
@@ -56,17 +79,32 @@ class TickStreamReactor final
     : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
       public TickStreams::Stream {
  public:
+  // `allowed`: the caller's token check; the stream ends at once with it
+  // when it is not OK.
+  // `observers`: each tick answered is reported to them as one call.
   TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
-                    SolverPool& pool, TickStreams& streams)
+                    SolverPool& pool, TickStreams& streams,
+                    const absl::Status& allowed,
+                    const std::vector<CallObserver*>& observers,
+                    bool observers_want_peer)
       : handlers_(handlers),
         streams_(streams),
         scope_(ScopeOf(context, pool)),
+        observers_(observers),
         arena_(CallArenaOptions()) {
+    record_.method = "TickStream";
+    if (observers_want_peer) record_.peer = scope_.client;
     const bool added = streams_.Add(this);  // not under mutex_: Drain's order
     absl::MutexLock lock(&mutex_);
     added_ = added;
     if (!added || draining_) {
       FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
+      return;
+    }
+    if (!allowed.ok()) {
+      record_.start = absl::Now();
+      Report(allowed.code());
+      FinishLocked(ToGrpcStatus(allowed));
       return;
     }
     ReadNext();
@@ -80,6 +118,8 @@ class TickStreamReactor final
       return;
     }
     reading_ = false;
+    record_.start = absl::Now();
+    record_.request_bytes = static_cast<std::int64_t>(request_bytes_.Length());
     // A message that is not a TickRequest is answered like a failed tick.
     if (absl::Status parsed = ParseRequest(request_bytes_, request_);
         !parsed.ok()) {
@@ -160,12 +200,23 @@ class TickStreamReactor final
                     *response_->mutable_status());
       SerializeAnswer(*response_, &response_bytes_).IgnoreError();
     }
+    Report(static_cast<absl::StatusCode>(response_->status().code()));
     StartWrite(&response_bytes_);
+  }
+
+  void Report(absl::StatusCode code) {
+    const absl::Time end = absl::Now();
+    for (CallObserver* observer : observers_) {
+      observer->CallEnded(record_, code, end);
+    }
   }
 
   IkHandlers& handlers_;
   TickStreams& streams_;
   const CallScope scope_;
+  const std::vector<CallObserver*>& observers_;
+  // The tick in progress, as the observers see it.
+  CallRecord record_;
   google::protobuf::Arena arena_;
   v1::TickRequest* request_ = nullptr;
   v1::TickResponse* response_ = nullptr;
@@ -199,18 +250,56 @@ void TickStreams::Drain() {
   for (Stream* stream : streams_) stream->Drain();
 }
 
-template <typename Request, typename Response, typename Handler>
-grpc::ServerUnaryReactor* IkService::Inline(const grpc::ByteBuffer* request,
-                                            grpc::ByteBuffer* response,
-                                            Handler handler) {
-  auto* call = new UnaryCall<Request, Response>(response);
+absl::Status IkService::Authorize(grpc::CallbackServerContext* context,
+                                  Role needed, absl::string_view method) const {
+  if (tokens_ == nullptr) return absl::OkStatus();
+  const auto& metadata = context->client_metadata();
+  auto found = metadata.find("authorization");
+  return tokens_->Check(
+      found == metadata.end()
+          ? absl::string_view()
+          : absl::string_view(found->second.data(), found->second.size()),
+      needed, method);
+}
+
+bool IkService::observers_want_peer() const {
+  for (const CallObserver* observer : observers_) {
+    if (observer->wants_peer()) return true;
+  }
+  return false;
+}
+
+template <typename Request, typename Response>
+bool IkService::Admit(grpc::CallbackServerContext* context,
+                      const grpc::ByteBuffer* request,
+                      UnaryCall<Request, Response>* call) {
+  if (!observers_.empty()) {
+    call->Observe(observers_,
+                  CallRecord{MethodName<Request>(), absl::Now(),
+                             observers_want_peer() ? context->peer() : "",
+                             static_cast<std::int64_t>(request->Length())});
+  }
   if (!gate_.Enter()) {
     call->Answer(CallGate::ShuttingDown());
-    return call;
+    return false;
   }
-  if (call->Parse(request)) {
-    call->Answer(handler(call->request(), call->response()));
+  absl::Status allowed =
+      Authorize(context, NeededRole<Request>(), MethodName<Request>());
+  if (!allowed.ok()) call->Answer(std::move(allowed));
+  if (!allowed.ok() || !call->Parse(request)) {
+    gate_.Leave();
+    return false;
   }
+  return true;
+}
+
+template <typename Request, typename Response, typename Handler>
+grpc::ServerUnaryReactor* IkService::Inline(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Handler handler) {
+  auto* call = new UnaryCall<Request, Response>(response);
+  if (!Admit(context, request, call)) return call;
+  call->Answer(handler(call->request(), call->response()));
   gate_.Leave();
   return call;
 }
@@ -220,14 +309,7 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response, Handler handler) {
   auto* call = new UnaryCall<Request, Response>(response);
-  if (!gate_.Enter()) {
-    call->Answer(CallGate::ShuttingDown());
-    return call;
-  }
-  if (!call->Parse(request)) {
-    gate_.Leave();
-    return call;
-  }
+  if (!Admit(context, request, call)) return call;
   const bool posted = pool_.Post(
       context->peer(), [this, context, call, handler = std::move(handler)] {
         absl::Status stopped = Stopped(*context);
@@ -243,11 +325,12 @@ grpc::ServerUnaryReactor* IkService::OnPool(
 }
 
 template <typename Request, typename Response>
-grpc::ServerUnaryReactor* IkService::Inline(const grpc::ByteBuffer* request,
-                                            grpc::ByteBuffer* response,
-                                            Method<Request, Response> method) {
+grpc::ServerUnaryReactor* IkService::Inline(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Method<Request, Response> method) {
   return Inline<Request, Response>(
-      request, response, [this, method](const Request& in, Response& out) {
+      context, request, response,
+      [this, method](const Request& in, Response& out) {
         return (handlers_.*method)(in, out);
       });
 }
@@ -270,8 +353,11 @@ void IkService::Drain() {
 
 IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
                      const ServiceLimits& limits, SolverPool& pool,
-                     const StateStore* store)
-    : handlers_(rigs, terrains, limits, store), pool_(pool), streams_(gate_) {}
+                     const StateStore* store, const AccessTokens* tokens)
+    : handlers_(rigs, terrains, limits, store),
+      pool_(pool),
+      tokens_(tokens),
+      streams_(gate_) {}
 
 namespace {
 
@@ -313,27 +399,27 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterRig(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::RegisterRig);
+  return Inline(context, request, response, &IkHandlers::RegisterRig);
 }
 
 grpc::ServerUnaryReactor* IkService::GetRig(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::GetRig);
+  return Inline(context, request, response, &IkHandlers::GetRig);
 }
 
 grpc::ServerUnaryReactor* IkService::ListRigs(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::ListRigs);
+  return Inline(context, request, response, &IkHandlers::ListRigs);
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteRig(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::DeleteRig);
+  return Inline(context, request, response, &IkHandlers::DeleteRig);
 }
 
 grpc::ServerUnaryReactor* IkService::SolveChain(
@@ -361,21 +447,21 @@ grpc::ServerUnaryReactor* IkService::GroundFeet(
 }
 
 grpc::ServerUnaryReactor* IkService::RegisterTerrain(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::RegisterTerrain);
+  return Inline(context, request, response, &IkHandlers::RegisterTerrain);
 }
 
 grpc::ServerUnaryReactor* IkService::ListTerrains(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::ListTerrains);
+  return Inline(context, request, response, &IkHandlers::ListTerrains);
 }
 
 grpc::ServerUnaryReactor* IkService::DeleteTerrain(
-    grpc::CallbackServerContext* /*context*/, const grpc::ByteBuffer* request,
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(request, response, &IkHandlers::DeleteTerrain);
+  return Inline(context, request, response, &IkHandlers::DeleteTerrain);
 }
 
 grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
@@ -390,7 +476,9 @@ grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
 
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 IkService::TickStream(grpc::CallbackServerContext* context) {
-  return new TickStreamReactor(context, handlers_, pool_, streams_);
+  return new TickStreamReactor(context, handlers_, pool_, streams_,
+                               Authorize(context, Role::kRead, "TickStream"),
+                               observers_, observers_want_peer());
 }
 
 }  // namespace ik::server

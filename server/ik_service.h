@@ -10,11 +10,15 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <vector>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "ik/v1/ik.grpc.pb.h"
+#include "server/access_tokens.h"
 #include "server/call_gate.h"
+#include "server/call_record.h"
 #include "server/handlers.h"
 #include "server/raw_call.h"
 #include "server/solver_pool.h"
@@ -67,11 +71,13 @@ using RawIkService = v1::IkService::WithRawCallbackMethod_RegisterRig<
 
 class IkService final : public RawIkService {
  public:
-  // The registries, the pool and the state store (null: registrations are
-  // not kept) must outlive the service.
+  // The registries, the pool, the state store (null: registrations are not
+  // kept) and the access tokens (null: every call is allowed) must outlive
+  // the service.
   IkService(RigRegistry& rigs, TerrainRegistry& terrains,
             const ServiceLimits& limits, SolverPool& pool,
-            const StateStore* store = nullptr);
+            const StateStore* store = nullptr,
+            const AccessTokens* tokens = nullptr);
 
   grpc::ServerUnaryReactor* RegisterRig(grpc::CallbackServerContext* context,
                                         const grpc::ByteBuffer* request,
@@ -109,6 +115,17 @@ class IkService final : public RawIkService {
   grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* TickStream(
       grpc::CallbackServerContext* context) override;
 
+  // Reports every call's end to `observer` (metrics, access log), which
+  // must outlive the service. Only before the service is registered with a
+  // gRPC server.
+  void AddObserver(CallObserver* observer) { observers_.push_back(observer); }
+  // Whether any observer wants each call's peer.
+  bool observers_want_peer() const;
+  // Calls received and not yet answered (the drain waits for them).
+  int calls_inside() const { return gate_.inside(); }
+  bool draining() const { return gate_.closed(); }
+  const IkHandlers& handlers() const { return handlers_; }
+
   // Starts the drain: every call from now on is answered UNAVAILABLE; open
   // TickStreams end after the tick in progress. Calls already received run
   // to the end (see WaitIdle).
@@ -118,11 +135,23 @@ class IkService final : public RawIkService {
   bool WaitIdle(absl::Time deadline) { return gate_.WaitIdle(deadline); }
 
  private:
-  // Parses the request, runs handler(request, response) here, on gRPC's
-  // thread, and finishes the call with its status (the registry methods:
-  // short, never blocking).
+  // OK when the call's bearer token grants `needed` (or no tokens are
+  // configured); `method` names the call in the message.
+  absl::Status Authorize(grpc::CallbackServerContext* context, Role needed,
+                         absl::string_view method) const;
+  // Lets the call in: through the gate, its token checked (registrations
+  // and deletions need the admin role), its request parsed; otherwise
+  // answers it (leaving the gate) and returns false.
+  template <typename Request, typename Response>
+  bool Admit(grpc::CallbackServerContext* context,
+             const grpc::ByteBuffer* request,
+             UnaryCall<Request, Response>* call);
+  // Admits the call, runs handler(request, response) here,
+  // on gRPC's thread, and finishes the call with its status (the registry
+  // methods: short, never blocking).
   template <typename Request, typename Response, typename Handler>
-  grpc::ServerUnaryReactor* Inline(const grpc::ByteBuffer* request,
+  grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
   // The same with the handler run on the pool.
   template <typename Request, typename Response, typename Handler>
@@ -133,7 +162,8 @@ class IkService final : public RawIkService {
   template <typename Request, typename Response>
   using Method = absl::Status (IkHandlers::*)(const Request&, Response&);
   template <typename Request, typename Response>
-  grpc::ServerUnaryReactor* Inline(const grpc::ByteBuffer* request,
+  grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response,
                                    Method<Request, Response> method);
   template <typename Request, typename Response>
@@ -144,6 +174,8 @@ class IkService final : public RawIkService {
 
   IkHandlers handlers_;
   SolverPool& pool_;
+  const AccessTokens* const tokens_;
+  std::vector<CallObserver*> observers_;
   // Every call enters here; the drain closes it.
   CallGate gate_;
   TickStreams streams_;

@@ -105,6 +105,26 @@ ABSL_FLAG(int, solver_nice, ik::server::ServerOptions().solver_nice,
           "nice value of the solver threads, 0..19: above gRPC's threads "
           "(0), so reading requests and answering health checks preempt "
           "solving");
+ABSL_FLAG(std::string, tls_cert, "",
+          "PEM certificate chain to serve TLS with (with --tls_key); empty: "
+          "plaintext");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA bundle: clients must present a certificate it signed "
+          "(mutual TLS); empty: none asked");
+ABSL_FLAG(int, tls_reload_seconds, 60,
+          "how often the TLS files are read again, so a renewed certificate "
+          "is served without a restart");
+ABSL_FLAG(std::string, token_file, "",
+          "file of bearer tokens, one '<role> <token>' a line (role read: "
+          "solve and list; admin: also register, replace, delete); empty: "
+          "no token needed");
+ABSL_FLAG(std::string, metrics_listen, "",
+          "host:port serving Prometheus metrics at /metrics (e.g. "
+          "0.0.0.0:9464); empty: none");
+ABSL_FLAG(std::string, access_log, "",
+          "file to append one JSON line per call to ('-': stderr); empty: "
+          "none");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -147,6 +167,14 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   options.rig_dir = absl::GetFlag(FLAGS_rig_dir);
   options.terrain_dir = absl::GetFlag(FLAGS_terrain_dir);
   options.state_dir = absl::GetFlag(FLAGS_state_dir);
+  options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
+  options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
+  options.tls_reload_interval =
+      absl::Seconds(absl::GetFlag(FLAGS_tls_reload_seconds));
+  options.token_file = absl::GetFlag(FLAGS_token_file);
+  options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  options.access_log = absl::GetFlag(FLAGS_access_log);
   ik::server::ServiceLimits& limits = options.limits;
   limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
   limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
@@ -205,7 +233,9 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
       !Positive("max_work_per_call", limits.max_work_per_call) ||
       !Positive("solver_threads", options.solver_threads) ||
       !Positive("max_queued_calls", options.max_queued_calls) ||
-      !Positive("max_message_bytes", options.max_receive_message_bytes)) {
+      !Positive("max_message_bytes", options.max_receive_message_bytes) ||
+      !Positive("tls_reload_seconds",
+                absl::GetFlag(FLAGS_tls_reload_seconds))) {
     return std::nullopt;
   }
   // The built-in default points at the source tree's examples; when that is
@@ -238,6 +268,23 @@ void LogListening(const ik::server::ServerOptions& options,
       server.loaded_terrains(),
       options.terrain_dir.empty() ? "nowhere" : options.terrain_dir,
       server.solver_threads());
+  const ik::server::TlsFiles& tls = options.tls;
+  absl::FPrintF(stderr, "ikd: %s%s\n",
+                tls.tls() ? "TLS" : "plaintext (no --tls_cert)",
+                tls.client_ca_file.empty()
+                    ? ""
+                    : ", client certificates required (--tls_client_ca)");
+  if (server.metrics_port() != 0) {
+    absl::FPrintF(
+        stderr, "ikd: metrics on %s:%d/metrics\n",
+        options.metrics_listen.substr(0, options.metrics_listen.rfind(':')),
+        server.metrics_port());
+  }
+  if (!options.token_file.empty()) {
+    absl::FPrintF(
+        stderr, "ikd: bearer tokens from %s required for IkService%s\n",
+        options.token_file, tls.tls() ? "" : " (WARNING: sent in plaintext)");
+  }
 }
 
 }  // namespace

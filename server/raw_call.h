@@ -10,9 +10,14 @@
 #include <google/protobuf/arena.h>
 #include <grpcpp/grpcpp.h>
 
+#include <utility>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "google/protobuf/message.h"
+#include "server/call_record.h"
 
 namespace ik::server {
 
@@ -73,12 +78,19 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
         response_(google::protobuf::Arena::CreateMessage<Response>(&arena_)),
         answer_bytes_(answer_bytes) {}
 
+  // Reports the call's end to `observers` (which outlive the call), with
+  // `record` as it began.
+  void Observe(const std::vector<CallObserver*>& observers, CallRecord record) {
+    observers_ = &observers;
+    record_ = std::move(record);
+  }
+
   // Parses the request; when it does not parse, answers so and returns
   // false.
   bool Parse(const grpc::ByteBuffer* request_bytes) {
     absl::Status parsed = ParseRequest(*request_bytes, request_);
     if (parsed.ok()) return true;
-    Finish(ToGrpcStatus(parsed));
+    Answer(std::move(parsed));
     return false;
   }
 
@@ -88,7 +100,13 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   // Finishes the call with `status`, and the answer when it is OK.
   void Answer(absl::Status status) {
     if (status.ok()) status = SerializeAnswer(*response_, answer_bytes_);
-    Finish(ToGrpcStatus(status));
+    if (observers_ != nullptr) {
+      const absl::Time end = absl::Now();
+      for (CallObserver* observer : *observers_) {
+        observer->CallEnded(record_, status.code(), end);
+      }
+    }
+    Finish(ToGrpcStatus(status));  // the call may be deleted from here on
   }
 
   void OnDone() override { delete this; }
@@ -98,6 +116,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   Request* request_;
   Response* response_;
   grpc::ByteBuffer* answer_bytes_;
+  const std::vector<CallObserver*>* observers_ = nullptr;
+  CallRecord record_;
 };
 
 }  // namespace ik::server

@@ -4,29 +4,52 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/resource_quota.h>
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
 #include "server/directory_loader.h"
 
 namespace ik::server {
 
+// ik.pb.cc holds only IkService's descriptor, and no code refers to it, so
+// a static link would leave it out and the descriptor pool (the metrics'
+// method list, server reflection) would not know the service. Naming its
+// table in a variable the compiler must keep links it.
+const void* volatile link_ik_service_descriptor =
+    &descriptor_table_ik_2fv1_2fik_2eproto;
+
 IkServer::IkServer(const ServerOptions& options,
-                   std::unique_ptr<StateStore> store)
+                   std::unique_ptr<StateStore> store,
+                   std::unique_ptr<const AccessTokens> tokens)
     : options_(options),
       budget_(options.max_registry_bytes),
       registry_(options.limits.max_rigs, &budget_),
       terrains_(options.limits.max_terrains, &budget_),
       store_(std::move(store)),
+      tokens_(std::move(tokens)),
       pool_(options.solver_threads, options.max_queued_calls,
             options.solver_nice),
-      service_(registry_, terrains_, options.limits, pool_, store_.get()) {}
+      service_(registry_, terrains_, options.limits, pool_, store_.get(),
+               tokens_.get()) {}
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }
 
 absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
     const ServerOptions& options) {
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      ServerCredentialsFor(options.tls, options.tls_reload_interval);
+  if (!credentials.ok()) return credentials.status();
+  std::unique_ptr<const AccessTokens> tokens;
+  if (!options.token_file.empty()) {
+    absl::StatusOr<AccessTokens> loaded =
+        AccessTokens::Load(options.token_file);
+    if (!loaded.ok()) return loaded.status();
+    tokens = std::make_unique<const AccessTokens>(*std::move(loaded));
+  }
   std::unique_ptr<StateStore> store;
   if (!options.state_dir.empty()) {
     absl::StatusOr<std::unique_ptr<StateStore>> opened =
@@ -34,7 +57,8 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
     if (!opened.ok()) return opened.status();
     store = *std::move(opened);
   }
-  std::unique_ptr<IkServer> server(new IkServer(options, std::move(store)));
+  std::unique_ptr<IkServer> server(
+      new IkServer(options, std::move(store), std::move(tokens)));
   if (!options.rig_dir.empty()) {
     absl::StatusOr<int> loaded =
         LoadRigDirectory(options.rig_dir, options.limits, server->registry_);
@@ -52,6 +76,20 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
         options.limits, server->registry_, server->terrains_);
   }
 
+  if (!options.access_log.empty()) {
+    absl::StatusOr<std::unique_ptr<AccessLog>> log =
+        AccessLog::Open(options.access_log);
+    if (!log.ok()) return log.status();
+    server->access_log_ = *std::move(log);
+    server->service_.AddObserver(server->access_log_.get());
+  }
+  if (!options.metrics_listen.empty()) {
+    if (absl::Status serving = server->ServeMetrics(options.metrics_listen);
+        !serving.ok()) {
+      return serving;
+    }
+  }
+
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   // ikd accepts the connections itself (Listener says why) and hands them
@@ -66,7 +104,7 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
       builder.experimental().AddExternalConnectionAcceptor(
           grpc::ServerBuilder::experimental_type::ExternalConnectionType::
               FROM_FD,
-          grpc::InsecureServerCredentials());
+          *credentials);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   // gRPC 1.51 inflates a compressed message whole before it checks the
   // inflated size against the limit above (1 MB of gzip on the wire became
@@ -94,6 +132,34 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
   health->SetServingStatus(true);
   health->SetServingStatus(v1::IkService::service_full_name(), true);
   return server;
+}
+
+absl::Status IkServer::ServeMetrics(const std::string& listen) {
+  MetricSources sources;
+  sources.calls_in_flight = [this] { return service_.calls_inside(); };
+  sources.queued_tasks = [this] { return pool_.queued(); };
+  sources.solver_threads = pool_.threads();
+  sources.rigs = [this] { return static_cast<int>(registry_.List().size()); };
+  sources.terrains = [this] {
+    return static_cast<int>(terrains_.List().size());
+  };
+  sources.registry_bytes = [this] { return budget_.held(); };
+  sources.registry_budget_bytes = budget_.max_bytes();
+  sources.draining = [this] { return service_.draining(); };
+  sources.counters = &service_.handlers().counters();
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          v1::IkService::service_full_name());
+  if (service == nullptr) {
+    return absl::InternalError("IkService's descriptor is not linked");
+  }
+  std::vector<std::string> methods;
+  for (int i = 0; i < service->method_count(); ++i) {
+    methods.push_back(service->method(i)->name());
+  }
+  metrics_ = std::make_unique<Metrics>(std::move(sources), methods);
+  service_.AddObserver(metrics_.get());
+  return metrics_->Serve(listen);
 }
 
 void IkServer::Shutdown(absl::Duration grace) {

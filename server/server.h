@@ -18,13 +18,16 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "server/access_log.h"
 #include "server/ik_service.h"
 #include "server/listener.h"
+#include "server/metrics.h"
 #include "server/rig_registry.h"
 #include "server/service_limits.h"
 #include "server/solver_pool.h"
 #include "server/state_store.h"
 #include "server/terrain_registry.h"
+#include "server/transport_security.h"
 
 namespace ik::server {
 
@@ -56,6 +59,18 @@ struct ServerOptions {
   int max_queued_calls = 1024;
   // Nice value of the solver threads (0..19; gRPC's threads keep 0).
   int solver_nice = 10;
+  // TLS and client certificates (transport_security.h); none: plaintext.
+  TlsFiles tls;
+  // How often the TLS files are read again for a renewed certificate.
+  absl::Duration tls_reload_interval = absl::Seconds(60);
+  // Bearer tokens with roles (access_tokens.h); empty: no token needed.
+  std::string token_file;
+  // host:port serving Prometheus metrics at /metrics (metrics.h); port 0:
+  // any free port (metrics_port()); empty: none.
+  std::string metrics_listen;
+  // File the access log is appended to (access_log.h), "-": stderr; empty:
+  // none.
+  std::string access_log;
 };
 
 // Owns the gRPC server and everything it serves. Thread-safe.
@@ -66,7 +81,8 @@ class IkServer {
   // with the file and field in the message (a damaged state file is skipped
   // and listed in replayed().skipped); a state directory that cannot be
   // opened or written gives FAILED_PRECONDITION; a port that cannot be bound
-  // gives UNAVAILABLE.
+  // gives UNAVAILABLE; bad TLS files or a bad token file give
+  // INVALID_ARGUMENT naming the flag.
   static absl::StatusOr<std::unique_ptr<IkServer>> Start(
       const ServerOptions& options);
 
@@ -84,6 +100,10 @@ class IkServer {
   // What the state directory gave back at start (empty without one).
   const StateStore::Replayed& replayed() const { return replayed_; }
   int solver_threads() const { return pool_.threads(); }
+  // The port serving metrics (0: none).
+  int metrics_port() const {
+    return metrics_ == nullptr ? 0 : metrics_->port();
+  }
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
 
@@ -94,13 +114,20 @@ class IkServer {
   void Shutdown(absl::Duration grace);
 
  private:
-  IkServer(const ServerOptions& options, std::unique_ptr<StateStore> store);
+  IkServer(const ServerOptions& options, std::unique_ptr<StateStore> store,
+           std::unique_ptr<const AccessTokens> tokens);
+  // Makes the metrics and serves them on `listen`.
+  absl::Status ServeMetrics(const std::string& listen);
 
   ServerOptions options_;
   RegistryBudget budget_;
   RigRegistry registry_;
   TerrainRegistry terrains_;
   const std::unique_ptr<StateStore> store_;
+  // Null without --token_file.
+  const std::unique_ptr<const AccessTokens> tokens_;
+  // Declared before the service: calls report to it until they end.
+  std::unique_ptr<AccessLog> access_log_;
   // Declared before the service and the gRPC server: destroyed after them,
   // once no call can post to it.
   SolverPool pool_;
@@ -108,6 +135,8 @@ class IkServer {
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;
+  // Declared after everything its scrapes read: its server stops first.
+  std::unique_ptr<Metrics> metrics_;
   int port_ = 0;
   int loaded_rigs_ = 0;
   int loaded_terrains_ = 0;

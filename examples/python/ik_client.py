@@ -9,9 +9,15 @@ the field violations (google.rpc.BadRequest) the errors carry.
     examples/python/generate_stubs.sh
     /usr/bin/python3 examples/python/ik_client.py --server 127.0.0.1:50051
 
+For an ikd serving TLS (--tls_cert), requiring client certificates
+(--tls_client_ca) or bearer tokens (--token_file), add --ca FILE,
+--cert FILE --key FILE, and --token-file FILE (or IKD_TOKEN in the
+environment); registering a rig needs an admin token.
+
 Use /usr/bin/python3: the Debian packages install into the system Python.
 """
 import argparse
+import collections
 import os
 import sys
 
@@ -25,7 +31,61 @@ def parse_args():
         help="directory holding the generated ik/v1/ik_pb2*.py modules",
     )
     parser.add_argument("--timeout", type=float, default=5.0)
+    parser.add_argument("--ca", help="PEM CA bundle that signs ikd's certificate (TLS)")
+    parser.add_argument("--cert", help="PEM client certificate (ikd --tls_client_ca)")
+    parser.add_argument("--key", help="PEM private key of --cert")
+    parser.add_argument(
+        "--token-file",
+        help="file holding the bearer token (ikd --token_file); default: $IKD_TOKEN",
+    )
     return parser.parse_args()
+
+
+def read_bytes(path):
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def open_channel(grpc, args):
+    """A channel to ikd: TLS when --ca or --cert is given, plaintext
+    otherwise; with a token, every call carries 'authorization: Bearer
+    <token>' (an interceptor, so it works on plaintext channels too, which
+    grpc's call credentials refuse)."""
+    if args.ca or args.cert:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=read_bytes(args.ca) if args.ca else None,
+            private_key=read_bytes(args.key) if args.key else None,
+            certificate_chain=read_bytes(args.cert) if args.cert else None,
+        )
+        channel = grpc.secure_channel(args.server, credentials)
+    else:
+        channel = grpc.insecure_channel(args.server)
+    token = os.environ.get("IKD_TOKEN", "")
+    if args.token_file:
+        token = read_bytes(args.token_file).decode().strip()
+    if not token:
+        return channel
+    metadata = (("authorization", f"Bearer {token}"),)
+    fields = ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
+
+    class CallDetails(collections.namedtuple("CallDetails", fields), grpc.ClientCallDetails):
+        pass
+
+    class TokenInterceptor(
+        grpc.UnaryUnaryClientInterceptor, grpc.StreamStreamClientInterceptor
+    ):
+        def _with_token(self, details):
+            values = {field: getattr(details, field, None) for field in fields}
+            values["metadata"] = tuple(details.metadata or ()) + metadata
+            return CallDetails(**values)
+
+        def intercept_unary_unary(self, continuation, details, request):
+            return continuation(self._with_token(details), request)
+
+        def intercept_stream_stream(self, continuation, details, requests):
+            return continuation(self._with_token(details), requests)
+
+    return grpc.intercept_channel(channel, TokenInterceptor())
 
 
 # A point the bundled tail reaches within its joint limits.
@@ -130,7 +190,7 @@ def main():
     from ik.v1 import ik_pb2 as pb
     from ik.v1 import ik_pb2_grpc as pb_grpc
 
-    with grpc.insecure_channel(args.server) as channel:
+    with open_channel(grpc, args) as channel:
         stub = pb_grpc.IkServiceStub(channel)
         registered = stub.RegisterRig(
             pb.RegisterRigRequest(rig=arm_rig(pb), replace=True),

@@ -29,4 +29,38 @@ grep -q "^error: INVALID_ARGUMENT: goals\[0\].target: not finite" <<<"$out" \
 grep -q "^  field goals\[0\].target: not finite" <<<"$out" \
   || fail "INVALID_ARGUMENT field violation"
 stop_server
+
+# The same example against an ikd with TLS, client certificates and tokens.
+"$REPO/tests/e2e/make_certs.sh" "$WORK/certs"
+printf 'read %s\nadmin %s\n' read-token-0123456789abcdef \
+  admin-token-0123456789abcdef >"$WORK/tokens"
+echo admin-token-0123456789abcdef >"$WORK/admin.token"
+echo read-token-0123456789abcdef >"$WORK/read.token"
+C=$WORK/certs
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --tls_cert="$C/server.crt" --tls_key="$C/server.key" \
+  --tls_client_ca="$C/ca.crt" --token_file="$WORK/tokens"
+grep -q '^ikd: TLS, client certificates required' "$LOG" || fail "TLS log line"
+run() {
+  /usr/bin/python3 "$REPO/examples/python/ik_client.py" --server="$SERVER" \
+    --stubs="$WORK/stubs" "$@" 2>&1
+}
+secure=(--ca="$C/ca.crt" --cert="$C/client.crt" --key="$C/client.key")
+out=$(run "${secure[@]}" --token-file="$WORK/admin.token") \
+  || fail "python client over mutual TLS with an admin token: $out"
+grep -q '^registered python_arm sha256:' <<<"$out" || fail "secure register"
+grep -q '^tick npc-1: 2/2 goals reached' <<<"$out" || fail "secure tick"
+out=$(IKD_TOKEN=admin-token-0123456789abcdef run "${secure[@]}") \
+  || fail "token from IKD_TOKEN: $out"
+if out=$(run "${secure[@]}"); then fail "no token: accepted"; fi
+grep -q 'UNAUTHENTICATED' <<<"$out" || fail "no token: $out"
+if out=$(run "${secure[@]}" --token-file="$WORK/read.token"); then
+  fail "read token registered a rig"
+fi
+grep -q 'PERMISSION_DENIED' <<<"$out" || fail "read token: $out"
+if out=$(run --ca="$C/ca.crt" --token-file="$WORK/admin.token"); then
+  fail "no client certificate: accepted"
+fi
+grep -q 'UNAVAILABLE' <<<"$out" || fail "no client certificate: $out"
+stop_server
 echo "python example: ok"

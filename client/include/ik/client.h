@@ -55,13 +55,37 @@ struct ClientOptions {
   // Load-balancing policy, e.g. "round_robin" to spread calls over every
   // address a DNS name resolves to; empty keeps gRPC's default (pick_first).
   std::string load_balancing_policy;
+  // Bearer token sent with every call (`authorization: Bearer <token>`),
+  // for an ikd started with --token_file; empty: none. It is sent over
+  // plaintext too when `credentials` are not TLS.
+  std::string token;
 };
+
+// The files of a TLS connection to ikd, all PEM.
+struct TlsFiles {
+  // CAs that sign the server's certificate; empty: the system's roots.
+  std::string ca_file;
+  // The client's certificate chain and key, for an ikd that requires client
+  // certificates (--tls_client_ca); both or neither.
+  std::string cert_file;
+  std::string key_file;
+};
+
+// TLS channel credentials from `files` (put them in
+// ClientOptions::credentials); INVALID_ARGUMENT naming the file that cannot
+// be read, or when only one of cert_file and key_file is given. The server
+// name checked against the certificate is the target's host; to check
+// another, set GRPC_SSL_TARGET_NAME_OVERRIDE_ARG in channel_arguments.
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> TlsCredentials(
+    const TlsFiles& files);
 
 class Client {
  public:
   explicit Client(const ClientOptions& options);
-  // Uses an existing channel (e.g. one shared with other stubs).
-  Client(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline);
+  // Uses an existing channel (e.g. one shared with other stubs); `token` as
+  // in ClientOptions.
+  Client(std::shared_ptr<grpc::Channel> channel, absl::Duration deadline,
+         std::string token = "");
 
   absl::StatusOr<v1::RegisterRigResponse> RegisterRig(const v1::Rig& rig,
                                                       bool replace = false);
@@ -113,6 +137,8 @@ class Client {
   void KeepRegistered(const v1::Terrain& terrain);
 
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+  // Sets what every call of this client carries on `context`: its token.
+  void PrepareContext(grpc::ClientContext& context) const;
 
  private:
   // Registers the kept rig or terrain that `request`'s field `path` names
@@ -139,6 +165,7 @@ class Client {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::IkService::Stub> stub_;
   absl::Duration deadline_;
+  std::string token_;
   absl::Mutex kept_mutex_;
   std::map<std::string, v1::Rig> kept_rigs_ ABSL_GUARDED_BY(kept_mutex_);
   std::map<std::string, v1::Terrain> kept_terrains_
