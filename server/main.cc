@@ -125,6 +125,10 @@ ABSL_FLAG(std::string, metrics_listen, "",
 ABSL_FLAG(std::string, access_log, "",
           "file to append one JSON line per call to ('-': stderr); empty: "
           "none");
+ABSL_FLAG(int, max_connection_age_seconds, 0,
+          "connections older than this are asked to go (GOAWAY; calls in "
+          "flight finish), so DNS round_robin clients find new replicas; 0: "
+          "never");
 ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
           "on SIGTERM/SIGINT, how long calls in flight may take to finish");
 
@@ -175,6 +179,16 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   options.token_file = absl::GetFlag(FLAGS_token_file);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.access_log = absl::GetFlag(FLAGS_access_log);
+  const int max_connection_age =
+      absl::GetFlag(FLAGS_max_connection_age_seconds);
+  if (max_connection_age < 0 || max_connection_age > 24 * 3600 * 24) {
+    absl::FPrintF(stderr,
+                  "ikd: --max_connection_age_seconds must be within [0, "
+                  "2073600], got %d\n",
+                  max_connection_age);
+    return std::nullopt;
+  }
+  options.max_connection_age = absl::Seconds(max_connection_age);
   ik::server::ServiceLimits& limits = options.limits;
   limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
   limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);

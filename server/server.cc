@@ -106,6 +106,11 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
               FROM_FD,
           *credentials);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  if (options.max_connection_age > absl::ZeroDuration()) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               static_cast<int>(absl::ToInt64Milliseconds(
+                                   options.max_connection_age)));
+  }
   // gRPC 1.51 inflates a compressed message whole before it checks the
   // inflated size against the limit above (1 MB of gzip on the wire became
   // 1 GiB in memory); refusing compressed requests is the only bound, and

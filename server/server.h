@@ -52,6 +52,10 @@ struct ServerOptions {
   std::int64_t transport_memory_bytes = std::int64_t{256} << 20;
   // Connections held open at once at most; more are closed as they come.
   int max_connections = 1 << 20;
+  // A connection older than this is told to go (GOAWAY; its calls in
+  // flight finish), so clients balancing over DNS look the name up again
+  // and find new replicas; zero: never.
+  absl::Duration max_connection_age = absl::ZeroDuration();
   // Threads of the solver pool, >= 1.
   int solver_threads = 1;
   // Calls (and a tick's helper tasks) waiting for the pool at most; more
