@@ -9,6 +9,11 @@
 #   6. podman stop --time 10: ikd (PID 1) must exit 0 on SIGTERM and log its shutdown
 #   7. a rig registered in step 4 is served by a new container on the same
 #      state volume (/var/lib/ikd), then that one is stopped too
+#   8. a third container on that volume with mutual TLS, tokens and metrics
+#      (certificates from tests/e2e/make_certs.sh): ikctl over TLS with a read
+#      token solves, without a token is UNAUTHENTICATED, a read token may not
+#      delete, an admin token may; plaintext is refused; the HEALTHCHECK over
+#      TLS (IKCTL_FLAGS); /metrics counts the calls
 # The containers and the volume are always removed. Exit 0 on success, non-zero with a message.
 #
 #   docker/smoke-test.sh [path/to/host/ikctl]      (or IKCTL=path)
@@ -80,9 +85,11 @@ cleanup() {
     fi
     timeout 60 podman rm -f --time 2 "$ctr" >/dev/null 2>&1 || true
   fi
-  if podman container exists "$ctr-again" 2>/dev/null; then
-    timeout 60 podman rm -f --time 2 "$ctr-again" >/dev/null 2>&1 || true
-  fi
+  for c in "$ctr-again" "$ctr-secure"; do
+    if podman container exists "$c" 2>/dev/null; then
+      timeout 60 podman rm -f --time 2 "$c" >/dev/null 2>&1 || true
+    fi
+  done
   if podman volume exists "$volume" 2>/dev/null; then
     timeout 60 podman volume rm -f "$volume" >/dev/null 2>&1 || true
   fi
@@ -250,6 +257,72 @@ timeout 60 podman stop --time 10 "$ctr-again" >/dev/null 2>>"$workdir/stop.err" 
   { cat "$workdir/stop.err" >&2; fail "second podman stop failed"; }
 [[ $(podman inspect --format '{{.State.ExitCode}}' "$ctr-again") == 0 ]] ||
   fail "the second ikd did not exit 0 on SIGTERM"
+
+# --- 8. TLS with client certificates, tokens, metrics, the same state volume ----
+secrets=$workdir/secrets
+"$repo/tests/e2e/make_certs.sh" "$secrets" || fail "make_certs.sh failed"
+read_token=smoke-read-0123456789abcdef
+admin_token=smoke-admin-0123456789abcdef
+printf 'read %s\nadmin %s\n' "$read_token" "$admin_token" >"$secrets/tokens"
+chmod 0755 "$secrets"
+chmod 0644 "$secrets"/*   # test material, read by the image's uid 10001
+mport=$(pick_port) || fail "no free loopback port for the metrics"
+secure_args=("${run_args[@]}" -v "$secrets:/etc/ikd:ro"
+  -e "IKCTL_FLAGS=--tls_ca=/etc/ikd/ca.crt --tls_cert=/etc/ikd/client.crt --tls_key=/etc/ikd/client.key --tls_server_name=localhost")
+secure_flags=(--tls_cert=/etc/ikd/server.crt --tls_key=/etc/ikd/server.key
+  --tls_client_ca=/etc/ikd/ca.crt --token_file=/etc/ikd/tokens)
+if [[ "$network" == host ]]; then
+  secure_flags+=("--metrics_listen=127.0.0.1:$mport")
+else
+  secure_args+=(-p "127.0.0.1:$mport:9464")
+  secure_flags+=(--metrics_listen=0.0.0.0:9464)
+fi
+say "podman run (TLS, tokens, metrics) on volume $volume"
+timeout 120 podman run -d --pull=never --name "$ctr-secure" "${secure_args[@]}" "$image" \
+  "${ikd_args[@]}" "${secure_flags[@]}" >"$workdir/run-secure.out" 2>&1 ||
+  { cat "$workdir/run-secure.out" >&2; fail "third podman run failed"; }
+tls=(--server="$server" --tls_ca="$secrets/ca.crt" --tls_cert="$secrets/client.crt"
+  --tls_key="$secrets/client.key" --tls_server_name=localhost)
+echo "$read_token" >"$secrets/read.token"
+echo "$admin_token" >"$secrets/admin.token"
+t=$(date +%s)
+until out=$(timeout 5 "$ikctl" "${tls[@]}" health 2>&1) && grep -q SERVING <<<"$out"; do
+  state=$(podman inspect --format '{{.State.Status}}' "$ctr-secure" 2>/dev/null || echo gone)
+  [[ "$state" == running ]] || fail "the TLS container is $state (ikctl: $out)"
+  (( $(date +%s) < t + start_timeout )) || fail "TLS container not SERVING: $out"
+  sleep 1
+done
+out=$(timeout 20 "$ikctl" "${tls[@]}" --token_file="$secrets/read.token" rigs list 2>&1) ||
+  fail "rigs list over mutual TLS with a read token: $out"
+grep -q '^smoke_tail ' <<<"$out" || fail "the state volume's smoke_tail is missing: $out"
+out=$(timeout 20 "$ikctl" "${tls[@]}" --token_file="$secrets/read.token" "${solve[@]}" 2>&1) ||
+  fail "solve over mutual TLS with a read token: $out"
+grep -Eq '"reached": *true' <<<"$out" || fail "TLS solve did not reach: $out"
+out=$(timeout 20 "$ikctl" "${tls[@]}" "${solve[@]}" 2>&1) && fail "solve without a token: $out"
+grep -q UNAUTHENTICATED <<<"$out" || fail "solve without a token: $out"
+out=$(timeout 20 "$ikctl" "${tls[@]}" --token_file="$secrets/read.token" rigs delete smoke_tail 2>&1) &&
+  fail "a read token deleted a rig: $out"
+grep -q PERMISSION_DENIED <<<"$out" || fail "delete with a read token: $out"
+out=$(timeout 20 "$ikctl" "${tls[@]}" --token_file="$secrets/admin.token" rigs delete smoke_tail 2>&1) ||
+  fail "delete with an admin token: $out"
+out=$(timeout 10 "$ikctl" --server="$server" health 2>&1) && fail "plaintext health on TLS: $out"
+say "TLS + client certificates + tokens: read solves, read may not delete, admin deletes, plaintext refused"
+if [[ "$network" != host ]]; then
+  hc=$(timeout 30 podman healthcheck run "$ctr-secure" 2>&1) ||
+    fail "image HEALTHCHECK with IKCTL_FLAGS (TLS) failed: $hc"
+  say "image HEALTHCHECK over TLS: ${hc:-healthy}"
+fi
+metrics=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+  "http://127.0.0.1:$mport/metrics") || fail "GET /metrics failed"
+grep -q '^ikd_calls_total{code="OK",method="SolveChain"} 1$' <<<"$metrics" ||
+  fail "metrics: no SolveChain OK = 1: $(grep ikd_calls_total <<<"$metrics")"
+grep -q '^ikd_calls_total{code="UNAUTHENTICATED",method="SolveChain"} 1$' <<<"$metrics" ||
+  fail "metrics: no SolveChain UNAUTHENTICATED = 1"
+say "metrics: $(grep -c '^ikd_' <<<"$metrics") samples, SolveChain OK 1, UNAUTHENTICATED 1"
+timeout 60 podman stop --time 10 "$ctr-secure" >/dev/null 2>>"$workdir/stop.err" ||
+  { cat "$workdir/stop.err" >&2; fail "third podman stop failed"; }
+[[ $(podman inspect --format '{{.State.ExitCode}}' "$ctr-secure") == 0 ]] ||
+  fail "the TLS ikd did not exit 0 on SIGTERM"
 
 ok=1
 say "PASS"
