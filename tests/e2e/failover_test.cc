@@ -17,59 +17,45 @@
 // after each. The attempts behind the calls are counted by gRPC's channelz
 // (and nginx's access log) and printed; they are not asserted, since how
 // many calls a failure catches in flight depends on timing.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <google/protobuf/struct.pb.h>
-#include <google/protobuf/util/json_util.h>
 #include <grpc/grpc.h>
-#include <grpc/support/alloc.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.grpc.pb.h"
+#include "tests/e2e/channelz_counts.h"
 #include "tests/e2e/ikd_process.h"
-
-#ifndef NGINX_BINARY
-#error "NGINX_BINARY must name the nginx binary"
-#endif
-#ifndef IKD_NGINX_CONF
-#error "IKD_NGINX_CONF must name deploy/nginx/ikd.conf"
-#endif
+#include "tests/e2e/nginx_process.h"
 
 namespace ik {
 namespace {
 
-using ::grpc::health::v1::HealthCheckResponse;
+using ::ik::testing::ChannelCounts;
+using ::ik::testing::ChannelzCounts;
+using ::ik::testing::HostPort;
 using ::ik::testing::IkdProcess;
+using ::ik::testing::NginxCounts;
+using ::ik::testing::NginxProcess;
+using ::ik::testing::ParseAccessLog;
+using ::ik::testing::PrintChannelCounts;
 
 // The client's service config: round_robin over every address the target
 // resolves to, and up to 5 attempts of any IkService call answered
@@ -134,12 +120,6 @@ std::shared_ptr<grpc::Channel> RetryingChannel(const std::string& target) {
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
                                    arguments);
-}
-
-// "ipv4:127.0.0.1:5000" (a peer or channelz address) -> "127.0.0.1:5000".
-std::string HostPort(absl::string_view uri) {
-  absl::ConsumePrefix(&uri, "ipv4:");
-  return std::string(uri);
 }
 
 // ---------------------------------------------------------------------------
@@ -216,353 +196,6 @@ class SteadyLoad {
   std::map<std::string, int64_t> answered_by_peer_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::string> failures_ ABSL_GUARDED_BY(mutex_);
 };
-
-// ---------------------------------------------------------------------------
-// Attempts, as gRPC's channelz counts them: a channel's calls are the
-// application's, its subchannels' calls are the attempts (retries
-// included), one subchannel per address.
-
-struct CallCounts {
-  int64_t started = 0;
-  int64_t succeeded = 0;
-  int64_t failed = 0;
-};
-
-struct ChannelCounts {
-  CallCounts calls;
-  std::map<std::string, CallCounts> attempts_by_address;  // host:port
-};
-
-// Channelz's JSON (int64 values are strings; zero counts are left out).
-google::protobuf::Struct ParseChannelz(char* json) {
-  google::protobuf::Struct parsed;
-  if (json != nullptr) {
-    EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &parsed).ok())
-        << json;
-    gpr_free(json);
-  }
-  return parsed;
-}
-
-const google::protobuf::Value& Field(const google::protobuf::Struct& object,
-                                     const std::string& name) {
-  static const google::protobuf::Value* const kNull =
-      new google::protobuf::Value();
-  auto found = object.fields().find(name);
-  return found == object.fields().end() ? *kNull : found->second;
-}
-
-int64_t Count(const google::protobuf::Struct& data, const std::string& name) {
-  const google::protobuf::Value& value = Field(data, name);
-  if (value.has_number_value())
-    return static_cast<int64_t>(value.number_value());
-  int64_t count = 0;
-  if (value.has_string_value()) absl::SimpleAtoi(value.string_value(), &count);
-  return count;
-}
-
-CallCounts Counts(const google::protobuf::Struct& data) {
-  return {Count(data, "callsStarted"), Count(data, "callsSucceeded"),
-          Count(data, "callsFailed")};
-}
-
-// The counts of the channel created for `target` (the first such channel).
-ChannelCounts ChannelzCounts(const std::string& target) {
-  ChannelCounts counts;
-  const google::protobuf::Struct top =
-      ParseChannelz(grpc_channelz_get_top_channels(0));
-  for (const google::protobuf::Value& channel :
-       Field(top, "channel").list_value().values()) {
-    const google::protobuf::Struct& data =
-        Field(channel.struct_value(), "data").struct_value();
-    if (Field(data, "target").string_value() != target) continue;
-    counts.calls = Counts(data);
-    for (const google::protobuf::Value& ref :
-         Field(channel.struct_value(), "subchannelRef").list_value().values()) {
-      int64_t id = 0;
-      if (!absl::SimpleAtoi(
-              Field(ref.struct_value(), "subchannelId").string_value(), &id)) {
-        continue;
-      }
-      const google::protobuf::Struct subchannel =
-          ParseChannelz(grpc_channelz_get_subchannel(id));
-      const google::protobuf::Struct& sub_data =
-          Field(Field(subchannel, "subchannel").struct_value(), "data")
-              .struct_value();
-      counts.attempts_by_address[HostPort(
-          Field(sub_data, "target").string_value())] = Counts(sub_data);
-    }
-    break;
-  }
-  return counts;
-}
-
-void PrintChannelCounts(const char* label, const ChannelCounts& counts) {
-  int64_t attempts = 0;
-  for (const auto& [address, attempt] : counts.attempts_by_address) {
-    attempts += attempt.started;
-    std::printf("  %s: attempts to %s: %lld (succeeded %lld, failed %lld)\n",
-                label, address.c_str(), static_cast<long long>(attempt.started),
-                static_cast<long long>(attempt.succeeded),
-                static_cast<long long>(attempt.failed));
-  }
-  std::printf(
-      "  %s: calls %lld (succeeded %lld, failed %lld), attempts %lld: "
-      "%lld beyond the first of each call\n",
-      label, static_cast<long long>(counts.calls.started),
-      static_cast<long long>(counts.calls.succeeded),
-      static_cast<long long>(counts.calls.failed),
-      static_cast<long long>(attempts),
-      static_cast<long long>(attempts - counts.calls.started));
-}
-
-// ---------------------------------------------------------------------------
-// nginx: Debian's binary, deploy/nginx/ikd.conf filled in.
-
-// A free loopback port now (nothing holds it after the call returns).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
-  socklen_t length = sizeof(address);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// deploy/nginx/ikd.conf with the replicas' ports, the listener on
-// 127.0.0.1:`port` and the logs in `directory`; empty (and `error` says
-// why) when the file no longer has the lines the test fills in.
-std::string FillNginxConf(const std::vector<int>& upstream_ports, int port,
-                          const std::string& directory, std::string* error) {
-  std::string conf = ReadFile(IKD_NGINX_CONF);
-  std::vector<std::pair<std::string, std::string>> fills = {
-      {"listen 50050 http2;",
-       absl::StrCat("listen 127.0.0.1:", port, " http2;")},
-      {"/var/log/nginx/", directory + "/"}};
-  for (int i = 0; i < kReplicas; ++i) {
-    fills.emplace_back(
-        absl::StrCat("server 127.0.0.1:", 50051 + i, " "),
-        absl::StrCat("server 127.0.0.1:", upstream_ports[i], " "));
-  }
-  for (const auto& [from, to] : fills) {
-    if (absl::StrReplaceAll({{from, to}}, &conf) == 0) {
-      *error = absl::StrCat(IKD_NGINX_CONF, " has no '", from, "'");
-      return "";
-    }
-  }
-  return conf;
-}
-
-// A real nginx in front of the replicas, in the foreground, as one process
-// (master_process off), every file it writes in a temporary directory.
-class NginxProcess {
- public:
-  explicit NginxProcess(std::vector<int> upstream_ports)
-      : upstream_ports_(std::move(upstream_ports)) {
-    char pattern[] = "/tmp/ikd-e2e-nginx-XXXXXX";
-    if (mkdtemp(pattern) != nullptr) directory_ = pattern;
-  }
-  ~NginxProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (!directory_.empty()) std::filesystem::remove_all(directory_);
-  }
-  NginxProcess(const NginxProcess&) = delete;
-  NginxProcess& operator=(const NginxProcess&) = delete;
-
-  // Starts nginx on a free port and waits (at most 30 s) until a health
-  // check through it passes; false, and `error` says why, otherwise. A port
-  // taken between picking and binding is picked again.
-  bool Start(std::string* error) {
-    if (access(NGINX_BINARY, X_OK) != 0) {
-      *error = absl::StrCat(NGINX_BINARY,
-                            " is missing: apt-get install nginx "
-                            "(scripts/setup.sh --test)");
-      return false;
-    }
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      port_ = FreePort();
-      const std::string conf =
-          FillNginxConf(upstream_ports_, port_, directory_, error);
-      if (conf.empty()) return false;
-      std::ofstream(directory_ + "/ikd.conf") << conf;
-      std::ofstream(directory_ + "/nginx.conf") << MainConf();
-      if (!Spawn()) {
-        *error = "nginx did not start";
-        return false;
-      }
-      if (WaitServing()) return true;
-      if (pid_ > 0) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-        pid_ = -1;
-      }
-      *error = absl::StrCat("nginx did not serve: ", Log());
-      if (!absl::StrContains(Log(), "Address already in use")) return false;
-    }
-    return false;
-  }
-
-  int port() const { return port_; }
-  std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
-  std::string AccessLog() const {
-    return ReadFile(directory_ + "/ikd.access.log");
-  }
-  // nginx's own messages (start-up, and its error logs).
-  std::string Log() const {
-    return ReadFile(directory_ + "/stderr.log") +
-           ReadFile(directory_ + "/error.log") +
-           ReadFile(directory_ + "/ikd.error.log");
-  }
-
-  // Stops nginx (SIGQUIT: graceful) and waits: its exit code, or 128 + the
-  // signal that ended it.
-  int Stop() {
-    if (pid_ <= 0) return -1;
-    kill(pid_, SIGQUIT);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  // The main context around ikd.conf: in the foreground, one process, no
-  // path of the system's installation used (pid, logs, temporary files).
-  std::string MainConf() const {
-    constexpr char kMainConf[] = R"conf(daemon off;
-master_process off;
-pid DIR/nginx.pid;
-error_log DIR/error.log warn;
-events { worker_connections 1024; }
-http {
-  client_body_temp_path DIR/body;
-  proxy_temp_path DIR/proxy;
-  fastcgi_temp_path DIR/fastcgi;
-  uwsgi_temp_path DIR/uwsgi;
-  scgi_temp_path DIR/scgi;
-  include DIR/ikd.conf;
-}
-)conf";
-    return absl::StrReplaceAll(kMainConf, {{"DIR", directory_}});
-  }
-
-  bool Spawn() {
-    std::vector<std::string> args = {NGINX_BINARY,
-                                     "-p",
-                                     directory_,
-                                     "-c",
-                                     directory_ + "/nginx.conf",
-                                     "-e",
-                                     directory_ + "/error.log"};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    const std::string stderr_path = directory_ + "/stderr.log";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
-                                     stderr_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int spawned = posix_spawn(&pid_, args[0].c_str(), &actions, nullptr,
-                                    argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) pid_ = -1;
-    return spawned == 0;
-  }
-
-  bool WaitServing() {
-    for (int attempt = 0; attempt < 300; ++attempt) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      grpc::ChannelArguments arguments;
-      arguments.SetInt("ik.test.nginx_probe", attempt);
-      auto stub = grpc::health::v1::Health::NewStub(grpc::CreateCustomChannel(
-          address(), grpc::InsecureChannelCredentials(), arguments));
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() +
-                           std::chrono::seconds(2));
-      grpc::health::v1::HealthCheckResponse response;
-      if (stub->Check(&context, grpc::health::v1::HealthCheckRequest(),
-                      &response)
-              .ok() &&
-          response.status() == HealthCheckResponse::SERVING) {
-        return true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return false;
-  }
-
-  std::vector<int> upstream_ports_;
-  std::string directory_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
-
-// What nginx's access log (ikd.conf's ikd_grpc format) says about the
-// requests (the client's attempts) it passed on: per replica (host:port),
-// the calls it answered (grpc-status 0) and the requests it was given; the
-// requests nginx sent to more than one replica (after a connection error);
-// the statuses other than OK that replicas answered, by grpc-status; and
-// the UNAVAILABLEs nginx answered itself (no replica answered: ikd.conf's
-// @ikd_unavailable).
-struct NginxCounts {
-  std::map<std::string, int64_t> answered_by_replica;
-  std::map<std::string, int64_t> tries_by_replica;
-  int64_t requests = 0;
-  int64_t passed_on_again = 0;
-  std::map<std::string, int64_t> replica_errors;
-  int64_t nginx_unavailable = 0;
-};
-
-// The value of `name="..."` or `name=...` in an access-log line.
-absl::string_view LogField(absl::string_view line, absl::string_view name) {
-  const size_t at = line.find(absl::StrCat(" ", name, "="));
-  if (at == absl::string_view::npos) return "";
-  absl::string_view value = line.substr(at + name.size() + 2);
-  if (absl::ConsumePrefix(&value, "\""))
-    return value.substr(0, value.find('"'));
-  return value.substr(0, value.find(' '));
-}
-
-NginxCounts ParseAccessLog(const std::string& log) {
-  NginxCounts counts;
-  for (absl::string_view line : absl::StrSplit(log, '\n', absl::SkipEmpty())) {
-    if (!absl::StrContains(line, "/ik.v1.IkService/")) continue;
-    ++counts.requests;
-    const std::vector<std::string> tried =
-        absl::StrSplit(LogField(line, "upstream"), ", ", absl::SkipEmpty());
-    for (const std::string& replica : tried) ++counts.tries_by_replica[replica];
-    if (tried.size() > 1) ++counts.passed_on_again;
-    const absl::string_view grpc_status = LogField(line, "grpc_status");
-    if (absl::StrContains(line, "\" 204 ")) {
-      ++counts.nginx_unavailable;
-    } else if (grpc_status != "0") {
-      ++counts.replica_errors[absl::StrCat("grpc-status ", grpc_status)];
-    } else if (!tried.empty()) {
-      ++counts.answered_by_replica[tried.back()];
-    }
-  }
-  return counts;
-}
 
 // ---------------------------------------------------------------------------
 // The scenario, whichever way the client reaches the replicas.
