@@ -168,7 +168,7 @@ Metrics::Metrics(MetricSources sources, const std::vector<std::string>& methods)
     per_method.duration =
         &durations_.Add({{"method", method}}, DurationBuckets());
     per_method.request_bytes = &request_bytes_.Add({{"method", method}});
-    calls_.Add({{"method", method}, {"code", "OK"}});
+    per_method.calls[0] = &calls_.Add({{"method", method}, {"code", "OK"}});
   }
   prometheus::BuildGauge()
       .Name("ikd_build_info")
@@ -199,15 +199,26 @@ absl::Status Metrics::Serve(const std::string& listen) {
 
 void Metrics::CallEnded(const CallRecord& record, absl::StatusCode code,
                         absl::Time end) {
-  calls_
-      .Add({{"method", std::string(record.method)},
-            {"code", absl::StatusCodeToString(code)}})
-      .Increment();
   auto found = methods_.find(record.method);
-  if (found == methods_.end()) return;
-  found->second.duration->Observe(absl::ToDoubleSeconds(end - record.start));
-  found->second.request_bytes->Increment(
-      static_cast<double>(record.request_bytes));
+  const int code_index = static_cast<int>(code);
+  if (found == methods_.end() || code_index < 0 || code_index >= kCodes) {
+    calls_
+        .Add({{"method", std::string(record.method)},
+              {"code", absl::StatusCodeToString(code)}})
+        .Increment();
+    return;
+  }
+  PerMethod& method = found->second;
+  prometheus::Counter* calls =
+      method.calls[code_index].load(std::memory_order_acquire);
+  if (calls == nullptr) {  // Add gives every thread the same series
+    calls = &calls_.Add({{"method", std::string(record.method)},
+                         {"code", absl::StatusCodeToString(code)}});
+    method.calls[code_index].store(calls, std::memory_order_release);
+  }
+  calls->Increment();
+  method.duration->Observe(absl::ToDoubleSeconds(end - record.start));
+  method.request_bytes->Increment(static_cast<double>(record.request_bytes));
 }
 
 }  // namespace ik::server

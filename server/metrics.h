@@ -27,11 +27,13 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "server/call_record.h"
 #include "server/solve_counters.h"
@@ -75,17 +77,22 @@ class Metrics final : public CallObserver {
  private:
   class Live;  // the scrape-time gauges and totals
 
+  static constexpr int kCodes = 17;  // google.rpc.Code 0..16
+
   struct PerMethod {
     prometheus::Histogram* duration = nullptr;
     prometheus::Counter* request_bytes = nullptr;
+    // ikd_calls_total's series by code, made on first use (Family::Add
+    // builds a label map and takes a lock: not once per call).
+    std::array<std::atomic<prometheus::Counter*>, kCodes> calls{};
   };
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& calls_;
   prometheus::Family<prometheus::Histogram>& durations_;
   prometheus::Family<prometheus::Counter>& request_bytes_;
-  // Filled in the constructor, read-only after: no lock.
-  absl::flat_hash_map<std::string, PerMethod> methods_;
+  // Filled in the constructor, its keys read-only after: no lock.
+  absl::node_hash_map<std::string, PerMethod> methods_;
   std::shared_ptr<Live> live_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
