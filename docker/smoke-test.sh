@@ -253,10 +253,14 @@ logs=$(timeout 20 podman logs "$ctr-again" 2>&1 || true)
 grep -q 'ikd: state from /var/lib/ikd: 1 rigs' <<<"$logs" ||
   fail "ikd did not say it reloaded the state: $logs"
 say "smoke_tail survived the restart ($(grep 'ikd: state from' <<<"$logs"))"
-timeout 60 podman stop --time 10 "$ctr-again" >/dev/null 2>>"$workdir/stop.err" ||
-  { cat "$workdir/stop.err" >&2; fail "second podman stop failed"; }
-[[ $(podman inspect --format '{{.State.ExitCode}}' "$ctr-again") == 0 ]] ||
-  fail "the second ikd did not exit 0 on SIGTERM"
+# stop_cleanly CONTAINER: podman stop; ikd must exit 0 on the SIGTERM.
+stop_cleanly() {
+  timeout 60 podman stop --time 10 "$1" >/dev/null 2>>"$workdir/stop.err" ||
+    { cat "$workdir/stop.err" >&2; fail "podman stop $1 failed"; }
+  [[ $(podman inspect --format '{{.State.ExitCode}}' "$1") == 0 ]] ||
+    fail "ikd in $1 did not exit 0 on SIGTERM"
+}
+stop_cleanly "$ctr-again"
 
 # --- 8. TLS with client certificates, tokens, metrics, the same state volume ----
 secrets=$workdir/secrets
@@ -319,10 +323,7 @@ grep -q '^ikd_calls_total{code="OK",method="SolveChain"} 1$' <<<"$metrics" ||
 grep -q '^ikd_calls_total{code="UNAUTHENTICATED",method="SolveChain"} 1$' <<<"$metrics" ||
   fail "metrics: no SolveChain UNAUTHENTICATED = 1"
 say "metrics: $(grep -c '^ikd_' <<<"$metrics") samples, SolveChain OK 1, UNAUTHENTICATED 1"
-timeout 60 podman stop --time 10 "$ctr-secure" >/dev/null 2>>"$workdir/stop.err" ||
-  { cat "$workdir/stop.err" >&2; fail "third podman stop failed"; }
-[[ $(podman inspect --format '{{.State.ExitCode}}' "$ctr-secure") == 0 ]] ||
-  fail "the TLS ikd did not exit 0 on SIGTERM"
+stop_cleanly "$ctr-secure"
 
 ok=1
 say "PASS"
