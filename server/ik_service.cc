@@ -283,10 +283,14 @@ bool IkService::Admit(grpc::CallbackServerContext* context,
     call->Answer(CallGate::ShuttingDown());
     return false;
   }
-  absl::Status allowed =
-      Authorize(context, NeededRole<Request>(), MethodName<Request>());
-  if (!allowed.ok()) call->Answer(std::move(allowed));
-  if (!allowed.ok() || !call->Parse(request)) {
+  if (absl::Status allowed =
+          Authorize(context, NeededRole<Request>(), MethodName<Request>());
+      !allowed.ok()) {
+    call->Answer(std::move(allowed));
+    gate_.Leave();
+    return false;
+  }
+  if (!call->Parse(request)) {
     gate_.Leave();
     return false;
   }
