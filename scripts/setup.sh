@@ -19,6 +19,12 @@ if [[ "${1:-}" == "--test" ]]; then
   # The failover test's load balancer (tests/e2e/failover_test.cc) and the
   # Kubernetes manifests' check (tests/e2e/deploy_manifests_test.py).
   packages+=(nginx python3-yaml)
+  # The Node.js client's tests (client/node/test.sh: npm ci, node --test):
+  # Debian's nodejs (18) and npm, unless a node and npm already run (e.g. a
+  # newer Node installed another way, which Debian's npm would conflict with).
+  if ! node --version >/dev/null 2>&1 || ! npm --version >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+  fi
 fi
 
 missing=()
