@@ -1,12 +1,13 @@
 #!/usr/bin/python3
-"""A short ikd client in Python (Debian's python3-grpcio and python3-protobuf).
+"""A short ikd client in Python, on the ikd_client package (client/python).
 
 Registers a small three-joint arm rig, then solves a reachable and an
 unreachable target for it, one for the bundled humanoid's left arm and one
-for the 13-joint tail with FABRIK; then sends two bad requests and prints
-the field violations (google.rpc.BadRequest) the errors carry.
+for the 13-joint tail with FABRIK; sends a Tick of two humanoids; then sends
+two bad requests and prints the field violations (google.rpc.BadRequest)
+the errors carry.
 
-    examples/python/generate_stubs.sh
+    examples/python/generate_stubs.sh      # or client/python/generate.sh
     /usr/bin/python3 examples/python/ik_client.py --server 127.0.0.1:50051
 
 For an ikd serving TLS (--tls_cert), requiring client certificates
@@ -14,23 +15,41 @@ For an ikd serving TLS (--tls_cert), requiring client certificates
 --cert FILE --key FILE, and --token-file FILE (or IKD_TOKEN in the
 environment); registering a rig needs an admin token.
 
-Use /usr/bin/python3: the Debian packages install into the system Python.
+Use /usr/bin/python3: Debian's python3-grpcio and python3-protobuf install
+into the system Python. The package is used in place (client/python is put
+on sys.path when ikd_client is not installed).
 """
+from __future__ import annotations
+
 import argparse
-import collections
 import os
 import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+try:
+    import ikd_client
+except ImportError:
+    sys.path.insert(0, str(HERE.parent.parent / "client" / "python"))
+    import ikd_client
+
+from ikd_client import Client, IkError
+
+# A point the bundled tail reaches within its joint limits.
+TAIL_TARGET = (0.25, 0.55, -0.95)
 
 
-def parse_args():
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="127.0.0.1:50051")
     parser.add_argument(
         "--stubs",
-        default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "gen"),
-        help="directory holding the generated ik/v1/ik_pb2*.py modules",
+        help="directory holding the generated ik/v1/ik_pb2*.py modules (default: gen/ "
+        "next to this script if there is one, else $IKD_CLIENT_STUBS, else "
+        "client/python/ikd_client/_gen)",
     )
-    parser.add_argument("--timeout", type=float, default=5.0)
+    parser.add_argument("--timeout", type=float, default=5.0, help="deadline of each call, s")
     parser.add_argument("--ca", help="PEM CA bundle that signs ikd's certificate (TLS)")
     parser.add_argument("--cert", help="PEM client certificate (ikd --tls_client_ca)")
     parser.add_argument("--key", help="PEM private key of --cert")
@@ -41,59 +60,18 @@ def parse_args():
     return parser.parse_args()
 
 
-def read_bytes(path):
-    with open(path, "rb") as file:
-        return file.read()
+def stubs_directory(args: argparse.Namespace) -> Path | None:
+    if args.stubs:
+        return Path(args.stubs)
+    if (HERE / "gen").is_dir():
+        return HERE / "gen"
+    return None
 
 
-def open_channel(grpc, args):
-    """A channel to ikd: TLS when --ca or --cert is given, plaintext
-    otherwise; with a token, every call carries 'authorization: Bearer
-    <token>' (an interceptor, so it works on plaintext channels too, which
-    grpc's call credentials refuse)."""
-    if args.ca or args.cert:
-        credentials = grpc.ssl_channel_credentials(
-            root_certificates=read_bytes(args.ca) if args.ca else None,
-            private_key=read_bytes(args.key) if args.key else None,
-            certificate_chain=read_bytes(args.cert) if args.cert else None,
-        )
-        channel = grpc.secure_channel(args.server, credentials)
-    else:
-        channel = grpc.insecure_channel(args.server)
-    token = os.environ.get("IKD_TOKEN", "")
+def bearer_token(args: argparse.Namespace) -> str | None:
     if args.token_file:
-        token = read_bytes(args.token_file).decode().strip()
-    if not token:
-        return channel
-    metadata = (("authorization", f"Bearer {token}"),)
-    fields = ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression")
-
-    class CallDetails(collections.namedtuple("CallDetails", fields), grpc.ClientCallDetails):
-        pass
-
-    class TokenInterceptor(
-        grpc.UnaryUnaryClientInterceptor, grpc.StreamStreamClientInterceptor
-    ):
-        def _with_token(self, details):
-            values = {field: getattr(details, field, None) for field in fields}
-            values["metadata"] = tuple(details.metadata or ()) + metadata
-            return CallDetails(**values)
-
-        def intercept_unary_unary(self, continuation, details, request):
-            return continuation(self._with_token(details), request)
-
-        def intercept_stream_stream(self, continuation, details, requests):
-            return continuation(self._with_token(details), requests)
-
-    return grpc.intercept_channel(channel, TokenInterceptor())
-
-
-# A point the bundled tail reaches within its joint limits.
-TAIL_TARGET = (0.25, 0.55, -0.95)
-
-
-def vec3(pb, x, y, z):
-    return pb.Vec3(x=x, y=y, z=z)
+        return Path(args.token_file).read_text().strip()
+    return os.environ.get("IKD_TOKEN") or None
 
 
 def arm_rig(pb):
@@ -101,19 +79,22 @@ def arm_rig(pb):
     rig = pb.Rig(name="python_arm")
     rig.joints.add(name="shoulder")
     elbow = rig.joints.add(name="elbow", parent="shoulder")
-    elbow.rest.translation.CopyFrom(vec3(pb, 0, -0.3, 0))
-    elbow.rest.rotation.CopyFrom(pb.Quat(x=-0.0436194, y=0, z=0, w=0.9990482))
+    elbow.rest.translation.CopyFrom(pb.Vec3(y=-0.3))
+    elbow.rest.rotation.CopyFrom(pb.Quat(x=-0.0436194, w=0.9990482))
     wrist = rig.joints.add(name="wrist", parent="elbow")
-    wrist.rest.translation.CopyFrom(vec3(pb, 0, -0.25, 0))
+    wrist.rest.translation.CopyFrom(pb.Vec3(y=-0.25))
     rig.chains.add(name="arm", root="shoulder", tip="wrist")
     return rig
 
 
-def solve(stub, pb, timeout, rig, chain, target, solver=0):
+def vec3(pb, x: float, y: float, z: float):
+    return pb.Vec3(x=x, y=y, z=z)
+
+
+def solve(client: Client, pb, rig: str, chain: str, target, solver: int = 0) -> None:
     request = pb.SolveChainRequest(rig=rig)
     request.goals.add(chain=chain, target=vec3(pb, *target), solver=solver)
-    answer = stub.SolveChain(request, timeout=timeout)
-    for result in answer.results:
+    for result in client.solve_chain(request).results:
         print(
             f"{rig}/{result.chain}: reached={result.reached} "
             f"residual={result.residual:.3g} m "
@@ -125,10 +106,9 @@ def solve(stub, pb, timeout, rig, chain, target, solver=0):
         for joint in result.rotations:
             q = joint.rotation
             print(f"  {joint.name}: x={q.x:.6f} y={q.y:.6f} z={q.z:.6f} w={q.w:.6f}")
-    return answer
 
 
-def tick(stub, pb, timeout):
+def tick(client: Client, pb) -> None:
     """Two humanoids in one Tick: one reaches with both arms, one names a
     chain the rig lacks; each character's jobs answer on their own."""
     request = pb.TickRequest(
@@ -148,10 +128,10 @@ def tick(stub, pb, timeout):
             ),
         ]
     )
-    answer = stub.Tick(request, timeout=timeout)
-    for character in answer.characters:
+    for character in client.tick(request).characters:
         if character.goals_status.code != 0:
-            print(f"tick {character.id}: goals failed: {character.goals_status.message}")
+            error = IkError.from_job_status(character.goals_status)
+            print(f"tick {character.id}: goals failed: {error.message}")
             continue
         reached = sum(goal.reached for goal in character.goals)
         print(
@@ -160,60 +140,49 @@ def tick(stub, pb, timeout):
         )
 
 
-def field_violations(error):
-    """The (field, description) pairs of the google.rpc.BadRequest an ikd
-    error carries in its status details (the grpc-status-details-bin
-    trailer), if any."""
-    from google.rpc import error_details_pb2, status_pb2
-
-    for key, value in error.trailing_metadata() or ():
-        if key != "grpc-status-details-bin":
-            continue
-        status = status_pb2.Status.FromString(value)
-        for detail in status.details:
-            bad_request = error_details_pb2.BadRequest()
-            if detail.Unpack(bad_request):
-                for violation in bad_request.field_violations:
-                    yield violation.field, violation.description
+def print_error(error: IkError, file=sys.stdout) -> None:
+    print(f"error: {error.code.name}: {error.message}", file=file)
+    for violation in error.field_violations:
+        print(f"  field {violation.field}: {violation.description}", file=file)
 
 
-def print_error(error):
-    print(f"error: {error.code().name}: {error.details()}")
-    for field, description in field_violations(error):
-        print(f"  field {field}: {description}")
+def run(client: Client, pb) -> None:
+    registered = client.register_rig(arm_rig(pb), replace=True)
+    print(f"registered {registered.name} {registered.revision}")
+    solve(client, pb, "python_arm", "arm", (0.1, -0.35, 0.15))
+    solve(client, pb, "python_arm", "arm", (0.0, -2.0, 0.0))
+    solve(client, pb, "humanoid", "left_arm", (0.45, 1.2, 0.15))
+    solve(client, pb, "tail", "tail", TAIL_TARGET, pb.SOLVER_FABRIK)
+    tick(client, pb)
+    bad_goals = [
+        pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0)),
+        pb.ChainGoal(chain="arm", target=vec3(pb, 0, float("nan"), 0)),
+    ]
+    for goal in bad_goals:
+        try:
+            client.solve_chain(pb.SolveChainRequest(rig="python_arm", goals=[goal]))
+        except IkError as error:
+            print_error(error)
 
 
-def main():
+def main() -> int:
     args = parse_args()
-    sys.path.insert(0, args.stubs)
-    import grpc
-    from ik.v1 import ik_pb2 as pb
-    from ik.v1 import ik_pb2_grpc as pb_grpc
-
-    with open_channel(grpc, args) as channel:
-        stub = pb_grpc.IkServiceStub(channel)
-        registered = stub.RegisterRig(
-            pb.RegisterRigRequest(rig=arm_rig(pb), replace=True),
-            timeout=args.timeout,
-        )
-        print(f"registered {registered.name} {registered.revision}")
-        solve(stub, pb, args.timeout, "python_arm", "arm", (0.1, -0.35, 0.15))
-        solve(stub, pb, args.timeout, "python_arm", "arm", (0.0, -2.0, 0.0))
-        solve(stub, pb, args.timeout, "humanoid", "left_arm", (0.45, 1.2, 0.15))
-        solve(stub, pb, args.timeout, "tail", "tail", TAIL_TARGET, pb.SOLVER_FABRIK)
-        tick(stub, pb, args.timeout)
-        bad_goals = [
-            pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0)),
-            pb.ChainGoal(chain="arm", target=vec3(pb, 0, float("nan"), 0)),
-        ]
-        for goal in bad_goals:
-            try:
-                stub.SolveChain(
-                    pb.SolveChainRequest(rig="python_arm", goals=[goal]),
-                    timeout=args.timeout,
-                )
-            except grpc.RpcError as error:
-                print_error(error)
+    pb = ikd_client.load_stubs(stubs_directory(args)).pb
+    client = Client(
+        args.server,
+        deadline=args.timeout,
+        ca=args.ca,
+        cert=args.cert,
+        key=args.key,
+        token=bearer_token(args),
+    )
+    with client:
+        try:
+            run(client, pb)
+        except IkError as error:
+            # Refused outright (no token, a read token registering, no TLS).
+            print_error(error, file=sys.stderr)
+            return 1
     return 0
 
 
