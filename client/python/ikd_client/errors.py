@@ -67,11 +67,10 @@ class IkError(Exception):
         """The IkError of a failed gRPC call (a ``grpc.Call`` as raised by
         the generated stubs), with the field violations of its
         ``grpc-status-details-bin`` trailer."""
-        code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
-        message = error.details() if hasattr(error, "details") else str(error)
-        trailers = error.trailing_metadata() if hasattr(error, "trailing_metadata") else ()
-        return cls(code or grpc.StatusCode.UNKNOWN, message or "",
-                   _field_violations(trailers or ()))
+        if not isinstance(error, grpc.Call):
+            return cls(grpc.StatusCode.UNKNOWN, str(error))
+        violations = _field_violations(error.trailing_metadata() or ())
+        return cls(error.code() or grpc.StatusCode.UNKNOWN, error.details() or "", violations)
 
     @classmethod
     def from_job_status(cls, status: ik_pb2.JobStatus) -> IkError:

@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 import unittest
 from pathlib import Path
+from typing import Callable
 
 import grpc
 
@@ -59,9 +60,9 @@ class SecurityTestCase(unittest.TestCase):
         self.addCleanup(client.close)
         return client
 
-    def assertRefused(self, code: grpc.StatusCode, call: object) -> IkError:
+    def assertRefused(self, code: grpc.StatusCode, call: Callable[[], object]) -> IkError:
         with self.assertRaises(IkError) as raised:
-            call()  # type: ignore[operator]
+            call()
         self.assertEqual(raised.exception.code, code, raised.exception)
         return raised.exception
 
