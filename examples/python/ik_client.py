@@ -167,7 +167,11 @@ def run(client: Client, pb) -> None:
 
 def main() -> int:
     args = parse_args()
-    pb = ikd_client.load_stubs(stubs_directory(args)).pb
+    try:
+        pb = ikd_client.load_stubs(stubs_directory(args)).pb
+    except ImportError as error:  # the stubs were not generated
+        print(error, file=sys.stderr)
+        return 2
     client = Client(
         args.server,
         deadline=args.timeout,
