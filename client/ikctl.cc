@@ -129,6 +129,15 @@ absl::Status Secure(ik::ClientOptions& options) {
   return absl::OkStatus();
 }
 
+// Whether the command line's words (not flags) begin with `rigs import`.
+bool IsRigsImport(const std::vector<char*>& argv) {
+  std::vector<std::string> words;
+  for (size_t i = 1; i < argv.size() && words.size() < 2; ++i) {
+    if (argv[i][0] != '-') words.push_back(argv[i]);
+  }
+  return words.size() == 2 && words[0] == "rigs" && words[1] == "import";
+}
+
 // Maps --solver's value; false for an unknown name.
 bool ParseSolver(const std::string& name, ik::v1::Solver* out) {
   if (name.empty()) {
@@ -149,10 +158,15 @@ bool ParseSolver(const std::string& name, ik::v1::Solver* out) {
   return true;
 }
 
-int RigsCommand(ik::Client& client, const std::vector<std::string>& args) {
+int RigsCommand(ik::Client& client, const std::vector<std::string>& args,
+                const std::vector<std::string>& import_chains) {
   if (args.empty())
-    return Usage("rigs: expected register, list, get or delete");
+    return Usage("rigs: expected register, import, list, get or delete");
   const std::string& verb = args[0];
+  if (verb == "import" && args.size() == 2) {
+    return ik::ctl::ImportCommand(client, args[1], import_chains,
+                                  absl::GetFlag(FLAGS_replace));
+  }
   if (verb == "register" && args.size() == 2) {
     absl::StatusOr<ik::v1::Rig> rig = ik::ReadRigFile(args[1]);
     if (!rig.ok()) return Failed(rig.status());
@@ -182,7 +196,9 @@ int RigsCommand(ik::Client& client, const std::vector<std::string>& args) {
     return PrintDeleted(
         client.DeleteRig(args[1], absl::GetFlag(FLAGS_revision)), args[1]);
   }
-  return Usage("rigs: expected register FILE | list | get NAME | delete NAME");
+  return Usage(
+      "rigs: expected register FILE | import FILE | list | get NAME | delete "
+      "NAME");
 }
 
 int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
@@ -292,12 +308,21 @@ int main(int argc, char** argv) {
       "--terrain=NAME[,...])\n"
       "        [--root=X,Y,Z] [--pose=FILE] [--weights=W1,W2,...]\n"
       "        [--tolerance=M] [--revision=R]   (--plane may be repeated)\n"
+      "  rigs import FILE.gltf|FILE.glb [--name=N] [--skin=K] "
+      "[--chain=NAME=ROOT:TIP ...] [--register [--replace]]\n"
       "  tick --rig=NAME [--characters=N] [--ticks=T] [--terrain=NAME] "
       "[--dt=S] [--stream]\n"
       "  health");
   std::vector<std::string> planes;
   std::vector<char*> rest =
       ik::ctl::TakeRepeatedFlag(argc, argv, "plane", planes);
+  // `rigs import` takes --chain NAME=ROOT:TIP any number of times (solve's
+  // --chain is one name).
+  std::vector<std::string> import_chains;
+  if (IsRigsImport(rest)) {
+    rest = ik::ctl::TakeRepeatedFlag(static_cast<int>(rest.size()), rest.data(),
+                                     "chain", import_chains);
+  }
   std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(rest.size()), rest.data());
   std::vector<std::string> args(positional.begin() + 1, positional.end());
@@ -314,7 +339,7 @@ int main(int argc, char** argv) {
 
   const std::string command = args[0];
   args.erase(args.begin());
-  if (command == "rigs") return RigsCommand(client, args);
+  if (command == "rigs") return RigsCommand(client, args, import_chains);
   if (command == "solve") return SolveCommand(client, args);
   if (command == "health") return HealthCommand(client, args);
   if (command == "dynamics") return ik::ctl::DynamicsCommand(client, args);

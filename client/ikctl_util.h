@@ -89,6 +89,10 @@ int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
 // ikctl tick (ikctl_tick.cc): a synthetic crowd of --characters driven for
 // --ticks through Tick or TickStream.
 int TickCommand(ik::Client& client, const std::vector<std::string>& args);
+// In ikctl_import.cc: `rigs import FILE`; `chains` are the --chain values
+// (NAME=ROOT:TIP).
+int ImportCommand(ik::Client& client, const std::string& path,
+                  const std::vector<std::string>& chains, bool replace);
 
 // Removes every `--NAME=V` and `--NAME V` from argv (a flag that may be
 // given more than once, which absl flags do not support), appending each V

@@ -10,12 +10,14 @@ packages=(
   build-essential cmake pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libglm-dev libssl-dev grpc-proto libsleef-dev prometheus-cpp-dev
+  libtinygltf-dev
   golang-github-gogo-googleapis-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
-             uidmap slirp4netns runc clang openssl prometheus)
+             uidmap slirp4netns runc clang openssl prometheus
+             assimp-testmodels)
   # The failover test's load balancer (tests/e2e/failover_test.cc) and the
   # Kubernetes manifests' check (tests/e2e/deploy_manifests_test.py).
   packages+=(nginx python3-yaml)
