@@ -312,6 +312,9 @@ int main(int argc, char** argv) {
       "[--chain=NAME=ROOT:TIP ...] [--register [--replace]]\n"
       "  tick --rig=NAME [--characters=N] [--ticks=T] [--terrain=NAME] "
       "[--dt=S] [--stream]\n"
+      "  render --rig=NAME --svg=FILE [--chain=NAME --target=X,Y,Z]\n"
+      "        [--terrain=NAME | --plane=...] [--root=X,Y,Z] "
+      "[--trail_steps=N [--dt=S]]\n"
       "  health");
   std::vector<std::string> planes;
   std::vector<char*> rest =
@@ -350,5 +353,8 @@ int main(int argc, char** argv) {
     return ik::ctl::GroundCommand(client, args, planes);
   }
   if (command == "tick") return ik::ctl::TickCommand(client, args);
+  if (command == "render") {
+    return ik::ctl::RenderCommand(client, args, planes);
+  }
   return Usage("unknown command '" + command + "'");
 }

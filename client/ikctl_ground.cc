@@ -124,17 +124,18 @@ int TerrainCommand(ik::Client& client, const std::vector<std::string>& args,
   return Usage("terrain: expected register FILE | list | delete NAME");
 }
 
-int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
-                  const std::vector<std::string>& planes) {
-  if (!args.empty()) return Usage("ground: takes flags only");
+absl::StatusOr<ik::v1::GroundFeetRequest> GroundRequestFromFlags(
+    const std::vector<std::string>& planes) {
   ik::v1::GroundFeetRequest request;
   request.set_rig(absl::GetFlag(FLAGS_rig));
   request.set_revision(absl::GetFlag(FLAGS_revision));
-  if (request.rig().empty()) return Usage("ground: --rig is required");
+  if (request.rig().empty()) {
+    return absl::InvalidArgumentError("--rig is required");
+  }
   for (const std::string& plane : planes) {
     if (!ParsePlane(plane, request.mutable_ground()->add_planes())) {
-      return Usage("ground: --plane must be PX,PY,PZ,NX,NY,NZ, got '" + plane +
-                   "'");
+      return absl::InvalidArgumentError(
+          "--plane must be PX,PY,PZ,NX,NY,NZ, got '" + plane + "'");
     }
   }
   for (absl::string_view name :
@@ -142,34 +143,49 @@ int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
     request.mutable_ground()->add_terrains(std::string(name));
   }
   if (request.ground().planes_size() + request.ground().terrains_size() == 0) {
-    return Usage("ground: give --plane or --terrain (or both)");
+    return absl::InvalidArgumentError("give --plane or --terrain (or both)");
   }
   if (const std::string pose = absl::GetFlag(FLAGS_pose); !pose.empty()) {
     if (absl::Status status = ik::ReadJsonFile(pose, request.mutable_pose());
         !status.ok()) {
-      return Failed(status);
+      return status;
     }
   }
   if (const std::string root = absl::GetFlag(FLAGS_root); !root.empty()) {
     ik::v1::Vec3* translation =
         request.mutable_pose()->mutable_root()->mutable_translation();
     if (!ParseVec3(root, translation)) {
-      return Usage("ground: --root must be X,Y,Z");
+      return absl::InvalidArgumentError("--root must be X,Y,Z");
     }
   }
   for (absl::string_view text :
        absl::StrSplit(absl::GetFlag(FLAGS_weights), ',', absl::SkipEmpty())) {
     double weight = 0.0;
     if (!absl::SimpleAtod(text, &weight)) {
-      return Usage("ground: --weights must be numbers, e.g. 1,0.5");
+      return absl::InvalidArgumentError(
+          "--weights must be numbers, e.g. 1,0.5");
     }
     request.add_weights(weight);
   }
   if (absl::GetFlag(FLAGS_tolerance) > 0.0) {
     request.set_tolerance(absl::GetFlag(FLAGS_tolerance));
   }
+  return request;
+}
+
+int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
+                  const std::vector<std::string>& planes) {
+  if (!args.empty()) return Usage("ground: takes flags only");
+  absl::StatusOr<ik::v1::GroundFeetRequest> request =
+      GroundRequestFromFlags(planes);
+  if (!request.ok()) {
+    if (request.status().code() == absl::StatusCode::kInvalidArgument) {
+      return Usage(absl::StrCat("ground: ", request.status().message()));
+    }
+    return Failed(request.status());
+  }
   absl::StatusOr<ik::v1::GroundFeetResponse> answer =
-      client.GroundFeet(request);
+      client.GroundFeet(*request);
   if (!answer.ok()) return Failed(answer.status());
   return Print(*answer, PrintGround);
 }

@@ -83,6 +83,15 @@ int DynamicsCommand(ik::Client& client, const std::vector<std::string>& args);
 // of every --plane flag.
 int TerrainCommand(ik::Client& client, const std::vector<std::string>& args,
                    bool replace);
+// GroundFeet's request from the flags (--rig, --revision, --plane values,
+// --terrain, --pose, --root, --weights, --tolerance); INVALID_ARGUMENT
+// saying which flag is wrong (a --pose file that does not parse: its
+// error).
+absl::StatusOr<ik::v1::GroundFeetRequest> GroundRequestFromFlags(
+    const std::vector<std::string>& planes);
+// In ikctl_render.cc: `render --svg=FILE`.
+int RenderCommand(ik::Client& client, const std::vector<std::string>& args,
+                  const std::vector<std::string>& planes);
 int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
                   const std::vector<std::string>& planes);
 
