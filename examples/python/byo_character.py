@@ -33,21 +33,19 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-try:
-    import ikd_client
-except ImportError:
-    sys.path.insert(0, str(HERE.parent.parent / "client" / "python"))
-    import ikd_client
-
-from google.protobuf import json_format
-
-from ikd_client import Client, IkError
+from example_cli import (  # noqa: E402  (next to this file)
+    add_connection_arguments,
+    connect,
+    ikd_client,
+    print_error,
+)
+from google.protobuf import json_format  # noqa: E402
+from ikd_client import Client, IkError  # noqa: E402
 
 SHOULDER_CHAIN = "left_arm"
 # The target: this far from the shoulder, half forward (+Z), half down.
@@ -61,7 +59,7 @@ PRINT_STEPS = (1, 15, 30, 45, 60)
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", default="127.0.0.1:50051")
+    add_connection_arguments(parser)
     parser.add_argument(
         "--rig-json",
         required=True,
@@ -72,21 +70,8 @@ def parse_args() -> argparse.Namespace:
         help="directory holding the generated ik/v1/ik_pb2*.py modules (default: "
         "$IKD_CLIENT_STUBS, else client/python/ikd_client/_gen)",
     )
-    parser.add_argument("--timeout", type=float, default=5.0, help="deadline of each call, s")
-    parser.add_argument("--ca", help="PEM CA bundle that signs ikd's certificate (TLS)")
-    parser.add_argument("--cert", help="PEM client certificate (ikd --tls_client_ca)")
-    parser.add_argument("--key", help="PEM private key of --cert")
-    parser.add_argument(
-        "--token-file",
-        help="file holding the bearer token (ikd --token_file); default: $IKD_TOKEN",
-    )
     return parser.parse_args()
 
-
-def bearer_token(args: argparse.Namespace) -> str | None:
-    if args.token_file:
-        return Path(args.token_file).read_text().strip()
-    return os.environ.get("IKD_TOKEN") or None
 
 
 # Forward kinematics of the rest pose, in plain Python (quaternions x, y, z, w).
@@ -245,11 +230,6 @@ def step_ponytail(client: Client, pb, rig, positions) -> None:
             )
 
 
-def print_error(error: IkError, file=sys.stdout) -> None:
-    print(f"error: {error.code.name}: {error.message}", file=file)
-    for violation in error.field_violations:
-        print(f"  field {violation.field}: {violation.description}", file=file)
-
 
 def run(client: Client, pb, rig) -> None:
     add_ponytail(pb, rig)
@@ -273,14 +253,7 @@ def main() -> int:
         print(error, file=sys.stderr)
         return 2
     rig = json_format.Parse(Path(args.rig_json).read_text(), pb.Rig())
-    client = Client(
-        args.server,
-        deadline=args.timeout,
-        ca=args.ca,
-        cert=args.cert,
-        key=args.key,
-        token=bearer_token(args),
-    )
+    client = connect(args)
     with client:
         try:
             run(client, pb, rig)

@@ -22,19 +22,18 @@ on sys.path when ikd_client is not installed).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-try:
-    import ikd_client
-except ImportError:
-    sys.path.insert(0, str(HERE.parent.parent / "client" / "python"))
-    import ikd_client
-
-from ikd_client import Client, IkError
+from example_cli import (  # noqa: E402  (next to this file)
+    add_connection_arguments,
+    connect,
+    ikd_client,
+    print_error,
+)
+from ikd_client import Client, IkError  # noqa: E402
 
 # A point the bundled tail reaches within its joint limits.
 TAIL_TARGET = (0.25, 0.55, -0.95)
@@ -42,20 +41,12 @@ TAIL_TARGET = (0.25, 0.55, -0.95)
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", default="127.0.0.1:50051")
+    add_connection_arguments(parser)
     parser.add_argument(
         "--stubs",
         help="directory holding the generated ik/v1/ik_pb2*.py modules (default: gen/ "
         "next to this script if there is one, else $IKD_CLIENT_STUBS, else "
         "client/python/ikd_client/_gen)",
-    )
-    parser.add_argument("--timeout", type=float, default=5.0, help="deadline of each call, s")
-    parser.add_argument("--ca", help="PEM CA bundle that signs ikd's certificate (TLS)")
-    parser.add_argument("--cert", help="PEM client certificate (ikd --tls_client_ca)")
-    parser.add_argument("--key", help="PEM private key of --cert")
-    parser.add_argument(
-        "--token-file",
-        help="file holding the bearer token (ikd --token_file); default: $IKD_TOKEN",
     )
     return parser.parse_args()
 
@@ -67,11 +58,6 @@ def stubs_directory(args: argparse.Namespace) -> Path | None:
         return HERE / "gen"
     return None
 
-
-def bearer_token(args: argparse.Namespace) -> str | None:
-    if args.token_file:
-        return Path(args.token_file).read_text().strip()
-    return os.environ.get("IKD_TOKEN") or None
 
 
 def arm_rig(pb):
@@ -140,11 +126,6 @@ def tick(client: Client, pb) -> None:
         )
 
 
-def print_error(error: IkError, file=sys.stdout) -> None:
-    print(f"error: {error.code.name}: {error.message}", file=file)
-    for violation in error.field_violations:
-        print(f"  field {violation.field}: {violation.description}", file=file)
-
 
 def run(client: Client, pb) -> None:
     registered = client.register_rig(arm_rig(pb), replace=True)
@@ -172,14 +153,7 @@ def main() -> int:
     except ImportError as error:  # the stubs were not generated
         print(error, file=sys.stderr)
         return 2
-    client = Client(
-        args.server,
-        deadline=args.timeout,
-        ca=args.ca,
-        cert=args.cert,
-        key=args.key,
-        token=bearer_token(args),
-    )
+    client = connect(args)
     with client:
         try:
             run(client, pb)

@@ -8,23 +8,10 @@ source "$(dirname "$0")/lib.sh"
 IKD=$(realpath "${1:?usage: byo_node_test.sh IKD IKCTL}")
 IKCTL=$(realpath "${2:?usage: byo_node_test.sh IKD IKCTL}")
 
-command -v node >/dev/null || fail "node is missing (scripts/setup.sh --test)"
-command -v npm >/dev/null || fail "npm is missing (scripts/setup.sh --test)"
-
-# The package's locked dependencies, installed as client/node/test.sh does
-# (same stamp): npm ci when node_modules is missing or older than the lock.
-# A clean clone has none. (ctest runs this and e2e_node_package under one
-# RESOURCE_LOCK so two npm ci never race.)
-(
-  cd "$REPO/client/node"
-  stamp=node_modules/.ikd-lock-sha256
-  want=$(sha256sum package-lock.json | cut -d' ' -f1)
-  if [[ ! -d node_modules || ! -f $stamp || "$(cat "$stamp")" != "$want" ]]; then
-    echo "client/node: npm ci" >&2
-    npm ci --no-audit --no-fund >&2
-    echo "$want" >"$stamp"
-  fi
-) || fail "npm ci in client/node failed"
+# The package's locked dependencies (npm ci on a clean clone). ctest runs
+# this and e2e_node_package under one RESOURCE_LOCK, so two npm ci never
+# race.
+"$REPO/client/node/install.sh" || fail "npm ci in client/node failed"
 
 # No example rigs: the only rig is the one imported from glTF. The stairs
 # terrain comes from examples/terrains.
