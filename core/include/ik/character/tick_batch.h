@@ -1,0 +1,126 @@
+// A tick of many characters of one kind in one call: for each character, its
+// legs grounded, its chain goals solved and its dynamic chains stepped, on
+// its own pose and in that order (what ik.v1 IkService.Tick does for a
+// character), every job through one set of scratch buffers. Set-up that does
+// not depend on the character (the joints dynamics reads, the buffers'
+// sizes) is done once per call, and after the first call on a scratch no
+// character allocates.
+//
+//   std::vector<ik::CharacterTick> crowd(n);  // each: pose, goals, states
+//   ik::TickScratch scratch;                   // kept from tick to tick
+//   ik::TickBatchJob batch;
+//   batch.character = &character;
+//   batch.ground = ground;
+//   batch.characters = absl::MakeSpan(crowd);
+//   batch.scratch = &scratch;
+//   if (absl::Status status = batch.Run(); !status.ok()) return status;
+//   // crowd[k].ground_status, .goals_status, .dynamics_status: each job's
+#ifndef IK_CHARACTER_TICK_BATCH_H_
+#define IK_CHARACTER_TICK_BATCH_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "ik/base/math.h"
+#include "ik/character/character.h"
+#include "ik/dynamics/dynamics.h"
+#include "ik/ground/grounding.h"
+#include "ik/ground/terrain.h"
+#include "ik/rig/solve_chain.h"
+
+namespace ik {
+
+// One character's share of a tick: its pose, what to do with it and where
+// the answers go. Owns nothing: every span is the caller's, alive while the
+// batch runs.
+struct CharacterTick {
+  // In/out: the pose, model -> world root and one local transform per rig
+  // joint (rotations unit length). Each job works on what the one before
+  // left; a job that fails leaves it as it found it.
+  Transform root;
+  absl::Span<Transform> locals;
+
+  // Grounding of every leg of the character on the batch's ground, first.
+  // On success the root is lowered by the report's root_offset.
+  bool ground_feet = false;
+  // Per leg in [0, 1]; empty: 1 for every leg.
+  absl::Span<const double> leg_weights;
+  std::optional<GroundSmoothing> smoothing;
+  // Outputs when ground_feet: one per leg, and the report.
+  absl::Span<FootResult> feet;
+  GroundFeetReport ground_report;
+
+  // Chain goals, solved in order on the grounded pose (each goal's `path`
+  // names it in errors). All or none: when one fails, the goals' joints
+  // are put back as they were before the first.
+  absl::Span<const ChainGoal> goals;
+  // Output, one per goal.
+  absl::Span<ChainSolveResult> goal_results;
+
+  // One step of every dynamic chain of the character (Character::
+  // dynamic_chains order) on the pose the goals left: one state each, in
+  // and out; empty: no dynamics. The chains' new local rotations are
+  // written into `locals`.
+  absl::Span<DynamicState> dynamic_states;
+  // Output, one per dynamic chain (when dynamic_states is not empty).
+  absl::Span<DynamicsReport> dynamic_reports;
+  // Seconds since the previous step, finite and >= 0.
+  double delta_time = 0.0;
+
+  // Outputs: each job's status (OK when it succeeded or did not run). Error
+  // messages start with the job's field path ("pose.locals...", the goal's
+  // path, "states[0]...").
+  absl::Status ground_status;
+  absl::Status goals_status;
+  absl::Status dynamics_status;
+};
+
+// Buffers the batch reuses for every character: keep one per thread and
+// hand it to every batch it runs. Its contents mean nothing between calls.
+struct TickScratch {
+  SolveChainWorkspace chain;
+  // The goals' joints before the first goal (all-or-none).
+  std::vector<Transform> goal_joints_before;
+  // World transforms of the joints dynamics reads, on the pose after the
+  // goals (others are left stale: never read).
+  std::vector<Transform> world;
+  // One dynamic chain's new rotations.
+  std::vector<Quat> rotations;
+  // Joints whose world transform dynamics reads (the chains' joints and
+  // the colliders' joints, with their ancestors), ascending.
+  std::vector<int> dynamics_joints;
+  // "dynamic_states[c]", per dynamic chain: what errors about a state name.
+  std::vector<std::string> state_paths;
+};
+
+// Inputs and outputs of one batch. Owns nothing. Thread-compatible: batches
+// with distinct characters' spans and scratches may run concurrently on one
+// Character and ground.
+struct TickBatchJob {
+  // The kind every character of the batch is; required.
+  const Character* character = nullptr;
+  // Where the characters that ground their feet stand.
+  Ground ground;
+  // In/out; each character's jobs run in order, characters one after the
+  // other.
+  absl::Span<CharacterTick> characters;
+  // Required.
+  TickScratch* scratch = nullptr;
+
+  // INVALID_ARGUMENT for a missing character or scratch, an invalid ground
+  // ("ground.meshes[0]: null"), or a character whose spans do not fit
+  // ("characters[3].locals: 12 transforms for rig 'humanoid' of 28 joints",
+  // ".feet", ".goal_results", ".dynamic_states", ".dynamic_reports").
+  // Everything else about a character is its jobs' to check, and is
+  // reported in its statuses, not here.
+  absl::Status Validate() const;
+  // Validates, then runs every character's jobs.
+  absl::Status Run() const;
+};
+
+}  // namespace ik
+
+#endif  // IK_CHARACTER_TICK_BATCH_H_

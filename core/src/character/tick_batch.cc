@@ -1,0 +1,225 @@
+// TickBatchJob (ik/character/tick_batch.h): the batch's checks, the
+// set-up shared by its characters, and each character's three jobs.
+#include "ik/character/tick_batch.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "ik/base/field_error.h"
+#include "ik/base/validate.h"
+#include "ik/dynamics/rig_dynamics.h"
+
+namespace ik {
+namespace {
+
+// "characters[k].<field>: <n> <what> for <m> <of what>".
+absl::Status SizeMismatch(size_t k, const char* field, size_t given,
+                          const char* what, size_t wanted,
+                          const std::string& of_what) {
+  return InvalidField(
+      absl::StrCat("characters[", k, "].", field),
+      absl::StrCat(given, " ", what, " for ", of_what, " of ", wanted));
+}
+
+absl::Status CheckCharacterSpans(const Character& character, size_t k,
+                                 const CharacterTick& tick) {
+  const std::string rig = absl::StrCat("rig ", Quoted(character.rig.name()));
+  const size_t joints = static_cast<size_t>(character.rig.joint_count());
+  if (tick.locals.size() != joints) {
+    return SizeMismatch(k, "locals", tick.locals.size(), "transforms", joints,
+                        rig + " joints");
+  }
+  if (tick.ground_feet && tick.feet.size() != character.legs.size()) {
+    return SizeMismatch(k, "feet", tick.feet.size(), "results",
+                        character.legs.size(), rig + " legs");
+  }
+  if (tick.goal_results.size() != tick.goals.size()) {
+    return SizeMismatch(k, "goal_results", tick.goal_results.size(), "results",
+                        tick.goals.size(), "goals");
+  }
+  const size_t chains = character.dynamic_chains.size();
+  if (!tick.dynamic_states.empty() && tick.dynamic_states.size() != chains) {
+    return SizeMismatch(k, "dynamic_states", tick.dynamic_states.size(),
+                        "states", chains, rig + " dynamic chains");
+  }
+  if (tick.dynamic_reports.size() != tick.dynamic_states.size()) {
+    return SizeMismatch(k, "dynamic_reports", tick.dynamic_reports.size(),
+                        "reports", tick.dynamic_states.size(), "states");
+  }
+  return absl::OkStatus();
+}
+
+// The joints whose world transforms the character's dynamic chains read
+// (their joints and their colliders' joints) with every ancestor, ascending:
+// parents come before their children, so forward kinematics over this list
+// alone is exact for them.
+void DynamicsJoints(const Character& character, std::vector<int>& joints) {
+  const Rig& rig = character.rig;
+  std::vector<bool> needed(rig.joint_count(), false);
+  const auto need = [&](int joint) {
+    for (int j = joint; j != kNoParent && !needed[j]; j = rig.parents()[j]) {
+      needed[j] = true;
+    }
+  };
+  for (const DynamicChainBinding& chain : character.dynamic_chains) {
+    for (const int joint : chain.joints) need(joint);
+  }
+  for (const AttachedCollider& collider : character.colliders) {
+    need(collider.joint);
+  }
+  joints.clear();
+  for (int j = 0; j < rig.joint_count(); ++j) {
+    if (needed[j]) joints.push_back(j);
+  }
+}
+
+void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick,
+                     absl::Span<const double> all_planted) {
+  if (!tick.ground_feet) return;
+  GroundFeetJob job;
+  job.rig = &batch.character->rig;
+  job.legs = batch.character->legs;
+  job.root = tick.root;
+  job.locals = tick.locals;
+  job.ground = batch.ground;
+  job.weights = tick.leg_weights.empty() ? all_planted : tick.leg_weights;
+  job.smoothing = tick.smoothing;
+  job.feet = tick.feet;
+  job.report = &tick.ground_report;
+  tick.ground_status = job.Run();
+  if (tick.ground_status.ok()) {
+    tick.root.translation += tick.ground_report.root_offset;
+  }
+}
+
+// All or none: the goals' joints are saved before the first goal and put
+// back (in reverse, so a joint of two chains ends as it began) when one
+// fails.
+void SolveCharacterGoals(const TickBatchJob& batch, CharacterTick& tick) {
+  if (tick.goals.empty()) return;
+  std::vector<Transform>& before = batch.scratch->goal_joints_before;
+  before.clear();
+  for (const ChainGoal& goal : tick.goals) {
+    if (goal.chain == nullptr) continue;  // the job reports it
+    for (const int joint : goal.chain->joints) {
+      if (joint >= 0 && static_cast<size_t>(joint) < tick.locals.size()) {
+        before.push_back(tick.locals[joint]);
+      }
+    }
+  }
+  SolveChainJob job;
+  job.rig = &batch.character->rig;
+  job.root = tick.root;
+  job.locals = tick.locals;
+  job.workspace = &batch.scratch->chain;
+  for (size_t i = 0; i < tick.goals.size(); ++i) {
+    job.goal = &tick.goals[i];
+    job.result = &tick.goal_results[i];
+    tick.goals_status = job.Run();
+    if (tick.goals_status.ok()) continue;
+    size_t saved = before.size();
+    for (size_t g = tick.goals.size(); g-- > 0;) {
+      const Chain* chain = tick.goals[g].chain;
+      if (chain == nullptr) continue;
+      for (size_t k = chain->joints.size(); k-- > 0;) {
+        const int joint = chain->joints[k];
+        if (joint >= 0 && static_cast<size_t>(joint) < tick.locals.size()) {
+          tick.locals[joint] = before[--saved];
+        }
+      }
+    }
+    return;
+  }
+}
+
+// Every chain steps on the same pose; their rotations are set once all
+// have stepped (none when one fails).
+void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
+  if (tick.dynamic_states.empty()) return;
+  const Character& character = *batch.character;
+  TickScratch& scratch = *batch.scratch;
+  const absl::Span<const int> parents = character.rig.parents();
+  for (const int j : scratch.dynamics_joints) {
+    const int parent = parents[j];
+    scratch.world[j] =
+        Compose(parent == kNoParent ? tick.root : scratch.world[parent],
+                tick.locals[j]);
+  }
+  size_t offset = 0;
+  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
+    const DynamicChainBinding& chain = character.dynamic_chains[c];
+    RigDynamicsStep step;
+    step.rig = &character.rig;
+    step.colliders = character.colliders;
+    step.chain = &chain;
+    step.models_world = scratch.world;
+    step.locals = tick.locals;
+    step.delta_time = tick.delta_time;
+    step.state = &tick.dynamic_states[c];
+    step.state_path = scratch.state_paths[c];
+    step.rotations_local =
+        absl::MakeSpan(scratch.rotations).subspan(offset, chain.joints.size());
+    step.report = &tick.dynamic_reports[c];
+    tick.dynamics_status = step.Run();
+    if (!tick.dynamics_status.ok()) return;
+    offset += chain.joints.size();
+  }
+  offset = 0;
+  for (const DynamicChainBinding& chain : character.dynamic_chains) {
+    for (size_t k = 0; k < chain.joints.size(); ++k) {
+      if (chain.turns[k]) {
+        tick.locals[chain.joints[k]].rotation = scratch.rotations[offset + k];
+      }
+    }
+    offset += chain.joints.size();
+  }
+}
+
+}  // namespace
+
+absl::Status TickBatchJob::Validate() const {
+  if (character == nullptr) return InvalidField("character", "not set");
+  if (scratch == nullptr) return InvalidField("scratch", "not set");
+  if (absl::Status status = ground.Validate("ground"); !status.ok()) {
+    return status;
+  }
+  for (size_t k = 0; k < characters.size(); ++k) {
+    if (absl::Status status = CheckCharacterSpans(*character, k, characters[k]);
+        !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TickBatchJob::Run() const {
+  if (absl::Status status = Validate(); !status.ok()) return status;
+  // Once per batch: the buffers' sizes and what dynamics reads.
+  size_t chain_joints = 0;
+  for (const DynamicChainBinding& chain : character->dynamic_chains) {
+    chain_joints += chain.joints.size();
+  }
+  scratch->rotations.resize(chain_joints);
+  scratch->world.resize(character->rig.joint_count());
+  DynamicsJoints(*character, scratch->dynamics_joints);
+  scratch->state_paths.resize(character->dynamic_chains.size());
+  for (size_t c = 0; c < scratch->state_paths.size(); ++c) {
+    scratch->state_paths[c] = absl::StrCat("dynamic_states[", c, "]");
+  }
+  const std::vector<double> all_planted(character->legs.size(), 1.0);
+  for (CharacterTick& tick : characters) {
+    tick.ground_status = absl::OkStatus();
+    tick.goals_status = absl::OkStatus();
+    tick.dynamics_status = absl::OkStatus();
+    GroundCharacter(*this, tick, all_planted);
+    SolveCharacterGoals(*this, tick);
+    StepCharacterDynamics(*this, tick);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ik

@@ -1,0 +1,319 @@
+// TickBatchJob: the batch gives, bit for bit, what the single jobs give one
+// character at a time (seeded crowds of the example humanoid on a tilted
+// plane), fails a job without touching the rest, and checks its own spans.
+#include "ik/character/tick_batch.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "draws.h"
+#include "gtest/gtest.h"
+#include "humanoid_rig.h"
+#include "ik/dynamics/rig_dynamics.h"
+#include "ik/ground/ground_plane.h"
+#include "ik/rig/forward_kinematics.h"
+#include "random_poses.h"
+
+namespace ik {
+namespace {
+
+using testing::HumanoidCharacter;
+
+const Character& Humanoid() {
+  static const Character* const character = [] {
+    absl::StatusOr<Character> created = HumanoidCharacter();
+    if (!created.ok()) std::abort();
+    return new Character(*std::move(created));
+  }();
+  return *character;
+}
+
+GroundPlane TiltedPlane() {
+  GroundPlaneDefinition definition;
+  definition.point = Vec3(0.0, -0.05, 0.0);
+  definition.normal = Vec3(0.1, 1.0, -0.15);
+  absl::StatusOr<GroundPlane> plane = GroundPlane::Create(definition);
+  if (!plane.ok()) std::abort();
+  return *plane;
+}
+
+bool SameBits(const void* a, const void* b, size_t size) {
+  return std::memcmp(a, b, size) == 0;
+}
+
+// A seeded crowd: legs swung a little, a root wandering over the plane, two
+// hand goals (some out of reach), fresh dynamics states.
+struct Crowd {
+  Crowd(int count, std::uint64_t seed) {
+    const Character& character = Humanoid();
+    const Rig& rig = character.rig;
+    std::mt19937_64 engine(seed);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const Chain* arms[2] = {rig.FindChain("left_arm"),
+                            rig.FindChain("right_arm")};
+    locals.resize(count);
+    goals.resize(count);
+    results.resize(count);
+    feet.resize(count);
+    states.resize(count);
+    reports.resize(count);
+    ticks.resize(count);
+    for (int k = 0; k < count; ++k) {
+      std::vector<Transform>& pose = locals[k];
+      pose.assign(rig.rest_pose().begin(), rig.rest_pose().end());
+      // Each leg swung a little about its hip (up to 0.25 rad).
+      for (const Leg& leg : character.legs) {
+        const Vec3 axis = glm::normalize(testing::DrawVec3(unit, engine) +
+                                         Vec3(1e-3, 0.0, 0.0));
+        pose[leg.hip].rotation = glm::normalize(
+            pose[leg.hip].rotation * AngleAxis(0.25 * unit(engine), axis));
+      }
+      for (int a = 0; a < 2; ++a) {
+        ChainGoal goal;
+        goal.chain = arms[a];
+        goal.target_world = testing::ReachableTarget(rig, *arms[a], engine) +
+                            0.2 * testing::DrawVec3(unit, engine);
+        goal.path = "goals[" + std::to_string(a) + "]";
+        goals[k].push_back(goal);
+      }
+      results[k].resize(2);
+      feet[k].resize(character.legs.size());
+      states[k].resize(character.dynamic_chains.size());
+      reports[k].resize(character.dynamic_chains.size());
+      CharacterTick& tick = ticks[k];
+      tick.root.translation = Vec3(unit(engine), 0.1 * unit(engine), 0.0);
+      tick.locals = absl::MakeSpan(pose);
+      tick.ground_feet = true;
+      tick.feet = absl::MakeSpan(feet[k]);
+      tick.goals = goals[k];
+      tick.goal_results = absl::MakeSpan(results[k]);
+      tick.dynamic_states = absl::MakeSpan(states[k]);
+      tick.dynamic_reports = absl::MakeSpan(reports[k]);
+      tick.delta_time = 1.0 / 60.0;
+    }
+  }
+
+  std::vector<std::vector<Transform>> locals;
+  std::vector<std::vector<ChainGoal>> goals;
+  std::vector<std::vector<ChainSolveResult>> results;
+  std::vector<std::vector<FootResult>> feet;
+  std::vector<std::vector<DynamicState>> states;
+  std::vector<std::vector<DynamicsReport>> reports;
+  std::vector<CharacterTick> ticks;
+};
+
+// One character through the single jobs, in the batch's order.
+void RunSingleJobs(const Character& character, const Ground& ground,
+                   CharacterTick& tick) {
+  const Rig& rig = character.rig;
+  const std::vector<double> weights(character.legs.size(), 1.0);
+  GroundFeetJob ground_job;
+  ground_job.rig = &rig;
+  ground_job.legs = character.legs;
+  ground_job.root = tick.root;
+  ground_job.locals = tick.locals;
+  ground_job.ground = ground;
+  ground_job.weights = weights;
+  ground_job.feet = tick.feet;
+  ground_job.report = &tick.ground_report;
+  ASSERT_TRUE(ground_job.Run().ok());
+  tick.root.translation += tick.ground_report.root_offset;
+  SolveChainWorkspace workspace;
+  for (size_t i = 0; i < tick.goals.size(); ++i) {
+    SolveChainJob job;
+    job.rig = &rig;
+    job.goal = &tick.goals[i];
+    job.root = tick.root;
+    job.locals = tick.locals;
+    job.workspace = &workspace;
+    job.result = &tick.goal_results[i];
+    ASSERT_TRUE(job.Run().ok());
+  }
+  std::vector<Transform> world(rig.joint_count());
+  LocalToModelJob fk;
+  fk.parents = rig.parents();
+  fk.locals = tick.locals;
+  fk.root = tick.root;
+  fk.models = absl::MakeSpan(world);
+  ASSERT_TRUE(fk.Run().ok());
+  std::vector<std::vector<Quat>> rotations;
+  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
+    const DynamicChainBinding& chain = character.dynamic_chains[c];
+    rotations.emplace_back(chain.joints.size());
+    RigDynamicsStep step;
+    step.rig = &rig;
+    step.colliders = character.colliders;
+    step.chain = &chain;
+    step.models_world = world;
+    step.locals = tick.locals;
+    step.delta_time = tick.delta_time;
+    step.state = &tick.dynamic_states[c];
+    step.rotations_local = absl::MakeSpan(rotations.back());
+    step.report = &tick.dynamic_reports[c];
+    ASSERT_TRUE(step.Run().ok());
+  }
+  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
+    const DynamicChainBinding& chain = character.dynamic_chains[c];
+    for (size_t k = 0; k < chain.joints.size(); ++k) {
+      if (chain.turns[k])
+        tick.locals[chain.joints[k]].rotation = rotations[c][k];
+    }
+  }
+}
+
+TEST(TickBatchTest, GivesTheSingleJobsAnswersBitForBit) {
+  const Character& character = Humanoid();
+  const GroundPlane plane = TiltedPlane();
+  Ground ground;
+  ground.planes = absl::MakeConstSpan(&plane, 1);
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    Crowd batch_crowd(60, seed);
+    Crowd single_crowd(60, seed);
+    TickScratch scratch;
+    TickBatchJob batch;
+    batch.character = &character;
+    batch.ground = ground;
+    batch.characters = absl::MakeSpan(batch_crowd.ticks);
+    batch.scratch = &scratch;
+    // Three ticks: dynamics continues from the states the batch kept.
+    for (int t = 0; t < 3; ++t) {
+      ASSERT_TRUE(batch.Run().ok());
+      for (CharacterTick& tick : single_crowd.ticks) {
+        RunSingleJobs(character, ground, tick);
+      }
+      for (size_t k = 0; k < batch_crowd.ticks.size(); ++k) {
+        const CharacterTick& a = batch_crowd.ticks[k];
+        const CharacterTick& b = single_crowd.ticks[k];
+        SCOPED_TRACE(::testing::Message()
+                     << "seed " << seed << " tick " << t << " character " << k);
+        ASSERT_TRUE(a.ground_status.ok()) << a.ground_status;
+        ASSERT_TRUE(a.goals_status.ok()) << a.goals_status;
+        ASSERT_TRUE(a.dynamics_status.ok()) << a.dynamics_status;
+        EXPECT_TRUE(SameBits(&a.root, &b.root, sizeof(Transform)));
+        EXPECT_TRUE(SameBits(a.locals.data(), b.locals.data(),
+                             a.locals.size() * sizeof(Transform)));
+        for (size_t i = 0; i < a.goal_results.size(); ++i) {
+          EXPECT_TRUE(SameBits(&a.goal_results[i].tip_world,
+                               &b.goal_results[i].tip_world, sizeof(Vec3)));
+          EXPECT_EQ(a.goal_results[i].limited_joints,
+                    b.goal_results[i].limited_joints);
+        }
+        const std::vector<Vec3>& pa = a.dynamic_states[0].positions;
+        const std::vector<Vec3>& pb = b.dynamic_states[0].positions;
+        ASSERT_EQ(pa.size(), pb.size());
+        EXPECT_TRUE(SameBits(pa.data(), pb.data(), pa.size() * sizeof(Vec3)));
+        EXPECT_TRUE(a.feet[0].grounded && a.feet[1].grounded);
+      }
+    }
+  }
+}
+
+TEST(TickBatchTest, AFailedGoalPutsTheGoalsJointsBackAndTheRestRuns) {
+  const Character& character = Humanoid();
+  const GroundPlane plane = TiltedPlane();
+  Crowd crowd(4, 7);
+  Crowd reference(4, 7);
+  crowd.goals[2][1].target_world.x = std::nan("");
+  crowd.ticks[2].goals = crowd.goals[2];
+  TickScratch scratch;
+  TickBatchJob batch;
+  batch.character = &character;
+  batch.ground.planes = absl::MakeConstSpan(&plane, 1);
+  batch.characters = absl::MakeSpan(crowd.ticks);
+  batch.scratch = &scratch;
+  ASSERT_TRUE(batch.Run().ok());
+  const CharacterTick& failed = crowd.ticks[2];
+  EXPECT_EQ(failed.goals_status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(failed.goals_status.message(),
+                               "goals[1].target: not finite"))
+      << failed.goals_status;
+  EXPECT_TRUE(failed.ground_status.ok());
+  EXPECT_TRUE(failed.dynamics_status.ok());
+  // The reference: the same character with no goals at all.
+  reference.ticks[2].goals = {};
+  reference.ticks[2].goal_results = {};
+  batch.characters = absl::MakeSpan(reference.ticks);
+  ASSERT_TRUE(batch.Run().ok());
+  EXPECT_TRUE(SameBits(failed.locals.data(), reference.ticks[2].locals.data(),
+                       failed.locals.size() * sizeof(Transform)));
+  // The other characters solved their goals.
+  for (const int k : {0, 1, 3}) {
+    EXPECT_TRUE(crowd.ticks[k].goals_status.ok());
+  }
+}
+
+TEST(TickBatchTest, AFailedDynamicsStepLeavesThePoseAsTheGoalsLeftIt) {
+  const Character& character = Humanoid();
+  Crowd crowd(2, 11);
+  Crowd reference(2, 11);
+  crowd.ticks[1].delta_time = -1.0;
+  reference.ticks[1].dynamic_states = {};
+  reference.ticks[1].dynamic_reports = {};
+  TickScratch scratch;
+  TickBatchJob batch;
+  batch.character = &character;
+  batch.characters = absl::MakeSpan(crowd.ticks);
+  batch.scratch = &scratch;
+  ASSERT_TRUE(batch.Run().ok());
+  batch.characters = absl::MakeSpan(reference.ticks);
+  ASSERT_TRUE(batch.Run().ok());
+  EXPECT_TRUE(crowd.ticks[0].dynamics_status.ok());
+  EXPECT_EQ(crowd.ticks[1].dynamics_status.code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      absl::StrContains(crowd.ticks[1].dynamics_status.message(), "delta_time"))
+      << crowd.ticks[1].dynamics_status;
+  EXPECT_TRUE(SameBits(crowd.ticks[1].locals.data(),
+                       reference.ticks[1].locals.data(),
+                       crowd.locals[1].size() * sizeof(Transform)));
+}
+
+TEST(TickBatchTest, RejectsSpansThatDoNotFitWithTheirPaths) {
+  const Character& character = Humanoid();
+  TickScratch scratch;
+  const auto expect_error = [&](Crowd& crowd, const char* prefix) {
+    TickBatchJob batch;
+    batch.character = &character;
+    batch.characters = absl::MakeSpan(crowd.ticks);
+    batch.scratch = &scratch;
+    const absl::Status status = batch.Run();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+    EXPECT_TRUE(absl::StartsWith(status.message(), prefix)) << status;
+  };
+  {
+    Crowd crowd(4, 1);
+    crowd.ticks[3].locals = crowd.ticks[3].locals.subspan(0, 12);
+    expect_error(crowd,
+                 "characters[3].locals: 12 transforms for rig 'humanoid'");
+  }
+  {
+    Crowd crowd(2, 1);
+    crowd.ticks[1].feet = crowd.ticks[1].feet.subspan(0, 1);
+    expect_error(crowd, "characters[1].feet: 1 results");
+  }
+  {
+    Crowd crowd(2, 1);
+    crowd.ticks[0].goal_results = crowd.ticks[0].goal_results.subspan(0, 1);
+    expect_error(crowd, "characters[0].goal_results: 1 results for goals");
+  }
+  {
+    Crowd crowd(2, 1);
+    crowd.ticks[1].dynamic_reports = {};
+    expect_error(crowd, "characters[1].dynamic_reports: 0 reports");
+  }
+  Crowd crowd(1, 1);
+  TickBatchJob batch;
+  batch.characters = absl::MakeSpan(crowd.ticks);
+  batch.scratch = &scratch;
+  EXPECT_TRUE(absl::StartsWith(batch.Run().message(), "character: not set"));
+  batch.character = &character;
+  batch.scratch = nullptr;
+  EXPECT_TRUE(absl::StartsWith(batch.Run().message(), "scratch: not set"));
+}
+
+}  // namespace
+}  // namespace ik
