@@ -1,7 +1,9 @@
 #include "ik/base/math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "gtest/gtest.h"
 
@@ -216,6 +218,52 @@ TEST(FiniteTest, IsWithinRangeRejectsHugeAndNan) {
 TEST(NormTest, IsTheEuclideanNorm) {
   EXPECT_DOUBLE_EQ(Norm(MakeQuat(1.0, 2.0, 2.0, 4.0)), 5.0);
   EXPECT_EQ(Norm(MakeQuat(0.0, 0.0, 0.0, 0.0)), 0.0);
+}
+
+// Products of seeded unit quaternions: within a few ulps of unit length
+// after the Newton step, and turning vectors as glm::normalize's result
+// does; far from unit, the exact normalisation.
+TEST(NormalizeNearUnitTest, MakesProductsOfUnitQuaternionsUnit) {
+  std::mt19937_64 engine(5);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  double worst_norm = 0.0;
+  double worst_turn = 0.0;
+  for (int i = 0; i < 20000; ++i) {
+    const double x = unit(engine), y = unit(engine), z = unit(engine);
+    const double w = unit(engine), a = unit(engine), b = unit(engine);
+    const double c = unit(engine), d = unit(engine);
+    const Quat p = glm::normalize(MakeQuat(x, y, z, w));
+    const Quat q = glm::normalize(MakeQuat(a, b, c, d));
+    const Quat product = p * q;
+    const Quat near = NormalizeNearUnit(product);
+    const Quat exact = glm::normalize(product);
+    worst_norm = std::max(worst_norm, std::abs(Norm(near) - 1.0));
+    const Vec3 v(0.3, -0.7, 0.2);
+    worst_turn = std::max(worst_turn, glm::length(near * v - exact * v));
+  }
+  EXPECT_LE(worst_norm, 4e-16);
+  EXPECT_LE(worst_turn, 4e-15);  // a few ulps of the rotation itself
+}
+
+TEST(NormalizeNearUnitTest, NormalisesExactlyFarFromUnit) {
+  const Quat q = MakeQuat(0.0, 0.0, 0.6, 2.0);
+  const Quat near = NormalizeNearUnit(q);
+  const Quat exact = glm::normalize(q);
+  EXPECT_EQ(near.w, exact.w);
+  EXPECT_EQ(near.z, exact.z);
+}
+
+TEST(TransformTest, InverseTransformPointWithUnitScaleSkipsTheDivision) {
+  Transform transform;
+  transform.translation = Vec3(0.1, -2.0, 3.0);
+  transform.rotation = glm::normalize(MakeQuat(0.2, 0.4, -0.1, 0.9));
+  const Vec3 point(1.0, 2.0, -0.5);
+  const Vec3 turned =
+      glm::conjugate(transform.rotation) * (point - transform.translation);
+  const Vec3 result = InverseTransformPoint(transform, point);
+  EXPECT_EQ(result.x, turned.x / 1.0);
+  EXPECT_EQ(result.y, turned.y / 1.0);
+  EXPECT_EQ(result.z, turned.z / 1.0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -314,7 +315,7 @@ void BlendTipOrientation(const SolveChainJob& job, const PreparedGoal& prepared,
 // Down the updated chain: the orientation goal, then the answer measured
 // in world space on the final pose.
 void MeasureAnswer(const SolveChainJob& job, const PreparedGoal& prepared,
-                   const Transform& parent_model, std::uint64_t mask,
+                   const Transform& parent_model, std::uint64_t& mask,
                    ChainSolveResult& answer) {
   const ChainGoal& goal = *job.goal;
   const Chain& chain = *goal.chain;
@@ -342,9 +343,20 @@ void MeasureAnswer(const SolveChainJob& job, const PreparedGoal& prepared,
              answer.stop_reason == StopReason::kReached) {
     answer.stop_reason = StopReason::kOutOfReach;
   }
-  for (int k = 0; k < chain_length; ++k) {
-    if ((mask >> k) & 1) answer.limited_joints.push_back(chain.joints[k]);
+}
+
+// The answer into `result`, its limited joints from `mask` (bit k: chain
+// joint k) into the vector it already has: no allocation once its capacity
+// holds them.
+void WriteResult(const Chain& chain, std::uint64_t mask,
+                 ChainSolveResult&& answer, ChainSolveResult& result) {
+  std::vector<int> limited = std::move(result.limited_joints);
+  limited.clear();
+  for (size_t k = 0; k < chain.joints.size(); ++k) {
+    if ((mask >> k) & 1) limited.push_back(chain.joints[k]);
   }
+  result = std::move(answer);
+  result.limited_joints = std::move(limited);
 }
 
 }  // namespace
@@ -387,7 +399,7 @@ absl::Status SolveChainJob::Run() const {
     FinishSwivel(*this, parent_model, *swivel_plane, mask);
   }
   MeasureAnswer(*this, *prepared, parent_model, mask, answer);
-  *result = std::move(answer);
+  WriteResult(chain, mask, std::move(answer), *result);
   return absl::OkStatus();
 }
 

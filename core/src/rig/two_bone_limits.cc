@@ -100,7 +100,7 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   const JointConstraint root_constraint =
       JointConstraintOf(rig.joint(joints.root));
   const Quat root_solved =
-      glm::normalize(locals[joints.root].rotation * root_correction);
+      NormalizeNearUnit(locals[joints.root].rotation * root_correction);
   LimitedRotation root_limited =
       ApplyJointConstraint(root_constraint, root_solved);
   const JointDefinition& root = rig.joint(joints.root);
@@ -126,7 +126,7 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   }
   locals[joints.root].rotation = root_limited.rotation;
   if (root_limited.clamped) mask |= kRootLimited;
-  const Quat mid_turned = glm::normalize(start.rotation * mid_correction);
+  const Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
   if (start.hinge) {
     locals[joints.mid].rotation = mid_turned;
   } else {

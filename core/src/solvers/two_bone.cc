@@ -72,11 +72,13 @@ absl::Status TwoBoneJob::Run() const {
   double bend_sign = 1.0;
   if (!mid_axis_model.has_value() && bent) {
     // The incoming bend plane's normal N / |N|: the lower bone lies across
-    // it, r^2 = l1^2 l2^2 and b = |N|. 1/|N| and 1/r^2 share a division.
+    // it, r^2 = l1^2 l2^2 and b = |N|. 1/|N| = |N| / N^2 and 1/r^2 share a
+    // division, which runs alongside the square root.
     const double normal_length = std::sqrt(bend_normal_sq);
-    const double inverse_product = 1.0 / (normal_length * lengths_sq);
-    const double inverse_length = inverse_product * lengths_sq;
-    inverse_r_sq = inverse_product * normal_length;
+    const double inverse_product = 1.0 / (bend_normal_sq * lengths_sq);
+    const double inverse_length =
+        (inverse_product * lengths_sq) * normal_length;
+    inverse_r_sq = inverse_product * bend_normal_sq;
     axis_ms = bend_normal_ms * inverse_length;
     side_ms = glm::cross(bend_normal_ms, lower_ms) * inverse_length;
     a = -glm::dot(upper_ms, lower_ms);
@@ -221,23 +223,39 @@ absl::Status TwoBoneJob::Run() const {
   }
 
   Quat root_delta_ms = IdentityQuat();  // unset on the fast path
-  if (swing_pending && !pole_model.has_value()) {
-    // Fast path: both normalisations share one division,
-    // 1/sqrt(x) = sqrt(y) / (sqrt(x) sqrt(y)), and the swing goes into the
-    // root's frame before it is scaled (the frame change is linear).
-    const double bend_norm = std::sqrt(bend_norm_sq);
-    const double swing_norm =
-        std::sqrt(w * w + glm::dot(swing_axis, swing_axis));
-    const double inverse_both = 1.0 / (bend_norm * swing_norm);
-    const double bend_scale = bend_v * inverse_both * swing_norm;
+  const bool twisted_swing = swing_pending && pole_model.has_value() &&
+                             target_sq >= internal::kTwistedSwingMinSquared &&
+                             target_sq <= internal::kTwistedSwingMaxSquared;
+  if (swing_pending && (!pole_model.has_value() || twisted_swing)) {
+    // Fast path: the root's unnormalised model-space turn (the swing, or the
+    // swing and the pole's twist together), and both normalisations sharing
+    // one division; the turn goes into the root's frame before it is scaled
+    // (the frame change is linear).
+    Quat turn_ms(w, swing_axis.x, swing_axis.y, swing_axis.z);
+    if (twisted_swing) {
+      turn_ms = internal::TwistedSwing(*pole_model - root_ms, to_target_ms,
+                                       target_sq, w, swing_axis, upper_ms,
+                                       bend_sign * axis_ms, upper_sq);
+    }
+    // Each normalisation's division runs alongside its square root:
+    // 1/|q| = |q| / |q|^2.
+    const double turn_norm_sq =
+        turn_ms.w * turn_ms.w +
+        (turn_ms.x * turn_ms.x + turn_ms.y * turn_ms.y + turn_ms.z * turn_ms.z);
+    const double inverse_both = 1.0 / (bend_norm_sq * turn_norm_sq);
+    const double bend_inverse =
+        (inverse_both * turn_norm_sq) * std::sqrt(bend_norm_sq);
+    const double turn_inverse =
+        (inverse_both * bend_norm_sq) * std::sqrt(turn_norm_sq);
+    const double bend_scale = bend_v * bend_inverse;
     *mid_correction =
-        Quat(bend_w * inverse_both * swing_norm, axis_local.x * bend_scale,
+        Quat(bend_w * bend_inverse, axis_local.x * bend_scale,
              axis_local.y * bend_scale, axis_local.z * bend_scale);
-    const Vec3 local_axis = glm::conjugate(root_model.rotation) * swing_axis;
-    const double swing_scale = inverse_both * bend_norm;
+    const Vec3 local_axis = glm::conjugate(root_model.rotation) *
+                            Vec3(turn_ms.x, turn_ms.y, turn_ms.z);
     *root_correction =
-        Quat(w * swing_scale, local_axis.x * swing_scale,
-             local_axis.y * swing_scale, local_axis.z * swing_scale);
+        Quat(turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
+             local_axis.y * turn_inverse, local_axis.z * turn_inverse);
   } else {
     const double bend_scale = 1.0 / std::sqrt(bend_norm_sq);
     *mid_correction =

@@ -64,9 +64,11 @@ inline Vec3 TransformPoint(const Transform& transform, const Vec3& point) {
 // Applies the inverse of `transform` to a point (exact for any positive scale).
 inline Vec3 InverseTransformPoint(const Transform& transform,
                                   const Vec3& point) {
-  return (glm::conjugate(transform.rotation) *
-          (point - transform.translation)) /
-         transform.scale;
+  const Vec3 turned =
+      glm::conjugate(transform.rotation) * (point - transform.translation);
+  // x / 1 is x: the three divisions only for a scale other than 1.
+  if (transform.scale == Vec3(1.0)) return turned;
+  return turned / transform.scale;
 }
 
 // +infinity.
@@ -116,6 +118,18 @@ inline bool IsWithinRange(const Vec3& v) {
   // Written so that NaN fails every comparison.
   return std::abs(v.x) <= kMaxCoordinate && std::abs(v.y) <= kMaxCoordinate &&
          std::abs(v.z) <= kMaxCoordinate;
+}
+
+// `q` scaled to unit length, for a quaternion already within rounding of it
+// (a product of unit quaternions): one Newton step of 1/sqrt(|q|^2) from 1,
+// q (3 - |q|^2) / 2, no square root or division. For |q|^2 = 1 + e the step
+// is off by 3e^2/8, below a double's rounding for |e| <= 1e-8; further off,
+// glm::normalize.
+inline Quat NormalizeNearUnit(const Quat& q) {
+  const double norm_squared = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+  if (!(std::abs(norm_squared - 1.0) <= 1e-8)) return glm::normalize(q);
+  const double scale = 1.5 - 0.5 * norm_squared;
+  return Quat(q.w * scale, q.x * scale, q.y * scale, q.z * scale);
 }
 
 // The quaternion's norm (sqrt(x²+y²+z²+w²)).

@@ -26,6 +26,7 @@
 #include "ik/base/defaults.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
+#include "ik/base/validate.h"
 #include "ik/solvers/swivel.h"
 #include "ik/solvers/torque_settings.h"
 
@@ -195,6 +196,32 @@ absl::StatusOr<Quat> NormalizeRotation(const Quat& rotation,
 // "<path>.translation", "<path>.rotation" or "<path>.scale".
 absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
                                             absl::string_view path);
+
+// What ValidateTransform accepts (up to the rounding of the norm's square at
+// the tolerance's edges), without building a path or taking a square root:
+// the test a job runs before it calls ValidateTransform for the error.
+inline bool TransformLooksValid(const Transform& transform) {
+  constexpr double kMinNormSq =
+      (1.0 - kUnitQuatTolerance) * (1.0 - kUnitQuatTolerance);
+  constexpr double kMaxNormSq =
+      (1.0 + kUnitQuatTolerance) * (1.0 + kUnitQuatTolerance);
+  const Vec3& t = transform.translation;
+  const Quat& q = transform.rotation;
+  const Vec3& s = transform.scale;
+  const double norm_sq = (q.w * q.w + q.x * q.x) + (q.y * q.y + q.z * q.z);
+  // x * 0 is 0 for finite x and NaN otherwise, and NaN fails every
+  // comparison: one test for all six coordinates. `&` rather than `&&`:
+  // every test is cheap, a branch per test is not.
+  const double zero = ((t.x * 0.0 + t.y * 0.0) + (t.z * 0.0 + s.x * 0.0)) +
+                      (s.y * 0.0 + s.z * 0.0);
+  bool valid = zero == 0.0;
+  valid &= norm_sq >= kMinNormSq;
+  valid &= norm_sq <= kMaxNormSq;
+  valid &= s.x > 0.0;
+  valid &= s.y > 0.0;
+  valid &= s.z > 0.0;
+  return valid;
+}
 
 }  // namespace ik
 
