@@ -13,6 +13,7 @@
 
 #include "benchmark/benchmark.h"
 #include "ik/geometry/bvh.h"
+#include "ik/geometry/vertical_ray_grid.h"
 #include "ik/ground/terrain.h"
 #include "terrain_shapes.h"
 
@@ -94,6 +95,28 @@ void BM_BvhBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_BvhBuild)->Unit(benchmark::kMillisecond);
 
+// The vertical-ray grid alone, over the same boxes.
+void BM_VerticalRayGridBuild(benchmark::State& state) {
+  const TriangleMeshDefinition definition = HundredThousandTriangles();
+  std::vector<Aabb> boxes(definition.indices.size() / 3);
+  for (size_t t = 0; t < boxes.size(); ++t) {
+    for (int k = 0; k < 3; ++k) {
+      boxes[t].Extend(definition.vertices[definition.indices[3 * t + k]]);
+    }
+  }
+  for (auto _ : state) {
+    VerticalRayGrid grid = VerticalRayGrid::Build(boxes);
+    benchmark::DoNotOptimize(grid);
+  }
+  const VerticalRayGrid grid = VerticalRayGrid::Build(boxes);
+  const double cells = static_cast<double>(grid.columns()) * grid.rows();
+  state.counters["cells"] = cells;
+  state.counters["per_cell"] = static_cast<double>(grid.listed()) / cells;
+  state.counters["bytes_per_triangle"] =
+      static_cast<double>(grid.memory_bytes()) / boxes.size();
+}
+BENCHMARK(BM_VerticalRayGridBuild)->Unit(benchmark::kMillisecond);
+
 void BM_TriangleMeshCreate(benchmark::State& state) {
   const TriangleMeshDefinition definition = HundredThousandTriangles();
   for (auto _ : state) {
@@ -103,6 +126,9 @@ void BM_TriangleMeshCreate(benchmark::State& state) {
     absl::StatusOr<TriangleMesh> mesh = TriangleMesh::Create(std::move(copy));
     benchmark::DoNotOptimize(mesh);
   }
+  const TriangleMesh& mesh = Mesh();
+  state.counters["bytes_per_triangle"] =
+      static_cast<double>(mesh.memory_bytes()) / mesh.triangle_count();
 }
 BENCHMARK(BM_TriangleMeshCreate)->Unit(benchmark::kMillisecond);
 

@@ -304,9 +304,10 @@ RayHit Heightfield::Raycast(const Vec3& origin, const Vec3& direction,
   return Raycast(*ray, max_distance);
 }
 
-void Heightfield::TestCells(const Ray& ray, int column_min, int column_max,
-                            int row_min, int row_max, double* best_distance,
-                            int* best_primitive) const {
+template <typename Axes>
+void Heightfield::TestCells(const Ray& ray, const Axes& axes, int column_min,
+                            int column_max, int row_min, int row_max,
+                            double* best_distance, int* best_primitive) const {
   for (int row = row_min; row <= row_max; ++row) {
     for (int column = column_min; column <= column_max; ++column) {
       const Vec3 corner00 = Vertex(column, row);
@@ -319,8 +320,8 @@ void Heightfield::TestCells(const Ray& ray, int column_min, int column_max,
         const Vec3& second = half == 0 ? corner10 : corner11;
         const Vec3& last = half == 0 ? corner11 : corner01;
         double distance;
-        if (!IntersectTriangle(ray, corner00, second, last, *best_distance,
-                               &distance)) {
+        if (!IntersectTriangleWithAxes(ray, axes, corner00, second, last,
+                                       *best_distance, &distance)) {
           continue;
         }
         const int primitive = first + half;
@@ -335,6 +336,38 @@ void Heightfield::TestCells(const Ray& ray, int column_min, int column_max,
   }
 }
 
+// Raycast's walk makes one step for a vertical ray (its cell coordinates do
+// not move): the cells within the padding of the ray's (u, v). The same
+// cells, found without the walk.
+RayHit Heightfield::RaycastVertical(const Ray& ray, double max_distance,
+                                    double exit) const {
+  const Vec3& origin = ray.origin();
+  const Vec3& direction = ray.direction();
+  const double u = (origin.x - origin_.x) / spacing_x_;
+  const double v = (origin.z - origin_.z) / spacing_z_;
+  const double u_pad =
+      CellPadding(origin.x, origin_.x, direction.x, exit, spacing_x_);
+  const double v_pad =
+      CellPadding(origin.z, origin_.z, direction.z, exit, spacing_z_);
+  const int cells_x = columns_ - 1;
+  const int cells_z = rows_ - 1;
+  const int column_min = CellIndex(u - u_pad, cells_x);
+  const int column_max = CellIndex(u + u_pad, cells_x);
+  const int row_min = CellIndex(v - v_pad, cells_z);
+  const int row_max = CellIndex(v + v_pad, cells_z);
+  double best_distance = max_distance;
+  int best_primitive = -1;
+  if (IsDownRayAxes(ray)) {
+    TestCells(ray, DownRayAxes(), column_min, column_max, row_min, row_max,
+              &best_distance, &best_primitive);
+  } else {
+    TestCells(ray, RayAxes(ray), column_min, column_max, row_min, row_max,
+              &best_distance, &best_primitive);
+  }
+  if (best_primitive < 0) return RayHit();
+  return HitOnPrimitive(*this, ray, best_primitive, best_distance);
+}
+
 RayHit Heightfield::Raycast(const Ray& ray, double max_distance) const {
   if (!IsValidMaxDistance(max_distance)) return RayHit();
   double entry = 0.0;
@@ -342,11 +375,15 @@ RayHit Heightfield::Raycast(const Ray& ray, double max_distance) const {
   if (!ClipRayToAabb(ray, padded_bounds_, max_distance, &entry, &exit)) {
     return RayHit();
   }
+  if (ray.direction().x == 0.0 && ray.direction().z == 0.0) {
+    return RaycastVertical(ray, max_distance, exit);
+  }
   const int cells_x = columns_ - 1;
   const int cells_z = rows_ - 1;
   CellWalk walk = StartCellWalk(ray, *this, entry, exit);
   double best_distance = max_distance;
   int best_primitive = -1;
+  const RayAxes axes(ray);
   double segment_start = entry;
   while (true) {
     const double segment_end = std::max(
@@ -354,7 +391,7 @@ RayHit Heightfield::Raycast(const Ray& ray, double max_distance) const {
         std::min(std::min(walk.next_u_border, walk.next_v_border), exit));
     const CellRange cells =
         PaddedSegmentCells(walk, segment_start, segment_end, cells_x, cells_z);
-    TestCells(ray, cells.column_min, cells.column_max, cells.row_min,
+    TestCells(ray, axes, cells.column_min, cells.column_max, cells.row_min,
               cells.row_max, &best_distance, &best_primitive);
     // Later steps only reach farther than segment_end (cells near its end
     // were tested with this step).

@@ -14,6 +14,7 @@
 #include "ik/geometry/aabb.h"
 #include "ik/geometry/bvh.h"
 #include "ik/geometry/ray_triangle.h"
+#include "ik/geometry/vertical_ray_grid.h"
 
 namespace ik {
 namespace {
@@ -98,6 +99,7 @@ absl::StatusOr<TriangleMesh> TriangleMesh::Create(
     }
   }
   mesh.bvh_ = Bvh::Build(boxes);
+  mesh.grid_ = VerticalRayGrid::Build(boxes);
   return mesh;
 }
 
@@ -108,29 +110,60 @@ RayHit TriangleMesh::Raycast(const Vec3& origin, const Vec3& direction,
   return Raycast(*ray, max_distance);
 }
 
+template <typename Axes>
+void TriangleMesh::TestTriangles(const Ray& ray, const Axes& axes,
+                                 const std::int32_t* candidates, int count,
+                                 double* best_distance,
+                                 int* best_triangle) const {
+  for (int i = 0; i < count; ++i) {
+    const int index = candidates[i];
+    const std::uint32_t* triangle = &indices_[3 * index];
+    double distance;
+    if (!IntersectTriangleWithAxes(
+            ray, axes, vertices_[triangle[0]], vertices_[triangle[1]],
+            vertices_[triangle[2]], *best_distance, &distance)) {
+      continue;
+    }
+    // IntersectTriangle guarantees distance <= *best_distance.
+    if (*best_triangle < 0 || distance < *best_distance ||
+        (distance == *best_distance && index < *best_triangle)) {
+      *best_distance = distance;
+      *best_triangle = index;
+    }
+  }
+}
+
 RayHit TriangleMesh::Raycast(const Ray& ray, double max_distance) const {
   if (!IsValidMaxDistance(max_distance)) return RayHit();
-  const absl::Span<const std::int32_t> order = bvh_.order();
   double best_distance = max_distance;
   int best_triangle = -1;
-  bvh_.Traverse(ray, &best_distance, [&](int first_slot, int count) {
-    for (int slot = first_slot; slot < first_slot + count; ++slot) {
-      const int index = order[slot];
-      const std::uint32_t* triangle = &indices_[3 * index];
-      double distance;
-      if (!IntersectTriangle(ray, vertices_[triangle[0]],
-                             vertices_[triangle[1]], vertices_[triangle[2]],
-                             best_distance, &distance)) {
-        continue;
-      }
-      // IntersectTriangle guarantees distance <= best_distance.
-      if (best_triangle < 0 || distance < best_distance ||
-          (distance == best_distance && index < best_triangle)) {
-        best_distance = distance;
-        best_triangle = index;
+  // A vertical ray's candidates are the triangles its grid cell lists (a
+  // superset of those whose padded box it passes through, which are all it
+  // can hit): the same nearest hit as the BVH's, in one lookup.
+  VerticalRayGrid::Lookup lookup = VerticalRayGrid::Lookup::kUnlisted;
+  if (ray.direction().x == 0.0 && ray.direction().z == 0.0) {
+    absl::Span<const std::int32_t> candidates;
+    lookup = grid_.Find(ray.origin().x, ray.origin().z, &candidates);
+    if (lookup == VerticalRayGrid::Lookup::kOutside) return RayHit();
+    if (lookup == VerticalRayGrid::Lookup::kListed) {
+      const int count = static_cast<int>(candidates.size());
+      if (IsDownRayAxes(ray)) {
+        TestTriangles(ray, DownRayAxes(), candidates.data(), count,
+                      &best_distance, &best_triangle);
+      } else {
+        TestTriangles(ray, RayAxes(ray), candidates.data(), count,
+                      &best_distance, &best_triangle);
       }
     }
-  });
+  }
+  if (lookup == VerticalRayGrid::Lookup::kUnlisted) {
+    const std::int32_t* const order = bvh_.order().data();
+    const RayAxes axes(ray);
+    bvh_.Traverse(ray, &best_distance, [&](int first_slot, int count) {
+      TestTriangles(ray, axes, order + first_slot, count, &best_distance,
+                    &best_triangle);
+    });
+  }
   if (best_triangle < 0) return RayHit();
   const std::uint32_t* triangle = &indices_[3 * best_triangle];
   RayHit hit;

@@ -28,16 +28,43 @@
 
 namespace ik {
 
+// The watertight test's frame axes (Ray::axis_x() ...), read from the ray.
+struct RayAxes {
+  explicit RayAxes(const Ray& ray)
+      : x(ray.axis_x()), y(ray.axis_y()), z(ray.axis_z()) {}
+  int x;
+  int y;
+  int z;
+};
+
+// The frame axes of a ray straight down, (0, -1, 0), as Ray::Make picks
+// them: known at compile time, so the test indexes no arrays at run time
+// (same operations, same bits). Only for rays whose axes these are
+// (IsDownRayAxes).
+struct DownRayAxes {
+  static constexpr int x = 0;
+  static constexpr int y = 2;
+  static constexpr int z = 1;
+};
+
+inline bool IsDownRayAxes(const Ray& ray) {
+  return ray.axis_x() == DownRayAxes::x && ray.axis_y() == DownRayAxes::y &&
+         ray.axis_z() == DownRayAxes::z;
+}
+
 // Whether the ray hits triangle (a, b, c) at a distance in
 // [0, max_distance]; on true, `*distance` is that distance (finite). For
 // vertices within +-kMaxCoordinate never produces NaN. Deterministic: no
-// data-dependent precision changes.
-inline bool IntersectTriangle(const Ray& ray, const Vec3& a, const Vec3& b,
-                              const Vec3& c, double max_distance,
-                              double* distance) {
-  const int kx = ray.axis_x();
-  const int ky = ray.axis_y();
-  const int kz = ray.axis_z();
+// data-dependent precision changes. `axes` are the ray's (RayAxes, or
+// DownRayAxes for a ray straight down).
+template <typename Axes>
+inline bool IntersectTriangleWithAxes(const Ray& ray, const Axes& axes,
+                                      const Vec3& a, const Vec3& b,
+                                      const Vec3& c, double max_distance,
+                                      double* distance) {
+  const int kx = axes.x;
+  const int ky = axes.y;
+  const int kz = axes.z;
   // Plain arrays: indexing glm vectors at run time goes through a switch.
   const Vec3& origin = ray.origin();
   const double a_local[3] = {a.x - origin.x, a.y - origin.y, a.z - origin.z};
@@ -76,6 +103,14 @@ inline bool IntersectTriangle(const Ray& ray, const Vec3& a, const Vec3& b,
   }
   *distance = t;
   return true;
+}
+
+// IntersectTriangle for any ray.
+inline bool IntersectTriangle(const Ray& ray, const Vec3& a, const Vec3& b,
+                              const Vec3& c, double max_distance,
+                              double* distance) {
+  return IntersectTriangleWithAxes(ray, RayAxes(ray), a, b, c, max_distance,
+                                   distance);
 }
 
 // The triangle's unit geometric normal facing the side `direction` comes

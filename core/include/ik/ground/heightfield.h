@@ -118,9 +118,17 @@ class Heightfield {
   Heightfield() = default;
 
   // Tests the cells in [column_min, column_max] x [row_min, row_max] (all
-  // within the grid), keeping the nearest hit.
-  void TestCells(const Ray& ray, int column_min, int column_max, int row_min,
-                 int row_max, double* best_distance, int* best_primitive) const;
+  // within the grid), keeping the nearest hit. `axes`: the ray's
+  // watertight-test axes (ik/geometry/ray_triangle.h).
+  template <typename Axes>
+  void TestCells(const Ray& ray, const Axes& axes, int column_min,
+                 int column_max, int row_min, int row_max,
+                 double* best_distance, int* best_primitive) const;
+
+  // Raycast for a ray straight up or down that the grid's padded box
+  // clipped to end at `exit`.
+  RayHit RaycastVertical(const Ray& ray, double max_distance,
+                         double exit) const;
 
   Vec3 origin_{0.0};
   double spacing_x_ = 1.0;

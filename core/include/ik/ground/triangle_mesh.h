@@ -18,13 +18,18 @@
 // ray through an edge or vertex shared by triangles (same vertex index, or same
 // vertex values) is never lost. Of several triangles at exactly the same
 // distance the lowest triangle index wins, so the answer does not depend on
-// the tree: it equals a brute-force loop over the triangles in order.
+// the search structure: it equals a brute-force loop over the triangles in
+// order. Rays straight up or down (the grounding pass's) test the triangles
+// that a grid over XZ lists for their cell (ik/geometry/vertical_ray_grid.h,
+// about 7 on a terrain mesh); other rays, and rays over a cell too crowded to
+// list, walk the BVH.
 //
 // Immutable after Create; const methods are safe to call from many threads
 // at once (share as std::shared_ptr<const TriangleMesh>). Queries allocate
-// nothing. Memory (memory_bytes()): about 60 bytes per triangle of a grid
+// nothing. Memory (memory_bytes()): about 82 bytes per triangle of a grid
 // mesh whose triangles share vertices (vertices 12, indices 12, BVH nodes
-// and order about 30), plus about 190 more while Create runs.
+// and order about 36, the vertical-ray grid about 22), plus about 190 more
+// while Create runs.
 #ifndef IK_TRIANGLE_MESH_H_
 #define IK_TRIANGLE_MESH_H_
 
@@ -38,6 +43,7 @@
 #include "ik/base/math.h"
 #include "ik/geometry/bvh.h"
 #include "ik/geometry/ray.h"
+#include "ik/geometry/vertical_ray_grid.h"
 
 namespace ik {
 
@@ -85,20 +91,31 @@ class TriangleMesh {
   absl::Span<const Vec3> vertices() const { return vertices_; }
   absl::Span<const std::uint32_t> indices() const { return indices_; }
   const Bvh& bvh() const { return bvh_; }
+  const VerticalRayGrid& grid() const { return grid_; }
   // The box around every vertex (not padded).
   const Aabb& bounds() const { return bounds_; }
-  // Bytes held on the heap: vertices, indices and hierarchy.
+  // Bytes held on the heap: vertices, indices, hierarchy and grid.
   size_t memory_bytes() const {
     return vertices_.capacity() * sizeof(Vec3) +
-           indices_.capacity() * sizeof(std::uint32_t) + bvh_.memory_bytes();
+           indices_.capacity() * sizeof(std::uint32_t) + bvh_.memory_bytes() +
+           grid_.memory_bytes();
   }
 
  private:
   TriangleMesh() = default;
 
+  // Tests `candidates` (triangle indices) against the ray, keeping the
+  // nearest hit (ties: the lowest index) in *best_distance, *best_triangle.
+  // `axes`: the ray's watertight-test axes (ik/geometry/ray_triangle.h).
+  template <typename Axes>
+  void TestTriangles(const Ray& ray, const Axes& axes,
+                     const std::int32_t* candidates, int count,
+                     double* best_distance, int* best_triangle) const;
+
   std::vector<Vec3> vertices_;
   std::vector<std::uint32_t> indices_;
   Bvh bvh_;
+  VerticalRayGrid grid_;
   Aabb bounds_;
 };
 
