@@ -226,11 +226,14 @@ bool BuildAndCheck(Problems& p) {
       "Checked by double-precision forward kinematics, worst of %d arms:\n"
       "%-18s %13s %13s %13s %11s\n",
       kArmCount, "", "tip-target m", "off-plane m", "bone-len m", "wrong side");
-  bool ok = failures == 0;
   for (const auto& row : rows) {
     std::printf("%-18s %13.3g %13.3g %13.3g %11d\n", row.name,
                 row.errors.tip_to_target, row.errors.elbow_off_pole_plane,
                 row.errors.bone_length_error, row.errors.elbows_on_wrong_side);
+  }
+  std::fflush(stdout);
+  bool ok = failures == 0;
+  for (const auto& row : rows) {
     if (!WithinBound(row.errors, row.bound)) {
       std::fprintf(stderr, "FAIL: %s is off by more than %g m\n", row.name,
                    row.bound);
