@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dynamics/dynamics_internal.h"
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
 namespace {
+
+using dynamics_internal::ChainView;
+using dynamics_internal::PreparedJoint;
 
 // The unit direction of `v`, or zero when it has none.
 Vec3 UnitOrZero(const Vec3& v) {
@@ -122,7 +126,7 @@ struct BoneDirections {
 };
 
 // Fills `*directions` for the `count` joints (filled in place: it is large).
-void GatherBoneDirections(const DynamicJoint* joints, int count,
+void GatherBoneDirections(const PreparedJoint* joints, int count,
                           const Transform* animated, const Vec3* positions,
                           BoneDirections* directions) {
   Vec3* const animated_direction = directions->animated;
@@ -161,23 +165,22 @@ struct GeneralJoints {
 // from a to s), in a loop of its own, kept small so that the square roots
 // and divisions of neighbouring joints overlap. Collects the other joints
 // with children into `*general`.
-void UpdateShortestArcDeltas(const DynamicChain& chain, int substeps,
+void UpdateShortestArcDeltas(const ChainView& chain, int substeps,
                              const BoneDirections& directions, Quat* deltas,
                              GeneralJoints* general) {
-  const int count = static_cast<int>(chain.joints.size());
-  const DynamicJoint* const joints = chain.joints.data();
-  const double chain_blend = CompoundBlend(chain.rotation_blend, substeps);
+  const int count = chain.count;
+  const PreparedJoint* const joints = chain.joints;
+  const double chain_blend =
+      CompoundBlend(chain.chain->rotation_blend, substeps);
   for (int i = 0; i < count; ++i) {
     if (directions.children[i] == 0) continue;
-    const DynamicJointOverrides& overrides = joints[i].overrides;
-    const double blend =
-        overrides.rotation_blend.has_value()
-            ? CompoundBlend(*overrides.rotation_blend, substeps)
-            : chain_blend;
+    const PreparedJoint& joint = joints[i];
+    const double blend = joint.own_rotation_blend
+                             ? CompoundBlend(joint.rotation_blend, substeps)
+                             : chain_blend;
     const Vec3& axis = directions.animated[i];
     const double axis_sq = glm::dot(axis, axis);
-    if (blend == 1.0 && axis_sq >= kMinDirectionSquared &&
-        overrides.remove_twist.value_or(chain.remove_twist)) {
+    if (blend == 1.0 && axis_sq >= kMinDirectionSquared && joint.remove_twist) {
       const Vec3& simulated = directions.simulated[i];
       double norm_sq;
       const Quat arc = ScaledShortestArc(
@@ -192,10 +195,9 @@ void UpdateShortestArcDeltas(const DynamicChain& chain, int substeps,
 }
 
 // UpdateDelta for the joints UpdateShortestArcDeltas left.
-void UpdateGeneralDeltas(const DynamicChain& chain,
+void UpdateGeneralDeltas(const ChainView& chain,
                          const BoneDirections& directions,
                          const GeneralJoints& general, Quat* deltas) {
-  const DynamicJoint* const joints = chain.joints.data();
   for (int k = 0; k < general.count; ++k) {
     const int i = general.index[k];
     const Vec3& axis = directions.animated[i];
@@ -212,43 +214,108 @@ void UpdateGeneralDeltas(const DynamicChain& chain,
     in.simulated = directions.simulated[i];
     in.lengths = std::sqrt(axis_sq * glm::dot(in.simulated, in.simulated));
     in.blend = general.blends[k];
-    in.remove_twist =
-        joints[i].overrides.remove_twist.value_or(chain.remove_twist);
+    in.remove_twist = chain.joints[i].remove_twist;
     deltas[i] = UpdateDelta(in);
+  }
+}
+
+// One joint's outputs from its delta, its parent's (identity for the
+// root: its parent is not simulated) and its animated rotation.
+inline void WriteJoint(const Quat& delta, const Quat& parent_delta, bool root,
+                       const Quat& given_rotation, Quat* rotation_out,
+                       Quat* correction_out) {
+  const Quat animated_rotation =
+      IsUnit(given_rotation) ? given_rotation : Normalized(given_rotation);
+  if (rotation_out != nullptr) *rotation_out = delta * animated_rotation;
+  if (correction_out != nullptr) {
+    const Quat relative = root ? delta : glm::conjugate(parent_delta) * delta;
+    // R^-1 * relative * R only turns relative's axis (by R^-1).
+    const Vec3 axis_local = glm::conjugate(animated_rotation) *
+                            Vec3(relative.x, relative.y, relative.z);
+    *correction_out =
+        Quat(relative.w, axis_local.x, axis_local.y, axis_local.z);
   }
 }
 
 // Gives the leaves their parent's delta, then writes the outputs the caller
 // asked for (a null output is skipped).
-void WriteRotations(const DynamicChain& chain, const Transform* animated,
+void WriteRotations(const ChainView& chain, const Transform* animated,
                     const int* children, Quat* deltas, Quat* rotations_out,
                     Quat* corrections_out) {
-  const int count = static_cast<int>(chain.joints.size());
-  const DynamicJoint* const joints = chain.joints.data();
+  const int count = chain.count;
+  const PreparedJoint* const joints = chain.joints;
   for (int i = 0; i < count; ++i) {
     const int parent = joints[i].parent;
     if (children[i] == 0) deltas[i] = deltas[parent];
-    const Quat& delta = deltas[i];
-    const Quat& given_rotation = animated[i].rotation;
-    const Quat animated_rotation =
-        IsUnit(given_rotation) ? given_rotation : Normalized(given_rotation);
-    if (rotations_out != nullptr) {
-      rotations_out[i] = delta * animated_rotation;
+    WriteJoint(deltas[i], parent == kDynamicRoot ? deltas[i] : deltas[parent],
+               parent == kDynamicRoot, animated[i].rotation,
+               rotations_out == nullptr ? nullptr : rotations_out + i,
+               corrections_out == nullptr ? nullptr : corrections_out + i);
+  }
+}
+
+// The common case in one pass, for a strand whose joints all take the
+// shortest arc (ChainView::shortest_arc) after at least one substep: the
+// same arithmetic as the stages above (GatherBoneDirections, the shortest
+// arc of UpdateShortestArcDeltas, UpdateGeneralDeltas' kept delta for a
+// joint with no animated bone, the leaf's parent delta, WriteRotations),
+// joint by joint, with the parent's delta carried from the joint before.
+void UpdateStrandShortestArcs(int count, const Transform* animated,
+                              const Vec3* positions, Quat* deltas,
+                              Quat* rotations_out, Quat* corrections_out) {
+  Quat parent_delta = IdentityQuat();
+  for (int i = 0; i < count; ++i) {
+    Quat delta;
+    if (i + 1 < count) {
+      const Vec3 axis = animated[i + 1].translation - animated[i].translation;
+      const Vec3 simulated = positions[i + 1] - positions[i];
+      const double axis_sq = glm::dot(axis, axis);
+      if (axis_sq >= kMinDirectionSquared) {
+        double norm_sq;
+        const Quat arc = ScaledShortestArc(
+            axis, simulated,
+            std::sqrt(axis_sq * glm::dot(simulated, simulated)), &norm_sq);
+        delta = arc * (1.0 / std::sqrt(norm_sq));
+      } else {
+        delta = UnitOrNormalized(deltas[i]);
+      }
+    } else {
+      delta = parent_delta;  // the leaf
     }
-    if (corrections_out != nullptr) {
-      const Quat relative = parent == kDynamicRoot
-                                ? delta
-                                : glm::conjugate(deltas[parent]) * delta;
-      // R^-1 * relative * R only turns relative's axis (by R^-1).
-      const Vec3 axis_local = glm::conjugate(animated_rotation) *
-                              Vec3(relative.x, relative.y, relative.z);
-      corrections_out[i] =
-          Quat(relative.w, axis_local.x, axis_local.y, axis_local.z);
-    }
+    deltas[i] = delta;
+    WriteJoint(delta, parent_delta, i == 0, animated[i].rotation,
+               rotations_out == nullptr ? nullptr : rotations_out + i,
+               corrections_out == nullptr ? nullptr : corrections_out + i);
+    parent_delta = delta;
   }
 }
 
 }  // namespace
+
+namespace dynamics_internal {
+
+void UpdateRotations(const ChainView& chain, const Transform* animated,
+                     const Vec3* positions, int substeps, Quat* deltas,
+                     Quat* rotations_out, Quat* corrections_out) {
+  if (chain.strand && chain.shortest_arc && substeps > 0) {
+    UpdateStrandShortestArcs(chain.count, animated, positions, deltas,
+                             rotations_out, corrections_out);
+    return;
+  }
+  BoneDirections directions;
+  GatherBoneDirections(chain.joints, chain.count, animated, positions,
+                       &directions);
+  // The joints' deltas do not depend on each other: the common case first,
+  // the other joints with children next, then the leaves (no child, hence
+  // no joint's parent) as the outputs are written.
+  GeneralJoints general;
+  UpdateShortestArcDeltas(chain, substeps, directions, deltas, &general);
+  UpdateGeneralDeltas(chain, directions, general, deltas);
+  WriteRotations(chain, animated, directions.children, deltas, rotations_out,
+                 corrections_out);
+}
+
+}  // namespace dynamics_internal
 
 void UpdateDynamicRotations(const DynamicChain& chain,
                             absl::Span<const Transform> animated_world,
@@ -258,19 +325,12 @@ void UpdateDynamicRotations(const DynamicChain& chain,
                             absl::Span<Quat> corrections_local) {
   // Plain pointers in the stages: the spans' sizes are the caller's contract
   // (see the header), and a hardened build checks every span index.
-  const int count = static_cast<int>(chain.joints.size());
-  Quat* const deltas = deltas_world.data();
-  BoneDirections directions;
-  GatherBoneDirections(chain.joints.data(), count, animated_world.data(),
-                       positions_world.data(), &directions);
-  // The joints' deltas do not depend on each other: the common case first,
-  // the other joints with children next, then the leaves (no child, hence
-  // no joint's parent) as the outputs are written.
-  GeneralJoints general;
-  UpdateShortestArcDeltas(chain, substeps, directions, deltas, &general);
-  UpdateGeneralDeltas(chain, directions, general, deltas);
-  WriteRotations(
-      chain, animated_world.data(), directions.children, deltas,
+  dynamics_internal::PreparedJoint joints[kMaxDynamicJoints];
+  dynamics_internal::ChainView view;
+  dynamics_internal::PrepareJoints(chain, joints, &view);
+  dynamics_internal::UpdateRotations(
+      view, animated_world.data(), positions_world.data(), substeps,
+      deltas_world.data(),
       rotations_world.empty() ? nullptr : rotations_world.data(),
       corrections_local.empty() ? nullptr : corrections_local.data());
 }

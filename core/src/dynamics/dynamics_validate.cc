@@ -7,10 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "dynamics/dynamics_internal.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/colliders.h"
 #include "ik/dynamics/dynamic_chain.h"
 #include "ik/dynamics/dynamics.h"
+#include "ik/dynamics/prepared_dynamic_chain.h"
 #include "ik/dynamics/wind_noise.h"
 
 namespace ik {
@@ -110,13 +112,13 @@ bool ClocksLookValid(const DynamicState& state, const DynamicChain& chain) {
 // field-by-field checks will name the problem. Validate runs on every step,
 // so the common case stays short: & rather than && keeps the loops free of
 // a branch per value.
-bool JobLooksValid(const StepDynamicsJob& job) {
-  const size_t count = job.chain->joints.size();
+bool JobLooksValid(const StepDynamicsJob& job, const DynamicChain& chain) {
+  const size_t count = chain.joints.size();
   const DynamicState* const state = job.state;
   if (job.animated_world.size() != count ||
       job.colliders_world.size() > static_cast<size_t>(kMaxDynamicColliders) ||
       !(job.delta_time >= 0.0 && IsFinite(job.delta_time)) ||
-      state == nullptr || !ClocksLookValid(*state, *job.chain) ||
+      state == nullptr || !ClocksLookValid(*state, chain) ||
       (!job.rotations_world.empty() && job.rotations_world.size() != count) ||
       (!job.corrections_local.empty() &&
        job.corrections_local.size() != count) ||
@@ -196,7 +198,8 @@ absl::Status CheckColliders(absl::Span<const Collider> colliders_world) {
 
 // delta_time, then the state (only its clocks on a reset, which replaces
 // the rest).
-absl::Status CheckTimeAndState(const StepDynamicsJob& job) {
+absl::Status CheckTimeAndState(const StepDynamicsJob& job,
+                               const DynamicChain& chain) {
   if (!(job.delta_time >= 0.0 && IsFinite(job.delta_time))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "delta_time: must be finite and >= 0 s, got ", job.delta_time));
@@ -208,9 +211,9 @@ absl::Status CheckTimeAndState(const StepDynamicsJob& job) {
     DynamicState clocks;
     clocks.time_remainder = job.state->time_remainder;
     clocks.noise_time = job.state->noise_time;
-    return ValidateState(clocks, *job.chain, job.state_path);
+    return ValidateState(clocks, chain, job.state_path);
   }
-  return ValidateState(*job.state, *job.chain, job.state_path);
+  return ValidateState(*job.state, chain, job.state_path);
 }
 
 absl::Status CheckOutputs(const StepDynamicsJob& job, size_t count) {
@@ -232,7 +235,41 @@ absl::Status CheckOutputs(const StepDynamicsJob& job, size_t count) {
 
 }  // namespace
 
+namespace dynamics_internal {
+
+absl::Status ValidateStepInputs(const StepDynamicsJob& job,
+                                const DynamicChain& chain) {
+  if (JobLooksValid(job, chain)) return absl::OkStatus();
+  // Something is wrong: find the first field at fault, in order.
+  const size_t count = chain.joints.size();
+  if (absl::Status status = CheckAnimated(job.animated_world, count);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckColliders(job.colliders_world); !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = CheckTimeAndState(job, chain); !status.ok()) {
+    return status;
+  }
+  return CheckOutputs(job, count);
+}
+
+}  // namespace dynamics_internal
+
 absl::Status StepDynamicsJob::Validate() const {
+  if (prepared_chain != nullptr) {
+    if (chain != nullptr) {
+      return absl::InvalidArgumentError(
+          "chain: set chain or prepared_chain, not both");
+    }
+    if (prepared_chain->empty()) {
+      return absl::InvalidArgumentError(
+          "prepared_chain: empty (PreparedDynamicChain::Create makes one)");
+    }
+    return dynamics_internal::ValidateStepInputs(*this,
+                                                 prepared_chain->chain());
+  }
   if (chain == nullptr) {
     return absl::InvalidArgumentError("chain: null input");
   }
@@ -240,20 +277,7 @@ absl::Status StepDynamicsJob::Validate() const {
     return absl::Status(status.code(),
                         absl::StrCat("chain.", status.message()));
   }
-  if (JobLooksValid(*this)) return absl::OkStatus();
-  // Something is wrong: find the first field at fault, in order.
-  const size_t count = chain->joints.size();
-  if (absl::Status status = CheckAnimated(animated_world, count);
-      !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = CheckColliders(colliders_world); !status.ok()) {
-    return status;
-  }
-  if (absl::Status status = CheckTimeAndState(*this); !status.ok()) {
-    return status;
-  }
-  return CheckOutputs(*this, count);
+  return dynamics_internal::ValidateStepInputs(*this, *chain);
 }
 
 }  // namespace ik

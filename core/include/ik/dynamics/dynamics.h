@@ -62,6 +62,7 @@
 #include "ik/base/math.h"
 #include "ik/dynamics/colliders.h"
 #include "ik/dynamics/dynamic_chain.h"
+#include "ik/dynamics/prepared_dynamic_chain.h"
 
 namespace ik {
 
@@ -112,8 +113,13 @@ struct DynamicsReport {
 // it is the caller's responsibility to keep the pointed-to data alive and
 // unshared during Run().
 struct StepDynamicsJob {
-  // The chain; Validate() checks it too.
+  // The chain; Validate() checks it too. Exactly one of `chain` and
+  // `prepared_chain` is set.
   const DynamicChain* chain = nullptr;
+  // The chain validated and prepared once (PreparedDynamicChain::Create),
+  // for a caller that steps it many times: Validate() then checks only
+  // what changes between calls. Same steps, to the bit, as `chain`.
+  const PreparedDynamicChain* prepared_chain = nullptr;
   // Animated transforms of the chain's joints for this step, world space,
   // one per chain joint: [0] drives the root; the others' translations are
   // the stiffness targets and their rotations the base the output rotations
@@ -148,7 +154,9 @@ struct StepDynamicsJob {
   // Required.
   DynamicsReport* report = nullptr;
 
-  // INVALID_ARGUMENT naming the field ("chain.joints[2].length: ...",
+  // INVALID_ARGUMENT naming the field ("chain: null input", "chain: set
+  // chain or prepared_chain, not both", "prepared_chain: empty",
+  // "chain.joints[2].length: ...",
   // "animated_world[3].rotation: not a unit quaternion (norm 0)",
   // "colliders_world[1].radius: ...", "delta_time: ...",
   // "state.positions: 3 entries for 5 joints", "state.positions[2]: not

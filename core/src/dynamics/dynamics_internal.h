@@ -1,0 +1,121 @@
+// Internals of the dynamic-bone step shared by dynamics.cc,
+// dynamics_substep.cc, dynamic_rotations.cc and prepared_dynamic_chain.cc:
+// a chain's joints with their overrides resolved (what every substep reads),
+// and the stages of StepDynamicsJob::Run on them. Not part of the public API.
+#ifndef IK_SRC_DYNAMICS_INTERNAL_H_
+#define IK_SRC_DYNAMICS_INTERNAL_H_
+
+#include <vector>
+
+#include "absl/types/span.h"
+#include "ik/base/math.h"
+#include "ik/dynamics/colliders.h"
+#include "ik/dynamics/dynamic_chain.h"
+#include "ik/dynamics/dynamics.h"
+#include "ik/dynamics/wind_noise.h"
+
+namespace ik::dynamics_internal {
+
+// One joint of a valid chain, the chain's settings and the joint's
+// overrides resolved. No member initialisers: arrays of these live on the
+// stack, sized for the largest chain, and PrepareJoints fills what a chain
+// uses.
+struct PreparedJoint {
+  int parent;    // kDynamicRoot for joint 0
+  int children;  // joints naming this one as parent
+  double length;
+  double radius;
+  double keep;  // 1 - drag
+  Vec3 gravity;
+  double stiffness;
+  double wind_scale;
+  // The farthest the joint can be from the root, plus its radius: the sum
+  // of the bone lengths up to the root, plus radius (0 for the root). The
+  // colliders' culling compares it with a collider's clearance.
+  double reach;
+  double rotation_blend;    // per substep
+  bool own_rotation_blend;  // overrides.rotation_blend is set
+  bool remove_twist;
+};
+
+// What a step reads of its chain: the chain, its prepared joints and the
+// wind in force (the chain's, or one that replaces it).
+struct ChainView {
+  const DynamicChain* chain = nullptr;
+  const PreparedJoint* joints = nullptr;
+  int count = 0;
+  // Every joint's parent is the joint before it.
+  bool strand = false;
+  // Every joint's rotation_blend is 1 and it removes its twist: a delta
+  // becomes the shortest arc from the animated to the simulated bone.
+  bool shortest_arc = false;
+  const WindSettings* wind = nullptr;
+};
+
+// Fills joints[0 .. chain.joints.size()) from a valid chain, and the view
+// of them (its wind: the chain's).
+void PrepareJoints(const DynamicChain& chain, PreparedJoint* joints,
+                   ChainView* view);
+
+// A valid chain prepared once: the data behind PreparedDynamicChain.
+struct ChainLayout {
+  DynamicChain chain;
+  std::vector<PreparedJoint> joints;
+  ChainView view;  // of the two above
+};
+
+// The checks of StepDynamicsJob::Validate after the chain's, against
+// `chain` (valid).
+absl::Status ValidateStepInputs(const StepDynamicsJob& job,
+                                const DynamicChain& chain);
+
+// StepDynamicsJob::Run after validation, on `chain`.
+void RunStep(const ChainView& chain, const StepDynamicsJob& job);
+
+// Colliders as a set of indices, one bit each (kMaxDynamicColliders is 64).
+using ColliderSet = uint64_t;
+static_assert(kMaxDynamicColliders <= 64, "ColliderSet holds 64 colliders");
+
+// A collider prepared once per step for the per-joint overlap test: the
+// point of its segment closest to p is start + axis * clamp((p - start).axis
+// / |axis|^2, 0, 1), with 1 / |axis|^2 stored, so the test takes no
+// division.
+struct OverlapTest {
+  Vec3 start;
+  Vec3 axis;  // zero for a sphere
+  double inverse_axis_sq;
+  double radius;
+};
+
+// The colliders of one step, ready for the substeps. Spheres are tested
+// apart from capsules: their test is a third of the work. No member
+// initialisers: it lives on Run's stack, sized for the largest step, and
+// PrepareColliders fills what the step uses.
+struct PreparedColliders {
+  absl::Span<const Collider> colliders;
+  OverlapTest tests[kMaxDynamicColliders];
+  ColliderSet spheres;
+  // Per joint, the colliders it may reach during the step (see Clearance).
+  ColliderSet candidates[kMaxDynamicJoints];
+};
+
+// Prepares `colliders` for a step whose root is animated at `root` (in the
+// colliders' frame).
+void PrepareColliders(const ChainView& chain,
+                      absl::Span<const Collider> colliders, const Vec3& root,
+                      PreparedColliders* prepared);
+
+// One substep of every joint (dynamics_substep.cc): `root` is the root's
+// position at the end of the substep, `wind` the wind's acceleration then.
+void Substep(const ChainView& chain, const Transform* animated,
+             const PreparedColliders& colliders, const Vec3& root,
+             const Vec3& wind, DynamicState* state);
+
+// UpdateDynamicRotations (ik/dynamics/dynamic_rotations.h) on a view.
+void UpdateRotations(const ChainView& chain, const Transform* animated,
+                     const Vec3* positions, int substeps, Quat* deltas,
+                     Quat* rotations_out, Quat* corrections_out);
+
+}  // namespace ik::dynamics_internal
+
+#endif  // IK_SRC_DYNAMICS_INTERNAL_H_
