@@ -5,6 +5,7 @@
 #include "ik/dynamics/rig_dynamics.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -164,6 +165,55 @@ TEST_F(RigDynamicsStepTest, LeavesKeepTheirAnimatedRotation) {
     }
   }
   EXPECT_EQ(turning, 6);  // the ponytail's 7 joints but its tip
+}
+
+// BuildDynamicChains prepares each chain once (DynamicChainBinding::
+// prepared); a binding without it steps its `chain` instead, to the same
+// bits, with or without a wind replacing the chain's.
+TEST_F(RigDynamicsStepTest, PreparedChainStepsLikeTheChainItself) {
+  ASSERT_FALSE(chain_->prepared.empty());
+  DynamicChainBinding unprepared = *chain_;
+  unprepared.prepared = PreparedDynamicChain();
+  WindSettings wind;
+  wind.strength = 6.0;
+  wind.direction = Vec3(1.0, 0.0, 0.2);
+  wind.turbulence = 0.7;
+  wind.seed = 3;
+  const int head = character_->rig.FindJoint("head");
+  for (const WindSettings* step_wind :
+       {static_cast<WindSettings*>(nullptr), &wind}) {
+    DynamicState states[2];
+    std::vector<Quat> rotations[2];
+    for (int frame = 0; frame < 90; ++frame) {
+      locals_[head].rotation = AngleAxis(0.6 * std::sin(0.2 * frame),
+                                         glm::normalize(Vec3(0.3, 1.0, 0.0)));
+      LocalToModelJob fk;
+      fk.parents = character_->rig.parents();
+      fk.locals = locals_;
+      fk.root.translation = Vec3(0.02 * frame, 0.0, 0.03 * frame);
+      fk.models = absl::MakeSpan(world_);
+      ASSERT_TRUE(fk.Run().ok());
+      for (int path = 0; path < 2; ++path) {
+        rotations[path].resize(chain_->joints.size());
+        RigDynamicsStep step = Step();
+        step.chain = path == 0 ? chain_ : &unprepared;
+        step.wind = step_wind;
+        step.delta_time = frame % 4 == 3 ? 1.0 / 30.0 : 1.0 / 60.0;
+        step.state = &states[path];
+        step.rotations_local = absl::MakeSpan(rotations[path]);
+        const absl::Status status = step.Run();
+        ASSERT_TRUE(status.ok()) << status;
+      }
+      for (size_t k = 0; k < chain_->joints.size(); ++k) {
+        ASSERT_EQ(std::memcmp(&rotations[0][k], &rotations[1][k], sizeof(Quat)),
+                  0)
+            << "frame " << frame << " joint " << k;
+        ASSERT_EQ(std::memcmp(&states[0].positions[k], &states[1].positions[k],
+                              sizeof(Vec3)),
+                  0);
+      }
+    }
+  }
 }
 
 }  // namespace

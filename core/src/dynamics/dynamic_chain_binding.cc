@@ -176,6 +176,10 @@ absl::StatusOr<DynamicChainBinding> BuildDynamicChain(
   for (const DynamicJoint& joint : binding.chain.joints) {
     if (joint.parent != kDynamicRoot) binding.turns[joint.parent] = true;
   }
+  absl::StatusOr<PreparedDynamicChain> prepared =
+      PreparedDynamicChain::Create(binding.chain);
+  if (!prepared.ok()) return prepared.status();  // validated just above
+  binding.prepared = *std::move(prepared);
   return binding;
 }
 

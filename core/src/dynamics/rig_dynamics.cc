@@ -1,13 +1,15 @@
 #include "ik/dynamics/rig_dynamics.h"
 
-#include <array>
+#include <cstddef>
+#include <new>
 #include <optional>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "dynamics/dynamics_internal.h"
 #include "ik/base/field_error.h"
 #include "ik/dynamics/colliders.h"
+#include "ik/dynamics/prepared_dynamic_chain.h"
 
 namespace ik {
 namespace {
@@ -54,47 +56,69 @@ absl::Status CheckStepInputs(const RigDynamicsStep& step) {
   return absl::OkStatus();
 }
 
-// What the chain's step job takes, gathered from the whole pose: the
-// chain's animated world transforms, its colliders placed on their joints
-// and the chain's settings with the wind replaced.
-struct PreparedStep {
-  std::optional<DynamicChain> with_wind;
-  std::vector<Transform> animated;
-  std::array<Collider, kMaxDynamicColliders> colliders;
-  std::vector<Quat> corrections;
-  StepDynamicsJob job;
+// Room for `N` values of T on the stack, none constructed until Put: the
+// step gathers a few of the chain's transforms and colliders into buffers
+// sized for the largest chain, and constructing them all would cost more
+// than the step.
+template <typename T, size_t N>
+class StackBuffer {
+ public:
+  T* Put(size_t index, const T& value) {
+    return new (bytes_ + index * sizeof(T)) T(value);
+  }
+  T* data() { return reinterpret_cast<T*>(bytes_); }
+
+ private:
+  alignas(T) unsigned char bytes_[N * sizeof(T)];
 };
 
-void Prepare(const RigDynamicsStep& step, PreparedStep& prepared) {
+// What the chain's step takes, gathered from the whole pose: the chain's
+// animated world transforms and its colliders placed on their joints; for
+// a binding without a prepared chain and a wind in the step, the chain with
+// its wind replaced.
+struct GatheredStep {
+  StackBuffer<Transform, kMaxDynamicJoints> animated;
+  StackBuffer<Collider, kMaxDynamicColliders> colliders;
+  StackBuffer<Quat, kMaxDynamicJoints> corrections;
+  std::optional<DynamicChain> with_wind;
+};
+
+// The chain's step job on `gathered` (filled here): its chain the binding's
+// prepared one when it has one (the step's wind then replaces the chain's
+// in Run, and was checked by CheckStepInputs).
+StepDynamicsJob Gather(const RigDynamicsStep& step, GatheredStep& gathered) {
   const DynamicChainBinding& chain = *step.chain;
-  if (step.wind != nullptr) {
-    prepared.with_wind = chain.chain;
-    prepared.with_wind->wind = *step.wind;
-  }
   const size_t count = chain.joints.size();
-  prepared.animated.resize(count);
   for (size_t k = 0; k < count; ++k) {
-    prepared.animated[k] = step.models_world[chain.joints[k]];
+    gathered.animated.Put(k, step.models_world[chain.joints[k]]);
+    gathered.corrections.Put(k, IdentityQuat());
   }
   const size_t collider_count = chain.colliders.size();
   for (size_t c = 0; c < collider_count; ++c) {
     const AttachedCollider& attached = step.colliders[chain.colliders[c]];
-    prepared.colliders[c] =
-        PlaceCollider(attached.shape, step.models_world[attached.joint]);
+    gathered.colliders.Put(
+        c, PlaceCollider(attached.shape, step.models_world[attached.joint]));
   }
-  prepared.corrections.resize(count);
-  StepDynamicsJob& job = prepared.job;
-  job.chain =
-      prepared.with_wind.has_value() ? &*prepared.with_wind : &chain.chain;
-  job.animated_world = prepared.animated;
+  StepDynamicsJob job;
+  if (!chain.prepared.empty()) {
+    job.prepared_chain = &chain.prepared;
+  } else if (step.wind != nullptr) {
+    gathered.with_wind = chain.chain;
+    gathered.with_wind->wind = *step.wind;
+    job.chain = &*gathered.with_wind;
+  } else {
+    job.chain = &chain.chain;
+  }
+  job.animated_world = absl::MakeConstSpan(gathered.animated.data(), count);
   job.colliders_world =
-      absl::MakeConstSpan(prepared.colliders.data(), collider_count);
+      absl::MakeConstSpan(gathered.colliders.data(), collider_count);
   job.delta_time = step.delta_time;
   job.reset = step.reset;
   job.state = step.state;
   job.state_path = step.state_path;
-  job.corrections_local = absl::MakeSpan(prepared.corrections);
+  job.corrections_local = absl::MakeSpan(gathered.corrections.data(), count);
   job.report = step.report;
+  return job;
 }
 
 }  // namespace
@@ -103,21 +127,30 @@ absl::Status RigDynamicsStep::Validate() const {
   if (absl::Status status = CheckStepInputs(*this); !status.ok()) {
     return status;
   }
-  PreparedStep prepared;
-  Prepare(*this, prepared);
-  return prepared.job.Validate();
+  GatheredStep gathered;
+  return Gather(*this, gathered).Validate();
 }
 
 absl::Status RigDynamicsStep::Run() const {
   if (absl::Status status = CheckStepInputs(*this); !status.ok()) {
     return status;
   }
-  PreparedStep prepared;
-  Prepare(*this, prepared);
-  if (absl::Status status = prepared.job.Run(); !status.ok()) return status;
+  GatheredStep gathered;
+  const StepDynamicsJob job = Gather(*this, gathered);
+  if (absl::Status status = job.Validate(); !status.ok()) return status;
+  dynamics_internal::PreparedJoint joints[kMaxDynamicJoints];
+  dynamics_internal::ChainView view;
+  if (job.prepared_chain != nullptr) {
+    view = job.prepared_chain->layout().view;
+    if (wind != nullptr) view.wind = wind;
+  } else {
+    dynamics_internal::PrepareJoints(*job.chain, joints, &view);
+  }
+  dynamics_internal::RunStep(view, job);
+  const Quat* const corrections = gathered.corrections.data();
   for (size_t k = 0; k < chain->joints.size(); ++k) {
-    rotations_local[k] = glm::normalize(locals[chain->joints[k]].rotation *
-                                        prepared.corrections[k]);
+    rotations_local[k] =
+        glm::normalize(locals[chain->joints[k]].rotation * corrections[k]);
   }
   return absl::OkStatus();
 }

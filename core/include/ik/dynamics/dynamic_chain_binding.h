@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "ik/dynamics/attached_colliders.h"
 #include "ik/dynamics/dynamic_chain.h"
+#include "ik/dynamics/prepared_dynamic_chain.h"
 #include "ik/rig/rig.h"
 
 namespace ik {
@@ -55,6 +56,11 @@ struct DynamicChainBinding {
   // Parallel to `joints`: whether a step turns the joint, i.e. it has a
   // simulated child (a leaf keeps its animated rotation).
   std::vector<bool> turns;
+  // `chain` prepared once (BuildDynamicChains fills it), so that a step
+  // need not validate and lay it out again; RigDynamicsStep uses `chain`
+  // when it is empty. Whoever changes `chain` afterwards re-creates it (or
+  // empties it).
+  PreparedDynamicChain prepared;
 };
 
 // Validates `definitions` against `rig` and `colliders` (the character's,

@@ -28,7 +28,10 @@
 namespace ik {
 
 // Inputs and outputs of one step of one dynamic chain. Owns nothing; Run()
-// allocates the chain's scratch. Thread-compatible: distinct steps with
+// keeps its scratch on the stack and uses the chain's prepared form
+// (DynamicChainBinding::prepared); it allocates only to (re)initialise the
+// state, or to copy a chain that has no prepared form when `wind` replaces
+// its wind. Thread-compatible: distinct steps with
 // distinct states and outputs may run concurrently on one character.
 struct RigDynamicsStep {
   // The character's rig, colliders and one of its dynamic chains
