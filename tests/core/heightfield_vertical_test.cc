@@ -7,6 +7,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "ik/geometry/ray.h"
@@ -106,6 +107,32 @@ TEST(HeightfieldVerticalTest, VerticalRaysMatchBruteForceBitForBit) {
       EXPECT_EQ(hit.kind, GroundKind::kHeightfield);
     }
     EXPECT_GT(hits, 1200) << trial;
+  }
+}
+
+// PrefetchVertical only warms the cache: the same answers after it,
+// whatever the points.
+TEST(HeightfieldVerticalTest, PrefetchChangesNoAnswer) {
+  std::mt19937_64 engine(99);
+  const Heightfield field = RandomField(1, engine);
+  const Aabb& box = field.bounds();
+  std::uniform_real_distribution<double> unit(-0.2, 1.2);
+  std::vector<Vec3> points;
+  std::vector<RayHit> before;
+  for (int i = 0; i < 20; ++i) {
+    points.push_back(box.min + Vec3(unit(engine), 2.0, unit(engine)) *
+                                   (box.max - box.min + Vec3(1.0)));
+    before.push_back(field.Raycast(points.back(), kDown, kInf));
+  }
+  points.push_back(Vec3(std::numeric_limits<double>::quiet_NaN()));
+  points.push_back(Vec3(1e9, 0.0, -1e9));
+  field.PrefetchVertical(points);
+  for (int i = 0; i < 20; ++i) {
+    const RayHit hit = field.Raycast(points[i], kDown, kInf);
+    ASSERT_EQ(hit.hit, before[i].hit) << i;
+    EXPECT_EQ(hit.distance, before[i].distance) << i;
+    EXPECT_EQ(hit.primitive, before[i].primitive) << i;
+    EXPECT_EQ(hit.normal, before[i].normal) << i;
   }
 }
 

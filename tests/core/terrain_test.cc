@@ -215,6 +215,43 @@ TEST(GroundTest, QueriesAllocateNothing) {
   EXPECT_GT(hits, 500);
 }
 
+// The prefetch hints allocate nothing and change no answer.
+TEST(GroundTest, PrefetchAllocatesNothingAndChangesNoAnswer) {
+  const std::vector<GroundPlane> planes = {Floor(-0.2)};
+  const std::shared_ptr<const Heightfield> platform = Platform(0.1);
+  const std::shared_ptr<const TriangleMesh> stairs = Stairs();
+  const Heightfield* heightfields[] = {platform.get()};
+  const TriangleMesh* meshes[] = {stairs.get()};
+  Ground ground;
+  ground.planes = planes;
+  ground.heightfields = heightfields;
+  ground.meshes = meshes;
+  std::mt19937_64 engine(56);
+  std::uniform_real_distribution<double> unit(-2.5, 2.5);
+  std::vector<Vec3> points;
+  std::vector<RayHit> before;
+  for (int i = 0; i < 12; ++i) {
+    const double x = unit(engine);  // drawn in order
+    points.push_back(Vec3(x, 3.0, unit(engine)));
+    before.push_back(ground.Raycast(points.back(), kDown, kInf));
+  }
+  points.push_back(Vec3(std::numeric_limits<double>::quiet_NaN()));
+  const long allocations = allocation_count.load();
+  ground.PrefetchVerticalFirst(points);
+  ground.PrefetchVerticalRest(points);
+  EXPECT_EQ(allocation_count.load(), allocations);
+  for (size_t i = 0; i < before.size(); ++i) {
+    const RayHit hit = ground.Raycast(points[i], kDown, kInf);
+    ASSERT_EQ(hit.hit, before[i].hit) << i;
+    EXPECT_EQ(hit.distance, before[i].distance) << i;
+    EXPECT_EQ(hit.point, before[i].point) << i;
+    EXPECT_EQ(hit.normal, before[i].normal) << i;
+    EXPECT_EQ(hit.kind, before[i].kind) << i;
+    EXPECT_EQ(hit.primitive, before[i].primitive) << i;
+    EXPECT_EQ(hit.source, before[i].source) << i;
+  }
+}
+
 // Shared, immutable terrains queried from several threads at once give the
 // same bits as one thread.
 TEST(GroundTest, ConcurrentQueriesAgreeBitForBit) {

@@ -236,6 +236,33 @@ TEST(TriangleMeshVerticalTest, SlantedAndGrazingRaysAgreeWithBruteForce) {
   }
 }
 
+// PrefetchVertical only warms the cache: answers before and after it are
+// the same bits, whatever the points (outside the mesh, not finite, more
+// than kMaxPrefetchPoints).
+TEST(TriangleMeshVerticalTest, PrefetchChangesNoAnswer) {
+  std::mt19937_64 engine(98);
+  for (MeshCase& test_case : Meshes()) {
+    absl::StatusOr<TriangleMesh> created =
+        TriangleMesh::Create(std::move(test_case.definition));
+    ASSERT_TRUE(created.ok()) << created.status();
+    const TriangleMesh& mesh = *created;
+    std::vector<Vec3> points;
+    std::vector<RayHit> before;
+    for (int i = 0; i < 12; ++i) {
+      points.push_back(VerticalRayOrigin(mesh, i, engine));
+      before.push_back(mesh.Raycast(*Ray::Make(points.back(), kDown), kInf));
+    }
+    points.push_back(Vec3(std::numeric_limits<double>::quiet_NaN()));
+    points.push_back(Vec3(-1e9, 0.0, 1e9));
+    mesh.PrefetchVertical(points);
+    mesh.PrefetchVertical({});
+    for (int i = 0; i < 12; ++i) {
+      ExpectSameHit(mesh.Raycast(*Ray::Make(points[i], kDown), kInf), before[i],
+                    test_case.name);
+    }
+  }
+}
+
 // The grid stays within its memory budget on the benchmark's terrain, and
 // lists few triangles per cell.
 TEST(TriangleMeshVerticalTest, GridMemoryStaysInBudget) {

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <optional>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -70,35 +72,20 @@ RayHit CastDown(const Ground& ground, const Vec3& through, double top,
                         (origin.y - through.y) + settings.ray_below_ankle);
 }
 
-// A leg's pose under `locals`, model space, and its joints in world space
-// under `root`. Built in place (it is a few hundred bytes).
-struct LegFrame {
-  LegFrame(absl::Span<const int> parents, absl::Span<const Transform> locals,
-           const Leg& leg, const Transform& root)
-      : pose(internal::PoseOfLeg(parents, locals, leg)),
-        hip_world(TransformPoint(root, pose.hip.translation)),
-        knee_world(TransformPoint(root, pose.knee.translation)),
-        ankle_world(TransformPoint(root, pose.ankle.translation)) {}
-
-  LegPose pose;
-  Vec3 hip_world;
-  Vec3 knee_world;
-  Vec3 ankle_world;
-};
-
-// The toe point's offset from the ankle of `frame`, world space, in the
-// sole's plane through the ankle (the plane the rest pose holds horizontal,
-// turned as the foot is turned from its rest): the toe joint's offset
-// flattened into that plane, or toe_forward along the forward axis as the
-// foot carries it. Zero when neither gives a direction.
+// The toe point's offset from the ankle (`ankle_world`, of the leg posed
+// as `pose` under `root`), world space, in the sole's plane through the
+// ankle (the plane the rest pose holds horizontal, turned as the foot is
+// turned from its rest): the toe joint's offset flattened into that plane,
+// or toe_forward along the forward axis as the foot carries it. Zero when
+// neither gives a direction.
 Vec3 ToeOffset(const Rig& rig, const Leg& leg, const Transform& root,
-               const LegFrame& frame) {
+               const LegPose& pose, const Vec3& ankle_world) {
   // Model-space rest directions of the foot -> world-space posed ones.
-  const Quat foot_turn = root.rotation * frame.pose.ankle.rotation *
+  const Quat foot_turn = root.rotation * pose.ankle.rotation *
                          glm::conjugate(leg.ankle_rest_model);
   if (leg.toe != kNoParent) {
     const Vec3 sole_up = foot_turn * kUp;
-    Vec3 run = TransformPoint(root, frame.pose.toe) - frame.ankle_world;
+    Vec3 run = TransformPoint(root, pose.toe) - ankle_world;
     run -= sole_up * glm::dot(run, sole_up);
     if (glm::length(run) >= kMinToeRun) return run;
   }
@@ -107,6 +94,25 @@ Vec3 ToeOffset(const Rig& rig, const Leg& leg, const Transform& root,
   if (!(length >= kMinForwardLength)) return Vec3(0.0);
   return foot_turn * (forward * (leg.settings.toe_forward / length));
 }
+
+// A leg's pose under `locals`, model space, its joints in world space under
+// `root`, and its toe point's offset. Built in place (it is a few hundred
+// bytes).
+struct LegFrame {
+  LegFrame(const Rig& rig, absl::Span<const Transform> locals, const Leg& leg,
+           const Transform& root)
+      : pose(internal::PoseOfLeg(rig.parents(), locals, leg)),
+        hip_world(TransformPoint(root, pose.hip.translation)),
+        knee_world(TransformPoint(root, pose.knee.translation)),
+        ankle_world(TransformPoint(root, pose.ankle.translation)),
+        toe_offset(ToeOffset(rig, leg, root, pose, ankle_world)) {}
+
+  LegPose pose;
+  Vec3 hip_world;
+  Vec3 knee_world;
+  Vec3 ankle_world;
+  Vec3 toe_offset;  // see ToeOffset
+};
 
 struct FootTurn {
   Quat rotation{1.0, 0.0, 0.0, 0.0};  // world space, about the ankle
@@ -159,12 +165,34 @@ FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
   return turn;
 }
 
+// The frames of the first kKeptLegPoses legs in the animated pose, built in
+// place as the goals' pass computes them and kept for the solves. Raw
+// storage: zeroing room for every frame per character (as a std::array of
+// std::optional is, 3.4 KB) costs more than a leg's forward kinematics.
+class KeptFrames {
+ public:
+  KeptFrames() {}  // constructs no frame
+  const LegFrame& Emplace(size_t l, const Rig& rig,
+                          absl::Span<const Transform> locals, const Leg& leg,
+                          const Transform& root) {
+    return *new (&frames_[l]) LegFrame(rig, locals, leg, root);
+  }
+  // Only for a frame Emplace built.
+  const LegFrame& operator[](size_t l) const { return frames_[l]; }
+
+ private:
+  static_assert(std::is_trivially_destructible_v<LegFrame>,
+                "frames are never destroyed");
+  union {
+    LegFrame frames_[kKeptLegPoses];
+  };
+};
+
 // Where the feet should go and how far the pelvis must drop for them.
 struct GroundingPlan {
   double drop_needed = 0.0;
   double drop_limit = kInfinity;
-  // The first legs' frames in the animated pose, kept for the solves.
-  std::array<std::optional<LegFrame>, kKeptLegPoses> kept_frames;
+  KeptFrames kept_frames;
 };
 
 // Casts leg `l`'s ray and sets its foot's goal (world space, where the
@@ -205,15 +233,31 @@ double PlanFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame) {
 }
 
 void PlanFeet(const GroundFeetJob& job, GroundingPlan& plan) {
-  const absl::Span<const int> parents = job.rig->parents();
+  const size_t kept = std::min(job.legs.size(), kKeptLegPoses);
+  // The kept legs' frames first, so that the ground can start loading what
+  // their ankle and toe rays will read: each leg's first loads while the
+  // next leg's pose is computed, then the rest for all of them at once.
+  Vec3 ray_points[2 * kKeptLegPoses];
+  size_t point_count = 0;
+  for (size_t l = 0; l < kept; ++l) {
+    const LegFrame& frame = plan.kept_frames.Emplace(l, *job.rig, job.locals,
+                                                     job.legs[l], job.root);
+    const size_t first = point_count;
+    ray_points[point_count++] = frame.ankle_world;
+    if (frame.toe_offset != Vec3(0.0)) {
+      ray_points[point_count++] = frame.ankle_world + frame.toe_offset;
+    }
+    job.ground.PrefetchVerticalFirst(
+        absl::MakeConstSpan(ray_points + first, point_count - first));
+  }
+  job.ground.PrefetchVerticalRest(absl::MakeConstSpan(ray_points, point_count));
   for (size_t l = 0; l < job.legs.size(); ++l) {
     const Leg& leg = job.legs[l];
-    std::optional<LegFrame> unkept;
-    const LegFrame& frame =
-        l < kKeptLegPoses
-            ? plan.kept_frames[l].emplace(parents, job.locals, leg, job.root)
-            : unkept.emplace(parents, job.locals, leg, job.root);
-    plan.drop_needed = std::max(plan.drop_needed, PlanFoot(job, l, frame));
+    const double drop =
+        l < kept
+            ? PlanFoot(job, l, plan.kept_frames[l])
+            : PlanFoot(job, l, LegFrame(*job.rig, job.locals, leg, job.root));
+    plan.drop_needed = std::max(plan.drop_needed, drop);
     plan.drop_limit = std::min(plan.drop_limit, leg.settings.max_pelvis_drop);
   }
 }
@@ -241,7 +285,7 @@ Transform DropPelvis(const GroundFeetJob& job, const GroundingPlan& plan) {
 FootTurn TurnFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame) {
   const Leg& leg = job.legs[l];
   const FootResult& foot = job.feet[l];
-  const Vec3 toe_offset = ToeOffset(*job.rig, leg, job.root, frame);
+  const Vec3& toe_offset = frame.toe_offset;
   if (toe_offset == Vec3(0.0)) return FootTurn();
   Vec3 ankle_offset(0.0);
   if (foot.ground_found) {
@@ -315,6 +359,21 @@ void PlaceFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame,
   }
 }
 
+// Grounds leg `l` in the lowered character, on the pose as the legs before
+// it left it (`frame`): turns the foot by the toe ray, solves the leg, gives
+// the foot its posed world orientation turned by that.
+absl::Status GroundLeg(const GroundFeetJob& job, size_t l,
+                       const LegFrame& frame, const Transform& lowered) {
+  const FootTurn turn = TurnFoot(job, l, frame);
+  job.feet[l].tilt = turn.angle;
+  if (absl::Status status = SolveLeg(job, l, frame.pose, lowered);
+      !status.ok()) {
+    return status;
+  }
+  PlaceFoot(job, l, frame, turn, lowered);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status GroundFeetJob::Run() const {
@@ -322,23 +381,14 @@ absl::Status GroundFeetJob::Run() const {
   GroundingPlan plan;
   PlanFeet(*this, plan);
   const Transform lowered = DropPelvis(*this, plan);
-  // Each leg in the lowered character, on the pose as the legs before it
-  // left it: turn the foot by the toe ray, solve the leg, give the foot its
-  // posed world orientation turned by that.
-  const absl::Span<const int> parents = rig->parents();
   for (size_t l = 0; l < legs.size(); ++l) {
-    std::optional<LegFrame> recomputed;
-    const LegFrame& frame =
+    // A kept frame, unless an earlier leg's solve moved this leg.
+    absl::Status status =
         l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l)
-            ? *plan.kept_frames[l]
-            : recomputed.emplace(parents, locals, legs[l], root);
-    const FootTurn turn = TurnFoot(*this, l, frame);
-    feet[l].tilt = turn.angle;
-    if (absl::Status status = SolveLeg(*this, l, frame.pose, lowered);
-        !status.ok()) {
-      return status;
-    }
-    PlaceFoot(*this, l, frame, turn, lowered);
+            ? GroundLeg(*this, l, plan.kept_frames[l], lowered)
+            : GroundLeg(*this, l, LegFrame(*rig, locals, legs[l], root),
+                        lowered);
+    if (!status.ok()) return status;
   }
   return absl::OkStatus();
 }

@@ -336,6 +336,18 @@ void Heightfield::TestCells(const Ray& ray, const Axes& axes, int column_min,
   }
 }
 
+void Heightfield::PrefetchVertical(absl::Span<const Vec3> points) const {
+  for (const Vec3& point : points) {
+    const int column =
+        CellIndex((point.x - origin_.x) / spacing_x_, columns_ - 1);
+    const int row = CellIndex((point.z - origin_.z) / spacing_z_, rows_ - 1);
+    const double* corner =
+        &heights_[static_cast<size_t>(row) * columns_ + column];
+    __builtin_prefetch(corner);
+    __builtin_prefetch(corner + columns_ + 1);
+  }
+}
+
 // Raycast's walk makes one step for a vertical ray (its cell coordinates do
 // not move): the cells within the padding of the ray's (u, v). The same
 // cells, found without the walk.

@@ -37,6 +37,21 @@ absl::Status Ground::Validate(absl::string_view path) const {
   return absl::OkStatus();
 }
 
+void Ground::PrefetchVerticalFirst(absl::Span<const Vec3> points) const {
+  for (const Heightfield* heightfield : heightfields) {
+    if (heightfield != nullptr) heightfield->PrefetchVertical(points);
+  }
+  for (const TriangleMesh* mesh : meshes) {
+    if (mesh != nullptr) mesh->PrefetchCells(points);
+  }
+}
+
+void Ground::PrefetchVerticalRest(absl::Span<const Vec3> points) const {
+  for (const TriangleMesh* mesh : meshes) {
+    if (mesh != nullptr) mesh->PrefetchVertical(points);
+  }
+}
+
 RayHit Ground::Raycast(const Vec3& origin, const Vec3& direction,
                        double max_distance) const {
   const std::optional<Ray> ray = Ray::Make(origin, direction);

@@ -110,6 +110,38 @@ RayHit TriangleMesh::Raycast(const Vec3& origin, const Vec3& direction,
   return Raycast(*ray, max_distance);
 }
 
+void TriangleMesh::PrefetchVertical(absl::Span<const Vec3> points) const {
+  if (grid_.empty()) return;
+  const size_t count = std::min(points.size(), kMaxPrefetchPoints);
+  for (size_t i = 0; i < count; ++i)
+    grid_.PrefetchCell(points[i].x, points[i].z);
+  absl::Span<const std::int32_t> lists[kMaxPrefetchPoints];
+  for (size_t i = 0; i < count; ++i) {
+    if (grid_.Find(points[i].x, points[i].z, &lists[i]) !=
+            VerticalRayGrid::Lookup::kListed ||
+        lists[i].empty()) {
+      lists[i] = {};
+      continue;
+    }
+    __builtin_prefetch(lists[i].data());
+    __builtin_prefetch(lists[i].data() + lists[i].size() - 1);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    for (const std::int32_t triangle : lists[i]) {
+      __builtin_prefetch(&indices_[3 * static_cast<size_t>(triangle)]);
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    for (const std::int32_t triangle : lists[i]) {
+      const std::uint32_t* corners =
+          &indices_[3 * static_cast<size_t>(triangle)];
+      __builtin_prefetch(&vertices_[corners[0]]);
+      __builtin_prefetch(&vertices_[corners[1]]);
+      __builtin_prefetch(&vertices_[corners[2]]);
+    }
+  }
+}
+
 template <typename Axes>
 void TriangleMesh::TestTriangles(const Ray& ray, const Axes& axes,
                                  const std::int32_t* candidates, int count,

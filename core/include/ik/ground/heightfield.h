@@ -92,6 +92,11 @@ class Heightfield {
                  double max_distance) const;
   RayHit Raycast(const Ray& ray, double max_distance) const;
 
+  // Hints that rays straight up or down through `points` (their x and z)
+  // will follow: starts loading the heights of their cells into the cache,
+  // for all the points at once. No effect on any answer.
+  void PrefetchVertical(absl::Span<const Vec3> points) const;
+
   // World position of sample (column, row); both in range. Every triangle
   // is built from exactly these values.
   Vec3 Vertex(int column, int row) const {

@@ -62,6 +62,17 @@ struct Ground {
   RayHit Raycast(const Vec3& origin, const Vec3& direction,
                  double max_distance) const;
   RayHit Raycast(const Ray& ray, double max_distance) const;
+
+  // Hints that rays straight up or down through `points` (their x and z)
+  // will follow, in two calls with the same points: PrefetchVerticalFirst
+  // starts the loads that wait for nothing (the heightfields' heights, the
+  // meshes' grid cells); PrefetchVerticalRest, after whatever work the
+  // caller has meanwhile, asks for what the cells list (each mesh's
+  // TriangleMesh::PrefetchVertical), for all the points at once, so that
+  // the waits overlap instead of adding up ray after ray. No effect on any
+  // answer; allocate nothing.
+  void PrefetchVerticalFirst(absl::Span<const Vec3> points) const;
+  void PrefetchVerticalRest(absl::Span<const Vec3> points) const;
 };
 
 }  // namespace ik

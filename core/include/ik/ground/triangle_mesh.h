@@ -56,6 +56,9 @@ inline constexpr int kMaxMeshTriangles = 1 << 21;  // 2,097,152
 // below ~1e-12 of the edge, i.e. collinear up to rounding.
 inline constexpr double kDegenerateTriangleRatio = 1e-12;
 
+// TriangleMesh::PrefetchVertical reads at most this many points.
+inline constexpr size_t kMaxPrefetchPoints = 8;
+
 struct TriangleMeshDefinition {
   // World space, metres; each within +-kMaxCoordinate.
   std::vector<Vec3> vertices;
@@ -85,6 +88,18 @@ class TriangleMesh {
   RayHit Raycast(const Vec3& origin, const Vec3& direction,
                  double max_distance) const;
   RayHit Raycast(const Ray& ray, double max_distance) const;
+
+  // Hints that rays straight up or down through `points` (their x and z)
+  // will follow: loads what they will read into the cache, a stage at a
+  // time for all the points (grid cells, their lists, the triangles'
+  // indices, their vertices), so that the waits overlap instead of adding
+  // up ray after ray. No effect on any answer; allocates nothing. Up to
+  // kMaxPrefetchPoints points (the rest are ignored).
+  void PrefetchVertical(absl::Span<const Vec3> points) const;
+  // Its first stage alone (the grid cells), which waits for nothing.
+  void PrefetchCells(absl::Span<const Vec3> points) const {
+    for (const Vec3& point : points) grid_.PrefetchCell(point.x, point.z);
+  }
 
   int vertex_count() const { return static_cast<int>(vertices_.size()); }
   int triangle_count() const { return static_cast<int>(indices_.size() / 3); }
