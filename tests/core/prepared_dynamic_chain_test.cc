@@ -3,7 +3,9 @@
 // bits as the chain named on every call, over seeded random chains (strands
 // and trees, per-joint overrides, smoothing, follow the leader, wind,
 // colliders, resets and clamped steps), and every invalid input is still
-// refused with its field named.
+// refused with its field named. Also the strand fast path of the positions
+// -> rotations stage (strand_rotations.cc) against the general path, bit
+// for bit.
 #include "ik/dynamics/prepared_dynamic_chain.h"
 
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "draws.h"
 #include "dynamics_fixtures.h"
 #include "gtest/gtest.h"
+#include "ik/dynamics/dynamic_rotations.h"
 #include "ik/dynamics/dynamics.h"
 
 namespace ik {
@@ -148,6 +151,66 @@ TEST(PreparedDynamicChainTest, StepsToTheSameBitsAsTheChainItself) {
     }
   }
   EXPECT_GT(compared, 10000);
+}
+
+// A strand whose joints all take the shortest arc has a fast path
+// (two joints at a time); a leaf's rotation_blend and remove_twist change
+// nothing (a leaf takes its parent's delta) but send the same strand down
+// the general path. Both must give the same bits, careful cases included:
+// animated bones of zero length, simulated bones turned back on the
+// animated ones, animated rotations off unit.
+TEST(PreparedDynamicChainTest, StrandFastPathMatchesTheGeneralPath) {
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  int compared = 0;
+  for (int seed = 0; seed < 400; ++seed) {
+    std::mt19937_64 engine(seed);
+    const int count = 2 + seed % 19;
+    DynamicChain fast = StraightChain(count, 0.1);
+    DynamicChain general = fast;
+    if (seed % 2 == 0) {
+      general.joints.back().overrides.rotation_blend = 0.5;
+    } else {
+      general.joints.back().overrides.remove_twist = false;
+    }
+    std::vector<Transform> animated(count);
+    std::vector<Vec3> positions(count);
+    std::vector<Quat> stored(count);
+    for (int i = 0; i < count; ++i) {
+      animated[i].translation = testing::DrawVec3(unit, engine);
+      animated[i].rotation = glm::normalize(testing::DrawQuat(unit, engine));
+      if (engine() % 4 == 0) animated[i].rotation *= 1.0 + 1e-4 * unit(engine);
+      positions[i] = testing::DrawVec3(unit, engine);
+      stored[i] = glm::normalize(testing::DrawQuat(unit, engine));
+      if (engine() % 5 == 0) stored[i] *= 1.0 + 1e-4 * unit(engine);
+    }
+    for (int i = 1; i < count; ++i) {
+      const uint64_t draw = engine() % 8;
+      if (draw == 0) animated[i].translation = animated[i - 1].translation;
+      if (draw == 1) {  // the simulated bone turned back on the animated one
+        positions[i] = positions[i - 1] -
+                       (animated[i].translation - animated[i - 1].translation);
+      }
+    }
+    std::vector<Quat> deltas[2] = {stored, stored};
+    std::vector<Quat> rotations[2] = {std::vector<Quat>(count),
+                                      std::vector<Quat>(count)};
+    std::vector<Quat> corrections[2] = {std::vector<Quat>(count),
+                                        std::vector<Quat>(count)};
+    for (int path = 0; path < 2; ++path) {
+      UpdateDynamicRotations(path == 0 ? fast : general, animated, positions,
+                             1 + seed % 3, absl::MakeSpan(deltas[path]),
+                             absl::MakeSpan(rotations[path]),
+                             absl::MakeSpan(corrections[path]));
+    }
+    for (int i = 0; i < count; ++i) {
+      ASSERT_TRUE(SameBits(deltas[0][i], deltas[1][i]))
+          << "seed " << seed << " joint " << i;
+      ASSERT_TRUE(SameBits(rotations[0][i], rotations[1][i]));
+      ASSERT_TRUE(SameBits(corrections[0][i], corrections[1][i]));
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 4391);  // the sum of 2 + seed % 19
 }
 
 TEST(PreparedDynamicChainTest, CreateRefusesAnInvalidChainNamingTheField) {

@@ -20,8 +20,7 @@ Vec3 UnitOrZero(const Vec3& v) {
                                            : Vec3(0.0);
 }
 
-// Stored deltas this close to unit squared norm are used as they are.
-constexpr double kUnitSlack = 1e-12;
+using dynamics_internal::kUnitSlack;
 
 // Square roots and divisions dominate this stage (it runs once per step for
 // every joint), so quaternions stay unnormalised between the operations and
@@ -254,45 +253,29 @@ void WriteRotations(const ChainView& chain, const Transform* animated,
   }
 }
 
-// The common case in one pass, for a strand whose joints all take the
-// shortest arc (ChainView::shortest_arc) after at least one substep: the
-// same arithmetic as the stages above (GatherBoneDirections, the shortest
-// arc of UpdateShortestArcDeltas, UpdateGeneralDeltas' kept delta for a
-// joint with no animated bone, the leaf's parent delta, WriteRotations),
-// joint by joint, with the parent's delta carried from the joint before.
-void UpdateStrandShortestArcs(int count, const Transform* animated,
-                              const Vec3* positions, Quat* deltas,
-                              Quat* rotations_out, Quat* corrections_out) {
-  Quat parent_delta = IdentityQuat();
-  for (int i = 0; i < count; ++i) {
-    Quat delta;
-    if (i + 1 < count) {
-      const Vec3 axis = animated[i + 1].translation - animated[i].translation;
-      const Vec3 simulated = positions[i + 1] - positions[i];
-      const double axis_sq = glm::dot(axis, axis);
-      if (axis_sq >= kMinDirectionSquared) {
-        double norm_sq;
-        const Quat arc = ScaledShortestArc(
-            axis, simulated,
-            std::sqrt(axis_sq * glm::dot(simulated, simulated)), &norm_sq);
-        delta = arc * (1.0 / std::sqrt(norm_sq));
-      } else {
-        delta = UnitOrNormalized(deltas[i]);
-      }
-    } else {
-      delta = parent_delta;  // the leaf
-    }
-    deltas[i] = delta;
-    WriteJoint(delta, parent_delta, i == 0, animated[i].rotation,
-               rotations_out == nullptr ? nullptr : rotations_out + i,
-               corrections_out == nullptr ? nullptr : corrections_out + i);
-    parent_delta = delta;
-  }
-}
-
 }  // namespace
 
 namespace dynamics_internal {
+
+Quat StrandDelta(const Transform* animated, const Vec3* positions, int i,
+                 const Quat& stored) {
+  const Vec3 axis = animated[i + 1].translation - animated[i].translation;
+  const Vec3 simulated = positions[i + 1] - positions[i];
+  const double axis_sq = glm::dot(axis, axis);
+  if (!(axis_sq >= kMinDirectionSquared)) return UnitOrNormalized(stored);
+  double norm_sq;
+  const Quat arc = ScaledShortestArc(
+      axis, simulated, std::sqrt(axis_sq * glm::dot(simulated, simulated)),
+      &norm_sq);
+  return arc * (1.0 / std::sqrt(norm_sq));
+}
+
+void WriteJointOutputs(const Quat& delta, const Quat& parent_delta, bool root,
+                       const Quat& given_rotation, Quat* rotation_out,
+                       Quat* correction_out) {
+  WriteJoint(delta, parent_delta, root, given_rotation, rotation_out,
+             correction_out);
+}
 
 void UpdateRotations(const ChainView& chain, const Transform* animated,
                      const Vec3* positions, int substeps, Quat* deltas,

@@ -116,6 +116,29 @@ void UpdateRotations(const ChainView& chain, const Transform* animated,
                      const Vec3* positions, int substeps, Quat* deltas,
                      Quat* rotations_out, Quat* corrections_out);
 
+// Unit quaternions this close to unit squared norm are used as they are
+// (a stored delta, an animated rotation); others are normalised.
+inline constexpr double kUnitSlack = 1e-12;
+
+// The common case of UpdateRotations (strand_rotations.cc): a strand whose
+// joints all take the shortest arc (ChainView::shortest_arc), after at
+// least one substep. The same arithmetic, to the bit, as the general stages
+// of dynamic_rotations.cc, two joints at a time.
+void UpdateStrandShortestArcs(int count, const Transform* animated,
+                              const Vec3* positions, Quat* deltas,
+                              Quat* rotations_out, Quat* corrections_out);
+
+// Joint i's new delta in such a strand (i + 1 < count; `stored` its delta
+// from the last step), one joint at a time.
+Quat StrandDelta(const Transform* animated, const Vec3* positions, int i,
+                 const Quat& stored);
+
+// One joint's outputs (a null one skipped) from its delta, its parent's
+// (ignored for the root) and its animated rotation, one joint at a time.
+void WriteJointOutputs(const Quat& delta, const Quat& parent_delta, bool root,
+                       const Quat& given_rotation, Quat* rotation_out,
+                       Quat* correction_out);
+
 }  // namespace ik::dynamics_internal
 
 #endif  // IK_SRC_DYNAMICS_INTERNAL_H_
