@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "dynamics/lanes.h"
 #include "ik/base/math.h"
 #include "ik/dynamics/colliders.h"
 #include "ik/dynamics/dynamic_chain.h"
@@ -87,14 +88,24 @@ struct OverlapTest {
   double radius;
 };
 
-// The colliders of one step, ready for the substeps. Spheres are tested
-// apart from capsules: their test is a third of the work. No member
+// Two colliders' OverlapTests side by side, one per lane: colliders 2k and
+// 2k + 1 in pair k (an odd count's last pair has its collider in both
+// lanes). A sphere's test is the capsule's with a zero axis: t = 0 and the
+// gap is p - start, to the bit.
+struct OverlapPair {
+  Lanes start_x, start_y, start_z;
+  Lanes axis_x, axis_y, axis_z;
+  Lanes inverse_axis_sq;
+  Lanes radius;
+};
+
+// The colliders of one step, ready for the substeps. No member
 // initialisers: it lives on Run's stack, sized for the largest step, and
 // PrepareColliders fills what the step uses.
 struct PreparedColliders {
   absl::Span<const Collider> colliders;
   OverlapTest tests[kMaxDynamicColliders];
-  ColliderSet spheres;
+  OverlapPair pairs[kMaxDynamicColliders / 2];
   // Per joint, the colliders it may reach during the step (see Clearance).
   ColliderSet candidates[kMaxDynamicJoints];
 };

@@ -31,24 +31,24 @@ double Clearance(const Collider& collider, const Vec3& root) {
   return (distance - collider.radius) - kClearanceSlack * (1.0 + distance);
 }
 
-// Whether a joint of `joint_radius` at `point` overlaps the collider (up to
-// rounding; PushOutOfCollider decides exactly). TouchesSphere is the same
-// test for a collider of zero axis.
-inline bool Overlaps(const OverlapTest& test, const Vec3& point,
-                     double joint_radius) {
-  const Vec3 w = point - test.start;
-  const double t = std::min(
-      1.0, std::max(0.0, glm::dot(w, test.axis) * test.inverse_axis_sq));
-  const Vec3 gap = w - test.axis * t;
-  const double reach = test.radius + joint_radius;
-  return glm::dot(gap, gap) < reach * reach;
-}
-
-inline bool TouchesSphere(const OverlapTest& test, const Vec3& point,
-                          double joint_radius) {
-  const Vec3 gap = point - test.start;
-  const double reach = test.radius + joint_radius;
-  return glm::dot(gap, gap) < reach * reach;
+// Which of a pair of colliders a joint of `joint_radius` at `point`
+// overlaps (up to rounding; PushOutOfCollider decides exactly), as lane
+// bits: the closest point of a collider's segment is start + axis t, t =
+// clamp((point - start).axis / |axis|^2, 0, 1).
+inline unsigned OverlapBits(const OverlapPair& pair, const Vec3& point,
+                            double joint_radius) {
+  const Lanes w_x = Splat(point.x) - pair.start_x;
+  const Lanes w_y = Splat(point.y) - pair.start_y;
+  const Lanes w_z = Splat(point.z) - pair.start_z;
+  const Lanes t = AtMostOne(
+      AtLeastZero((w_x * pair.axis_x + w_y * pair.axis_y + w_z * pair.axis_z) *
+                  pair.inverse_axis_sq));
+  const Lanes gap_x = w_x - pair.axis_x * t;
+  const Lanes gap_y = w_y - pair.axis_y * t;
+  const Lanes gap_z = w_z - pair.axis_z * t;
+  const Lanes reach = pair.radius + Splat(joint_radius);
+  return LaneBits(gap_x * gap_x + gap_y * gap_y + gap_z * gap_z <
+                  reach * reach);
 }
 
 // `shifted`, a joint's position in the colliders' frame, pushed out of
@@ -126,24 +126,23 @@ inline Vec3 CorrectLength(const PreparedJoint& joint, const Transform* animated,
 
 // Collisions with the colliders `near` the joint, in the colliders' frame
 // (they are given at the end of the step; `shift` takes them back to this
-// substep). The overlap tests come first and the push-out, out of line,
-// only on contact: in the common case `next` does not wait for the tests.
+// substep). The overlap tests come first, two colliders at a time (a pair
+// with one collider near tests both; the other's bit is dropped), and the
+// push-out, out of line, only on contact: in the common case `next` does
+// not wait for the tests.
 inline Vec3 CollideNear(const PreparedColliders& colliders, ColliderSet near,
                         const PreparedJoint& joint, const Vec3& parent,
                         const Vec3& shift, const Vec3& next) {
   const Vec3 shifted = next - shift;
-  bool touching = false;
-  for (ColliderSet rest = near & colliders.spheres; rest != 0;
-       rest &= rest - 1) {
-    touching |= TouchesSphere(colliders.tests[absl::countr_zero(rest)], shifted,
-                              joint.radius);
+  ColliderSet touching = 0;
+  for (ColliderSet rest = near; rest != 0;) {
+    const int pair = absl::countr_zero(rest) >> 1;
+    rest &= ~(ColliderSet{3} << (2 * pair));
+    touching |=
+        ColliderSet{OverlapBits(colliders.pairs[pair], shifted, joint.radius)}
+        << (2 * pair);
   }
-  for (ColliderSet rest = near & ~colliders.spheres; rest != 0;
-       rest &= rest - 1) {
-    touching |= Overlaps(colliders.tests[absl::countr_zero(rest)], shifted,
-                         joint.radius);
-  }
-  if (!touching) return next;
+  if ((touching & near) == 0) return next;
   return PushOut(colliders.colliders, near, joint, parent - shift, shifted) +
          shift;
 }
@@ -240,7 +239,6 @@ void PrepareColliders(const ChainView& chain,
   ColliderSet* const candidates = prepared->candidates;
   std::fill(candidates, candidates + count, ColliderSet{0});
   prepared->colliders = colliders;
-  prepared->spheres = 0;
   if (colliders.empty()) return;
   const PreparedJoint* const joints = chain.joints;
   for (size_t c = 0; c < colliders.size(); ++c) {
@@ -254,12 +252,25 @@ void PrepareColliders(const ChainView& chain,
     test.inverse_axis_sq =
         axis_sq >= std::numeric_limits<double>::min() ? 1.0 / axis_sq : 0.0;
     test.radius = collider.radius;
-    prepared->spheres |= ColliderSet{test.inverse_axis_sq == 0.0} << c;
     const double clearance = Clearance(collider, root);
     const ColliderSet bit = ColliderSet{1} << c;
     for (int i = 1; i < count; ++i) {
       candidates[i] |= joints[i].reach > clearance ? bit : 0;
     }
+  }
+  for (size_t c = 0; c < colliders.size(); c += 2) {
+    const OverlapTest& a = prepared->tests[c];
+    const OverlapTest& b =
+        prepared->tests[c + 1 < colliders.size() ? c + 1 : c];
+    OverlapPair& pair = prepared->pairs[c / 2];
+    pair.start_x = Pair(a.start.x, b.start.x);
+    pair.start_y = Pair(a.start.y, b.start.y);
+    pair.start_z = Pair(a.start.z, b.start.z);
+    pair.axis_x = Pair(a.axis.x, b.axis.x);
+    pair.axis_y = Pair(a.axis.y, b.axis.y);
+    pair.axis_z = Pair(a.axis.z, b.axis.z);
+    pair.inverse_axis_sq = Pair(a.inverse_axis_sq, b.inverse_axis_sq);
+    pair.radius = Pair(a.radius, b.radius);
   }
 }
 

@@ -12,32 +12,11 @@
 #include <cmath>
 
 #include "dynamics/dynamics_internal.h"
+#include "dynamics/lanes.h"
 #include "ik/base/validate.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace ik::dynamics_internal {
 namespace {
-
-// Two doubles, one per lane (GCC's and Clang's vector extension); lane-wise
-// arithmetic, comparisons giving all-ones or zero per lane.
-#if defined(__SSE2__)
-using Lanes = __m128d;
-inline Lanes Sqrt(Lanes x) { return _mm_sqrt_pd(x); }
-#else
-typedef double Lanes __attribute__((vector_size(16)));
-inline Lanes Sqrt(Lanes x) { return Lanes{std::sqrt(x[0]), std::sqrt(x[1])}; }
-#endif
-
-inline Lanes Pair(double a, double b) { return Lanes{a, b}; }
-inline Lanes Splat(double a) { return Lanes{a, a}; }
-// Whether a comparison held in both lanes.
-template <typename Mask>
-inline bool Both(const Mask& mask) {
-  return (mask[0] & mask[1]) != 0;
-}
 
 struct Vec3Lanes {
   Lanes x, y, z;
