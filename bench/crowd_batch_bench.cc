@@ -32,6 +32,7 @@
 #include "benchmark/benchmark.h"
 #include "client/crowd.h"
 #include "ik/character/tick_batch.h"
+#include "ik/dynamics/rig_dynamics.h"
 #include "ik/rig/forward_kinematics.h"
 #include "ik/rig_json.h"
 #include "server/convert/dynamics.h"
@@ -167,8 +168,10 @@ struct CrowdRun {
       tick.leg_weights = in.weights;
       tick.smoothing = in.smoothing;
       tick.feet = absl::MakeSpan(feet[k]);
-      if (Solves(jobs)) tick.goals = in.goals;
-      tick.goal_results = absl::MakeSpan(results[k]);
+      if (Solves(jobs)) {
+        tick.goals = in.goals;
+        tick.goal_results = absl::MakeSpan(results[k]);
+      }
       tick.delta_time = in.delta_time;
     }
     Restore(fixture);

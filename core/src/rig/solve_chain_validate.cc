@@ -14,7 +14,9 @@
 namespace ik::internal {
 namespace {
 
-absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
+// The error for a point CheckTargetPoint's quick test refused (built only
+// then).
+absl::Status TargetPointError(const Vec3& point_world, const Vec3& point_model,
                               absl::string_view path) {
   if (!IsFinite(point_world)) return InvalidField(path, "not finite");
   if (!IsWithinRange(point_model)) {
@@ -23,6 +25,18 @@ absl::Status CheckTargetPoint(const Vec3& point_world, const Vec3& point_model,
                                            "space"));
   }
   return absl::OkStatus();
+}
+
+// OK when the world point is finite and its model-space image within
+// kMaxCoordinate.
+inline absl::Status CheckTargetPoint(const Vec3& point_world,
+                                     const Vec3& point_model,
+                                     absl::string_view path) {
+  // x * 0 is 0 for finite x, NaN otherwise.
+  const double zero =
+      (point_world.x * 0.0 + point_world.y * 0.0) + point_world.z * 0.0;
+  if (zero == 0.0 && IsWithinRange(point_model)) return absl::OkStatus();
+  return TargetPointError(point_world, point_model, path);
 }
 
 // A chain of `rig`: 2..kMaxChainJoints joints, each the parent of the next,

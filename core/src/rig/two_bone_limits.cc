@@ -138,6 +138,35 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   return mask;
 }
 
+// Neither joint limited: the job and the corrections applied, nothing to
+// hold or search.
+absl::Status SolveFreeTwoBone(const TwoBoneJoints& joints,
+                              const Transform& root_model,
+                              const Vec3& target_model,
+                              const std::optional<Vec3>& pole_model,
+                              double tolerance, absl::Span<Transform> locals,
+                              SolveReport* report) {
+  Quat root_correction = IdentityQuat();
+  Quat mid_correction = IdentityQuat();
+  TwoBoneJob job;
+  job.root_model = root_model;
+  job.mid_model = Compose(root_model, locals[joints.mid]);
+  job.tip_model.translation =
+      TransformPoint(job.mid_model, locals[joints.tip].translation);
+  job.target_model = target_model;
+  job.pole_model = pole_model;
+  job.tolerance = tolerance;
+  job.root_correction = &root_correction;
+  job.mid_correction = &mid_correction;
+  job.report = report;
+  if (absl::Status status = job.Run(); !status.ok()) return status;
+  Quat& root_rotation = locals[joints.root].rotation;
+  Quat& mid_rotation = locals[joints.mid].rotation;
+  root_rotation = NormalizeNearUnit(root_rotation * root_correction);
+  mid_rotation = NormalizeNearUnit(mid_rotation * mid_correction);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status SolveTwoBoneWithLimits(
@@ -146,6 +175,11 @@ absl::Status SolveTwoBoneWithLimits(
     double tolerance, absl::Span<Transform> locals, SolveReport* report,
     std::uint64_t* limited_mask) {
   const JointDefinition& mid = rig.joint(joints.mid);
+  if (mid.limit.kind == JointLimit::Kind::kNone &&
+      rig.joint(joints.root).limit.kind == JointLimit::Kind::kNone) {
+    return SolveFreeTwoBone(joints, root_model, target_model, pole_model,
+                            tolerance, locals, report);
+  }
   const JointConstraint mid_constraint = JointConstraintOf(mid);
   const MidStart start =
       StartMidWithinLimit(mid, mid_constraint, locals[joints.mid].rotation);
