@@ -144,8 +144,14 @@ Clamp ClampHinge(const HingeLimit& limit, const Quat& relative) {
   if (!range.out && off_axis == Vec3(0.0)) return {relative, false, false};
   Clamp clamp;
   clamp.changed = true;
-  const double swing_angle = AngleBetween(axis, relative * axis);
-  clamp.clamped = swing_angle > kLimitClampSlack ||
+  // For a unit rotation |off_axis| = sin(swing / 2): within 0.4 of the
+  // slack of the axis the swing is below the slack without its angle (a
+  // solve's turn about the hinge leaves rounding-level swings, every time).
+  constexpr double kNearAxis = 0.4 * kLimitClampSlack;
+  const bool swing_within_slack =
+      glm::dot(off_axis, off_axis) <= kNearAxis * kNearAxis;
+  clamp.clamped = (!swing_within_slack &&
+                   AngleBetween(axis, relative * axis) > kLimitClampSlack) ||
                   (range.out && CircularDistance(range.clamped, range.angle) >
                                     kLimitClampSlack);
   clamp.rotation = range.out ? AngleAxis(range.clamped, axis) : twist.rotation;
