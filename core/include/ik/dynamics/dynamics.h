@@ -51,6 +51,11 @@
 //   job.report = &report;
 //   absl::Status status = job.Run();
 //   // local_rotation[j] = animated_local_rotation[j] * corrections[j]
+//
+// A caller that steps the same chain every frame prepares it once
+// (PreparedDynamicChain::Create, ik/dynamics/prepared_dynamic_chain.h) and
+// sets job.prepared_chain instead of job.chain: each call then checks only
+// what changes between calls, and gives the same bits.
 #ifndef IK_DYNAMICS_H_
 #define IK_DYNAMICS_H_
 
