@@ -269,10 +269,11 @@ StopReason RunCcdIterations(const ChainJob& job, const Vec3& root_position,
 }  // namespace internal
 
 absl::Status CcdJob::Run() const {
-  if (absl::Status status = Validate(); !status.ok()) return status;
-  internal::ChainStart start =
-      internal::BeginChainJob(*this, /*apply_limits=*/true);
-  if (start.done) return absl::OkStatus();
+  internal::ChainStart start;
+  if (absl::Status status = internal::ValidateAndBeginChainJob(*this, &start);
+      !status.ok() || start.done) {
+    return status;
+  }
   int iterations = 0;
   const StopReason stop =
       internal::RunCcdIterations(*this, start.root_position, &iterations,

@@ -72,7 +72,7 @@ void ChainForwardKinematics(const ChainJob& job, const Vec3& root_position,
   }
 }
 
-bool HasLimits(const ChainJob& job) {
+bool HasAnyLimit(const ChainJob& job) {
   const int count = static_cast<int>(job.locals.size());
   for (int i = 0; i + 1 < count; ++i) {
     if (ConstraintOf(job, i) != nullptr) return true;
@@ -151,21 +151,45 @@ void RestoreRotations(const ChainJob& job) {
   }
 }
 
+namespace {
+
+// BeginChainJob's work once the chain is prepared.
+void MeasureStart(const ChainJob& job, const Vec3& root_position,
+                  bool apply_limits, ChainStart* start) {
+  start->root_position = root_position;
+  if (apply_limits && !job.constraints.empty()) {
+    start->limits.Keep(ApplyAllLimits(job));
+  }
+  ChainForwardKinematics(job, root_position);
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  start->tolerance_squared = job.tolerance * job.tolerance;
+  start->best_squared =
+      SquaredDistance(job.workspace->positions[tip], job.target_model);
+  if (start->best_squared <= start->tolerance_squared) {
+    FinishChainJob(job, root_position, 0, StopReason::kReached, start->limits,
+                   /*pose_current=*/true);
+    start->done = true;
+  }
+}
+
+}  // namespace
+
 ChainStart BeginChainJob(const ChainJob& job, bool apply_limits) {
   ChainStart start;
-  start.root_position = PrepareChain(job);
-  if (apply_limits) start.limits.Keep(ApplyAllLimits(job));
-  ChainForwardKinematics(job, start.root_position);
-  const int tip = static_cast<int>(job.locals.size()) - 1;
-  start.tolerance_squared = job.tolerance * job.tolerance;
-  start.best_squared =
-      SquaredDistance(job.workspace->positions[tip], job.target_model);
-  if (start.best_squared <= start.tolerance_squared) {
-    FinishChainJob(job, start.root_position, 0, StopReason::kReached,
-                   start.limits, /*pose_current=*/true);
-    start.done = true;
-  }
+  MeasureStart(job, PrepareChain(job), apply_limits, &start);
   return start;
+}
+
+absl::Status ValidateAndBeginChainJob(const ChainJob& job, ChainStart* start) {
+  Vec3 root_position;
+  if (!PrepareValidChain(job, &root_position)) {
+    // The detailed checks name what is wrong; PrepareValidChain tests the
+    // same conditions, so they fail too (and if not, the chain is valid).
+    if (absl::Status status = job.Validate(); !status.ok()) return status;
+    root_position = PrepareChain(job);
+  }
+  MeasureStart(job, root_position, /*apply_limits=*/true, start);
+  return absl::OkStatus();
 }
 
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
@@ -181,15 +205,21 @@ void FinishChainJob(const ChainJob& job, const Vec3& root_position,
     ChainForwardKinematics(job, root_position);
   }
   const int tip = static_cast<int>(job.locals.size()) - 1;
+  ReportChainJob(job, job.workspace->positions[tip], iterations, stop_reason,
+                 limits.pushed == 0
+                     ? limits.kept
+                     : limits.kept | HeldAtLimits(job, limits.pushed));
+}
+
+void ReportChainJob(const ChainJob& job, const Vec3& tip_model, int iterations,
+                    StopReason stop_reason, std::uint64_t limited_mask) {
   SolveReport& report = *job.report;
-  report.tip_model = job.workspace->positions[tip];
-  report.residual = glm::length(report.tip_model - job.target_model);
+  report.tip_model = tip_model;
+  report.residual = glm::length(tip_model - job.target_model);
   report.reached = stop_reason == StopReason::kReached;
   report.iterations = iterations;
   if (job.stop_reason != nullptr) *job.stop_reason = stop_reason;
-  if (job.limited_mask != nullptr) {
-    *job.limited_mask = limits.kept | HeldAtLimits(job, limits.pushed);
-  }
+  if (job.limited_mask != nullptr) *job.limited_mask = limited_mask;
 }
 
 std::optional<double> NearestFeasibleSwivel(const BallSocketLimit& limit,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/status/status.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
 #include "ik/base/validate.h"
@@ -48,18 +49,35 @@ struct ChainStart {
   bool done = false;  // already within tolerance: outputs filled, stop here
 };
 
+// ChainJob::Validate()'s checks with PrepareChain's work (below) in one
+// pass that builds no status: true, with the chain prepared and the root's
+// model position in *root_position, when `job` passes them all; false when
+// one fails (the locals untouched, the workspace's contents meaning
+// nothing). chain_job.cc, next to the checks it mirrors.
+bool PrepareValidChain(const ChainJob& job, Vec3* root_position);
+
 // The start every iterative job shares: prepares the chain, clamps the
 // incoming pose to the limits when `apply_limits`, runs forward kinematics
 // and measures the miss. When the tip is already within tolerance it
 // finishes the job (0 iterations, kReached) and says `done`.
 ChainStart BeginChainJob(const ChainJob& job, bool apply_limits);
 
+// ChainJob::Validate(), then BeginChainJob(job, true) into *start, with the
+// validation and the preparation done in one pass (PrepareValidChain). An
+// error is Validate()'s, with nothing touched.
+absl::Status ValidateAndBeginChainJob(const ChainJob& job, ChainStart* start);
+
+// A squared norm within a few units of rounding of 1.
+inline bool IsUnitToRounding(double norm_squared) {
+  return std::abs(norm_squared - 1.0) <= 4.0 * 2.220446049250313e-16;
+}
+
 // `q` normalised, or `q` itself when its squared norm is already within a
 // few units of rounding of 1 (the common case: a square root and a
 // division saved).
 inline Quat Renormalized(const Quat& q) {
   const double norm_squared = glm::dot(q, q);
-  if (std::abs(norm_squared - 1.0) <= 4.0 * 2.220446049250313e-16) return q;
+  if (IsUnitToRounding(norm_squared)) return q;
   return q * (1.0 / std::sqrt(norm_squared));
 }
 
@@ -76,7 +94,10 @@ void ChainForwardKinematics(const ChainJob& job, const Vec3& root_position,
                             int from = 0);
 
 // True when a joint the solve turns (any but the tip) has a limit.
-bool HasLimits(const ChainJob& job);
+bool HasAnyLimit(const ChainJob& job);
+inline bool HasLimits(const ChainJob& job) {
+  return !job.constraints.empty() && HasAnyLimit(job);
+}
 
 // Applies the limit of every turned joint to its local rotation; returns the
 // mask of those it clamped.
@@ -176,6 +197,10 @@ inline double SquaredDistance(const Vec3& a, const Vec3& b) {
 void FinishChainJob(const ChainJob& job, const Vec3& root_position,
                     int iterations, StopReason stop_reason,
                     const LimitMasks& limits, bool pose_current);
+
+// FinishChainJob's outputs for a final pose whose tip is at `tip_model`.
+void ReportChainJob(const ChainJob& job, const Vec3& tip_model, int iterations,
+                    StopReason stop_reason, std::uint64_t limited_mask);
 
 }  // namespace ik::internal
 

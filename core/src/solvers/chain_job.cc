@@ -1,12 +1,16 @@
 #include "ik/solvers/chain_job.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/base/validate.h"
+#include "solvers/chain_internal.h"
 
 namespace ik {
 namespace {
@@ -18,6 +22,12 @@ absl::Status Invalid(absl::string_view field, int index,
 
 double SumOfMagnitudes(const Vec3& v) {
   return std::abs(v.x) + std::abs(v.y) + std::abs(v.z);
+}
+
+// NaN fails every comparison, and an infinite component makes the sum of
+// squares infinite: no separate finiteness test is needed below.
+bool IsUnitNormSquared(double norm_squared) {
+  return std::abs(norm_squared - 1.0) <= kUnitNormSquaredTolerance;
 }
 
 bool IsUnitRotation(const Quat& q) {
@@ -126,7 +136,72 @@ absl::Status CheckTargetAndSettings(const ChainJob& job) {
   return absl::OkStatus();
 }
 
+// The smallest component (NaN may slip through: the scales' product then
+// is NaN, which fails its finiteness test).
+double SmallestOf(const Vec3& v) { return std::min(std::min(v.x, v.y), v.z); }
+
 }  // namespace
+
+namespace internal {
+
+// Validate()'s conditions, tested in one loop that also does what
+// PrepareChain does (the same operations in the same order: the same
+// bits); the locals are touched only once all have passed. Some conditions
+// are implied rather than tested one by one: the finiteness of every
+// translation and the range of the parent's by the chain's reach (each
+// translation enters it, scaled by a finite positive product, as its sum
+// of magnitudes); the finiteness of each scale by that of their product
+// (an infinite one makes it infinite, or NaN against a zero one, which its
+// own test rejects anyway).
+bool PrepareValidChain(const ChainJob& job, Vec3* root_position) {
+  const std::size_t count = job.locals.size();
+  if (job.workspace == nullptr || job.report == nullptr || count < 2 ||
+      count > static_cast<std::size_t>(kMaxChainJoints) ||
+      (!job.constraints.empty() && job.constraints.size() != count)) {
+    return false;
+  }
+  ChainWorkspace& ws = *job.workspace;
+  const Transform& parent = job.parent_model;
+  const Transform* locals = job.locals.data();
+  // Accumulated with &= rather than &&: no branch per condition.
+  bool valid = IsUnitNormSquared(glm::dot(parent.rotation, parent.rotation));
+  valid &= SmallestOf(parent.scale) > 0.0;
+  valid &= IsWithinRange(job.target_model);
+  valid &= (job.max_iterations >= 1) & (job.tolerance >= 0.0) &
+           (job.tolerance <= std::numeric_limits<double>::max());
+  bool unit = true;  // every turned rotation unit to rounding
+  Vec3 scale = parent.scale * locals[0].scale;
+  double reach = SumOfMagnitudes(parent.translation) +
+                 SumOfMagnitudes(parent.scale * locals[0].translation);
+  for (std::size_t i = 0; i < count; ++i) {
+    const Transform& local = locals[i];
+    const double norm_squared = glm::dot(local.rotation, local.rotation);
+    valid &= IsUnitNormSquared(norm_squared);
+    valid &= SmallestOf(local.scale) > 0.0;
+    if (i + 1 < count) {
+      unit &= IsUnitToRounding(norm_squared);
+      const Vec3 bone = scale * locals[i + 1].translation;
+      const double bone_squared = glm::dot(bone, bone);
+      valid &= bone_squared >= kMinSolveBoneSquared;
+      reach += SumOfMagnitudes(bone);
+      ws.bones[i] = bone;
+      ws.lengths[i] = std::sqrt(bone_squared);
+      scale *= locals[i + 1].scale;
+    }
+  }
+  if (!(valid & IsFinite(scale) & (reach <= kMaxCoordinate))) return false;
+  if (!unit) {
+    for (std::size_t i = 0; i + 1 < count; ++i) {
+      job.locals[i].rotation = Renormalized(job.locals[i].rotation);
+    }
+  }
+  ws.parent_rotation = Renormalized(parent.rotation);
+  *root_position = parent.translation +
+                   ws.parent_rotation * (parent.scale * locals[0].translation);
+  return true;
+}
+
+}  // namespace internal
 
 absl::Status ChainJob::Validate() const {
   if (absl::Status status = CheckOutputsAndSizes(*this); !status.ok()) {

@@ -22,6 +22,19 @@
 // each joint's local rotation follows from its and its parent's new model
 // rotations.
 //
+// On two bones (three joints) without limits, the first iteration goes
+// straight to where the passes converge, in closed form: every point they
+// place stays in the half-plane bounded by the root -> target line that
+// holds the elbow they start from (after the aim), and the one pose there
+// with both bones' lengths and the tip on the target has its elbow at the
+// apex of the triangle the two bones make with that line. It counts as one
+// iteration; when it reaches the target (its common outcome: the tip lands
+// on it to rounding) the solve stops there, otherwise the iterations go on
+// from it. It is skipped (the iterations as above) when the target is not
+// strictly within the ring the bones reach or the elbow lies on the
+// root -> target line (within 1e-6 of its distance from the root), where
+// the passes never leave that line.
+//
 // With limits, every iteration goes positions -> rotations -> limits ->
 // positions, as the seed chapter prescribes, and is shaped by them the way
 // Aristidou and Lasenby's constrained FABRIK is:
