@@ -9,8 +9,8 @@
 //                               one scratch (ik/character/tick_batch.h);
 //   BM_CrowdSingleJobs/<jobs>   the same jobs one character at a time
 //                               through the single job entries, each with
-//                               the buffers a single call sets up (what the
-//                               handlers do for each character): the
+//                               the buffers a single call sets up
+//                               (tests/core/single_character_jobs.h): the
 //                               reference of the same run.
 // <jobs>: 0 all three, 1 grounding only, 2 the two goals only, 3 dynamics
 // only. Counter per_character: CPU time per character. Each iteration
@@ -30,30 +30,17 @@
 
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
-#include "client/crowd.h"
+#include "crowd_fixture.h"
 #include "ik/character/tick_batch.h"
-#include "ik/dynamics/rig_dynamics.h"
-#include "ik/rig/forward_kinematics.h"
-#include "ik/rig_json.h"
 #include "server/convert/dynamics.h"
 #include "server/convert/ground.h"
 #include "server/convert/solve.h"
 #include "server/convert/values.h"
-#include "server/directory_loader.h"
-#include "server/handlers.h"
 #include "server/request_ground.h"
-#include "server/solver_pool.h"
+#include "single_character_jobs.h"
 
 namespace ik::server {
 namespace {
-
-constexpr int kCharacters = 1000;
-
-void Expect(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "crowd_batch_bench: %s\n", status.ToString().c_str());
-  std::abort();
-}
 
 // One character's converted inputs, kept to restore before each iteration.
 struct CharacterInput {
@@ -66,30 +53,9 @@ struct CharacterInput {
   double delta_time = 0.0;
 };
 
-struct CrowdFixture {
-  CrowdFixture()
-      : rigs(limits.max_rigs),
-        terrains(limits.max_terrains),
-        handlers(rigs, terrains, limits),
-        pool(1, 1024) {
-    Expect(LoadRigDirectory(IK_EXAMPLES_DIR "/rigs", limits, rigs).status());
-    Expect(LoadTerrainDirectory(IK_EXAMPLES_DIR "/terrains", limits, terrains)
-               .status());
-    absl::StatusOr<v1::Rig> humanoid =
-        ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
-    Expect(humanoid.status());
-    CrowdOptions options;
-    options.characters = kCharacters;
-    SyntheticCrowd crowd(*humanoid, options);
-    CallScope scope;
-    scope.pool = &pool;
-    scope.client = "bench";
-    for (int t = 0; t < 3; ++t) {
-      v1::TickResponse response;
-      Expect(handlers.Tick(crowd.NextTick(), response, scope));
-      crowd.Absorb(response);
-    }
-    const v1::TickRequest& request = crowd.NextTick();
+// The crowd's fourth tick converted for the core, character by character.
+struct CrowdFixture : CrowdTickFixture {
+  CrowdFixture() {
     absl::StatusOr<std::shared_ptr<const RigEntry>> found =
         rigs.Get({.name = "humanoid", .name_path = "rig"});
     Expect(found.status());
@@ -127,11 +93,6 @@ struct CrowdFixture {
     out.delta_time = in.dynamics().delta_time();
   }
 
-  ServiceLimits limits;
-  RigRegistry rigs;
-  TerrainRegistry terrains;
-  IkHandlers handlers;
-  SolverPool pool;
   std::shared_ptr<const RigEntry> entry;
   RequestGround ground;
   std::deque<Chain> ad_hoc_chains;
@@ -213,75 +174,6 @@ void RunBatch(const CrowdFixture& fixture, CrowdRun& run,
   Expect(batch.Run());
 }
 
-// One character through the single job entries, set up as a single call's
-// handler sets them up (its own vectors for the feet, the results, the
-// world transforms and the rotations; one workspace per thread).
-void RunSingleJobs(const CrowdFixture& fixture, CharacterTick& tick) {
-  const Character& character = fixture.entry->character;
-  const Rig& rig = character.rig;
-  if (tick.ground_feet) {
-    std::vector<FootResult> feet(character.legs.size());
-    GroundFeetJob job;
-    job.rig = &rig;
-    job.legs = character.legs;
-    job.root = tick.root;
-    job.locals = tick.locals;
-    job.pose_path = "pose";
-    job.ground = fixture.ground.view();
-    job.weights = tick.leg_weights;
-    job.smoothing = tick.smoothing;
-    job.feet = absl::MakeSpan(feet);
-    job.report = &tick.ground_report;
-    Expect(job.Run());
-    std::copy(feet.begin(), feet.end(), tick.feet.begin());
-    tick.root.translation += tick.ground_report.root_offset;
-  }
-  thread_local SolveChainWorkspace workspace;
-  for (size_t i = 0; i < tick.goals.size(); ++i) {
-    ChainSolveResult result;
-    SolveChainJob job;
-    job.rig = &rig;
-    job.goal = &tick.goals[i];
-    job.root = tick.root;
-    job.locals = tick.locals;
-    job.pose_path = "pose";
-    job.workspace = &workspace;
-    job.result = &result;
-    Expect(job.Run());
-    tick.goal_results[i] = result;
-  }
-  if (tick.dynamic_states.empty()) return;
-  std::vector<Transform> world(rig.joint_count());
-  LocalToModelJob fk;
-  fk.parents = rig.parents();
-  fk.locals = tick.locals;
-  fk.root = tick.root;
-  fk.models = absl::MakeSpan(world);
-  Expect(fk.Run());
-  std::vector<std::pair<int, Quat>> stepped;
-  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
-    const DynamicChainBinding& chain = character.dynamic_chains[c];
-    std::vector<Quat> rotations(chain.joints.size());
-    RigDynamicsStep step;
-    step.rig = &rig;
-    step.colliders = character.colliders;
-    step.chain = &chain;
-    step.models_world = world;
-    step.locals = tick.locals;
-    step.delta_time = tick.delta_time;
-    step.state = &tick.dynamic_states[c];
-    step.rotations_local = absl::MakeSpan(rotations);
-    step.report = &tick.dynamic_reports[c];
-    Expect(step.Run());
-    for (size_t k = 0; k < chain.joints.size(); ++k) {
-      if (chain.turns[k]) stepped.emplace_back(chain.joints[k], rotations[k]);
-    }
-  }
-  for (const auto& [joint, rotation] : stepped) {
-    tick.locals[joint].rotation = rotation;
-  }
-}
-
 bool SameBits(const void* a, const void* b, size_t size) {
   return std::memcmp(a, b, size) == 0;
 }
@@ -293,7 +185,9 @@ void CheckSameAnswers(const CrowdFixture& fixture) {
   CrowdRun single(fixture, 0);
   TickScratch scratch;
   RunBatch(fixture, batch, scratch);
-  for (CharacterTick& tick : single.ticks) RunSingleJobs(fixture, tick);
+  for (CharacterTick& tick : single.ticks)
+    Expect(testing::RunSingleCharacterJobs(fixture.entry->character,
+                                           fixture.ground.view(), tick));
   for (size_t k = 0; k < batch.ticks.size(); ++k) {
     const CharacterTick& a = batch.ticks[k];
     const CharacterTick& b = single.ticks[k];
@@ -350,7 +244,10 @@ BENCHMARK(BM_CrowdBatch)
 void BM_CrowdSingleJobs(benchmark::State& state) {
   CrowdRun run(Fixture(), static_cast<int>(state.range(0)));
   MeasureCrowd(state, run, [&] {
-    for (CharacterTick& tick : run.ticks) RunSingleJobs(Fixture(), tick);
+    for (CharacterTick& tick : run.ticks) {
+      Expect(testing::RunSingleCharacterJobs(Fixture().entry->character,
+                                             Fixture().ground.view(), tick));
+    }
   });
 }
 BENCHMARK(BM_CrowdSingleJobs)

@@ -23,33 +23,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
-#include "client/crowd.h"
+#include "crowd_fixture.h"
 #include "google/protobuf/arena.h"
-#include "ik/rig_json.h"
 #include "server/core_time.h"
-#include "server/directory_loader.h"
 #include "server/handlers.h"
-#include "server/solver_pool.h"
 
 namespace ik::server {
 namespace {
 
-constexpr int kCharacters = 1000;
-
-// The benchmark is meaningless past a failure: say it and stop.
-void Expect(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "tick_bench: %s\n", status.ToString().c_str());
-  std::abort();
-}
-void Expect(bool ok, const char* what) {
-  if (!ok) Expect(absl::InternalError(what));
-}
+constexpr int kCharacters = kCrowdCharacters;
 
 double ProcessCpuSeconds() {
   timespec now{};
@@ -58,45 +44,16 @@ double ProcessCpuSeconds() {
          1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-// The example rigs and terrains, the handlers over them, and the crowd's
-// fourth tick (three ticks absorbed first, so dynamics has states).
-struct TickFixture {
-  TickFixture()
-      : rigs(limits.max_rigs),
-        terrains(limits.max_terrains),
-        handlers(rigs, terrains, limits),
-        pool(1, 1024) {
-    Expect(LoadRigDirectory(IK_EXAMPLES_DIR "/rigs", limits, rigs).status());
-    Expect(LoadTerrainDirectory(IK_EXAMPLES_DIR "/terrains", limits, terrains)
-               .status());
-    absl::StatusOr<v1::Rig> humanoid =
-        ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
-    Expect(humanoid.status());
-    CrowdOptions options;
-    options.characters = kCharacters;
-    crowd = std::make_unique<SyntheticCrowd>(*humanoid, options);
-    scope.pool = &pool;
-    scope.client = "bench";
-    for (int t = 0; t < 3; ++t) {
-      v1::TickResponse response;
-      Expect(handlers.Tick(crowd->NextTick(), response, scope));
-      crowd->Absorb(response);
-    }
-    request = crowd->NextTick();
+// The crowd's fourth tick as it comes, and with TICK_DETAIL_POSE, each also
+// as bytes.
+struct TickFixture : CrowdTickFixture {
+  TickFixture() {
     request_bytes = request.SerializeAsString();
     pose_only_request = request;
     pose_only_request.set_detail(v1::TICK_DETAIL_POSE);
     pose_only_bytes = pose_only_request.SerializeAsString();
   }
 
-  ServiceLimits limits;
-  RigRegistry rigs;
-  TerrainRegistry terrains;
-  IkHandlers handlers;
-  SolverPool pool;
-  CallScope scope;
-  std::unique_ptr<SyntheticCrowd> crowd;
-  v1::TickRequest request;
   std::string request_bytes;
   v1::TickRequest pose_only_request;
   std::string pose_only_bytes;

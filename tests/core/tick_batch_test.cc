@@ -13,10 +13,9 @@
 #include "draws.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/dynamics/rig_dynamics.h"
 #include "ik/ground/ground_plane.h"
-#include "ik/rig/forward_kinematics.h"
 #include "random_poses.h"
+#include "single_character_jobs.h"
 
 namespace ik {
 namespace {
@@ -106,65 +105,6 @@ struct Crowd {
   std::vector<CharacterTick> ticks;
 };
 
-// One character through the single jobs, in the batch's order.
-void RunSingleJobs(const Character& character, const Ground& ground,
-                   CharacterTick& tick) {
-  const Rig& rig = character.rig;
-  const std::vector<double> weights(character.legs.size(), 1.0);
-  GroundFeetJob ground_job;
-  ground_job.rig = &rig;
-  ground_job.legs = character.legs;
-  ground_job.root = tick.root;
-  ground_job.locals = tick.locals;
-  ground_job.ground = ground;
-  ground_job.weights = weights;
-  ground_job.feet = tick.feet;
-  ground_job.report = &tick.ground_report;
-  ASSERT_TRUE(ground_job.Run().ok());
-  tick.root.translation += tick.ground_report.root_offset;
-  SolveChainWorkspace workspace;
-  for (size_t i = 0; i < tick.goals.size(); ++i) {
-    SolveChainJob job;
-    job.rig = &rig;
-    job.goal = &tick.goals[i];
-    job.root = tick.root;
-    job.locals = tick.locals;
-    job.workspace = &workspace;
-    job.result = &tick.goal_results[i];
-    ASSERT_TRUE(job.Run().ok());
-  }
-  std::vector<Transform> world(rig.joint_count());
-  LocalToModelJob fk;
-  fk.parents = rig.parents();
-  fk.locals = tick.locals;
-  fk.root = tick.root;
-  fk.models = absl::MakeSpan(world);
-  ASSERT_TRUE(fk.Run().ok());
-  std::vector<std::vector<Quat>> rotations;
-  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
-    const DynamicChainBinding& chain = character.dynamic_chains[c];
-    rotations.emplace_back(chain.joints.size());
-    RigDynamicsStep step;
-    step.rig = &rig;
-    step.colliders = character.colliders;
-    step.chain = &chain;
-    step.models_world = world;
-    step.locals = tick.locals;
-    step.delta_time = tick.delta_time;
-    step.state = &tick.dynamic_states[c];
-    step.rotations_local = absl::MakeSpan(rotations.back());
-    step.report = &tick.dynamic_reports[c];
-    ASSERT_TRUE(step.Run().ok());
-  }
-  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
-    const DynamicChainBinding& chain = character.dynamic_chains[c];
-    for (size_t k = 0; k < chain.joints.size(); ++k) {
-      if (chain.turns[k])
-        tick.locals[chain.joints[k]].rotation = rotations[c][k];
-    }
-  }
-}
-
 TEST(TickBatchTest, GivesTheSingleJobsAnswersBitForBit) {
   const Character& character = Humanoid();
   const GroundPlane plane = TiltedPlane();
@@ -183,7 +123,8 @@ TEST(TickBatchTest, GivesTheSingleJobsAnswersBitForBit) {
     for (int t = 0; t < 3; ++t) {
       ASSERT_TRUE(batch.Run().ok());
       for (CharacterTick& tick : single_crowd.ticks) {
-        RunSingleJobs(character, ground, tick);
+        ASSERT_TRUE(
+            testing::RunSingleCharacterJobs(character, ground, tick).ok());
       }
       for (size_t k = 0; k < batch_crowd.ticks.size(); ++k) {
         const CharacterTick& a = batch_crowd.ticks[k];
