@@ -2,8 +2,10 @@
 // block per invalid input, each with its status code and field.
 #include "ik/solvers/chain_job.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -143,6 +145,91 @@ TEST_F(ChainJobValidateTest, RejectsBadIterationCapsAndTolerances) {
   ExpectInvalid(job, "tolerance: must be finite and >= 0, got -0.001");
   job.tolerance = kNan;
   ExpectInvalid(job, "tolerance: must be finite and >= 0, got nan");
+}
+
+// Run validates and prepares the chain in one pass that builds no status,
+// and calls Validate only when that pass finds something wrong: over seeded
+// jobs with one or two fields spoiled (NaN, infinities, zero and negative
+// scales, non-unit rotations, short bones, far coordinates, bad settings),
+// Run fails exactly when Validate does, with its status, leaving the pose
+// alone.
+TEST_F(ChainJobValidateTest, RunRejectsExactlyWhatValidateRejects) {
+  std::mt19937_64 engine(424242);
+  const double values[] = {kNan, kInf,   -kInf, 0.0,   -1.0,  1e-12, 2e8,
+                           6e8,  1.0005, 1.01,  0.999, 1e300, 1e-300};
+  std::uniform_int_distribution<int> value(0, 12);
+  std::uniform_int_distribution<int> field(0, 11);
+  std::uniform_int_distribution<int> component(0, 3);
+  std::uniform_int_distribution<int> joint(0, 2);
+  int rejected = 0;
+  for (int i = 0; i < 20000; ++i) {
+    ChainJob job = Job();
+    std::vector<Transform> locals(job.locals.begin(), job.locals.end());
+    job.locals = absl::MakeSpan(locals);
+    Transform parent;
+    parent.translation = Vec3(0.1, 0.2, 0.3);
+    job.parent_model = parent;
+    const int spoils = 1 + (i % 2);
+    for (int k = 0; k < spoils; ++k) {
+      const double v = values[value(engine)];
+      const int c = component(engine);
+      Transform& local = locals[joint(engine)];
+      switch (field(engine)) {
+        case 0:
+          local.translation[c % 3] = v;
+          break;
+        case 1:
+          local.rotation[c] = v;
+          break;
+        case 2:
+          local.rotation = local.rotation * v;
+          break;
+        case 3:
+          local.scale[c % 3] = v;
+          break;
+        case 4:
+          local.scale = Vec3(v);
+          break;
+        case 5:
+          job.parent_model.translation[c % 3] = v;
+          break;
+        case 6:
+          job.parent_model.rotation = job.parent_model.rotation * v;
+          break;
+        case 7:
+          job.parent_model.scale[c % 3] = v;
+          break;
+        case 8:
+          job.target_model[c % 3] = v;
+          break;
+        case 9:
+          job.tolerance = v;
+          break;
+        case 10:
+          job.max_iterations =
+              std::abs(v) < 1e9 ? static_cast<int>(v) : 0;  // NaN too
+          break;
+        default:
+          local.translation = local.translation * v;
+          break;
+      }
+    }
+    const absl::Status status = job.Validate();
+    const std::vector<Transform> before = locals;
+    const absl::Status fabrik = FabrikJob{job}.Run();
+    if (!status.ok()) {
+      ++rejected;
+      EXPECT_EQ(fabrik, status) << "case " << i;
+      EXPECT_EQ(std::memcmp(before.data(), locals.data(),
+                            before.size() * sizeof(Transform)),
+                0)
+          << "case " << i;
+      EXPECT_EQ(CcdJob{job}.Run(), status) << "case " << i;
+    } else {
+      EXPECT_TRUE(fabrik.ok()) << "case " << i << ": " << fabrik;
+    }
+  }
+  EXPECT_GT(rejected, 10000);
 }
 
 }  // namespace
