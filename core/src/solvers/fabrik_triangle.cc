@@ -102,12 +102,11 @@ bool TriangleApex(const ChainJob& job, const Vec3& root_position,
   const Vec3 elbow = points[1] - root_position;
   Vec3 across;
   double across_squared;
-  if (!AimApplies(job, root_position, l0 + l1, points) ||
-      !AimedAcross(points[2] - root_position, wanted, elbow, &across,
-                   &across_squared)) {
+  const bool aim = AimApplies(job, root_position, l0 + l1, points);
+  if (!aim || !AimedAcross(points[2] - root_position, wanted, elbow, &across,
+                           &across_squared)) {
     const Vec3 turned =
-        AimApplies(job, root_position, l0 + l1, points)
-            ? TurnedByArcScaled(points[2] - root_position, wanted, elbow)
+        aim ? TurnedByArcScaled(points[2] - root_position, wanted, elbow)
             : elbow;
     across = turned - (glm::dot(turned, wanted) * inverse_squared) * wanted;
     across_squared = glm::dot(across, across);
@@ -152,7 +151,8 @@ struct TrianglePose {
 // arc's |from||to| is the bone's length squared. Then the forward
 // kinematics of the result (the same operations as ChainForwardKinematics:
 // the same bits). Writes nothing.
-TrianglePose ConvertTriangle(const ChainJob& job, const Vec3* apex) {
+[[gnu::always_inline]] inline TrianglePose ConvertTriangle(const ChainJob& job,
+                                                           const Vec3* apex) {
   const ChainWorkspace& ws = *job.workspace;
   const double l0 = ws.lengths[0];
   const double l1 = ws.lengths[1];
