@@ -112,6 +112,21 @@ void BM_VerticalRayGridBuild(benchmark::State& state) {
   const double cells = static_cast<double>(grid.columns()) * grid.rows();
   state.counters["cells"] = cells;
   state.counters["per_cell"] = static_cast<double>(grid.listed()) / cells;
+  // Entries a downward leg ray tests past the quarter check.
+  double tested = 0.0;
+  const std::vector<Vec3> origins = LegRayOrigins();
+  for (const Vec3& origin : origins) {
+    absl::Span<const std::int32_t> candidates;
+    std::int32_t quarter = 0;
+    if (grid.Find(origin.x, origin.z, &candidates, &quarter) !=
+        VerticalRayGrid::Lookup::kListed) {
+      continue;
+    }
+    for (const std::int32_t entry : candidates) {
+      tested += (entry & quarter) != 0 ? 1.0 : 0.0;
+    }
+  }
+  state.counters["per_ray"] = tested / origins.size();
   state.counters["bytes_per_triangle"] =
       static_cast<double>(grid.memory_bytes()) / boxes.size();
 }

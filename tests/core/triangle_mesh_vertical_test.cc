@@ -171,7 +171,8 @@ TEST(TriangleMeshVerticalTest, GridAgreesWithBvhAndBruteForce) {
     if (test_case.name == "bump on a floor") {
       // The bump's cells send their rays to the BVH.
       absl::Span<const std::int32_t> candidates;
-      EXPECT_EQ(mesh.grid().Find(0.0, 0.0, &candidates),
+      std::int32_t quarter = 0;
+      EXPECT_EQ(mesh.grid().Find(0.0, 0.0, &candidates, &quarter),
                 VerticalRayGrid::Lookup::kUnlisted);
     }
     const bool large = mesh.triangle_count() > 20000;

@@ -42,22 +42,32 @@ bool PaddedContains(const Aabb& box, double x, double z) {
          z <= padded.max.z;
 }
 
-// Every box whose padded box contains the point is listed (the grid's
-// contract), lists ascend, and kOutside only where no box is.
+// Every box whose padded box contains the point is listed with the point's
+// quarter bit (the grid's contract), lists ascend, and kOutside only where
+// no box is.
 void ExpectConservative(const std::vector<Aabb>& boxes,
                         const VerticalRayGrid& grid, double x, double z) {
   absl::Span<const std::int32_t> candidates;
-  const Lookup lookup = grid.Find(x, z, &candidates);
+  std::int32_t quarter = 0;
+  const Lookup lookup = grid.Find(x, z, &candidates, &quarter);
   if (lookup == Lookup::kUnlisted) return;
+  std::vector<int> marked;  // the entries a query reads
+  std::vector<int> indices;
+  for (const std::int32_t entry : candidates) {
+    indices.push_back(entry & kGridIndexMask);
+    if ((entry & quarter) != 0) marked.push_back(entry & kGridIndexMask);
+  }
   for (int i = 0; i < static_cast<int>(boxes.size()); ++i) {
     if (!PaddedContains(boxes[i], x, z)) continue;
     ASSERT_EQ(lookup, Lookup::kListed)
         << "box " << i << " at " << x << ", " << z;
-    EXPECT_TRUE(std::binary_search(candidates.begin(), candidates.end(), i))
-        << "box " << i << " not listed at " << x << ", " << z;
+    EXPECT_TRUE(std::binary_search(marked.begin(), marked.end(), i))
+        << "box " << i << " not listed in its quarter at " << x << ", " << z;
   }
   if (lookup == Lookup::kListed) {
-    EXPECT_TRUE(std::is_sorted(candidates.begin(), candidates.end()));
+    EXPECT_NE(quarter, 0);
+    EXPECT_EQ(quarter & kGridIndexMask, 0);
+    EXPECT_TRUE(std::is_sorted(indices.begin(), indices.end()));
     EXPECT_LE(candidates.size(), static_cast<size_t>(kMaxGridCellPrimitives));
   }
 }
@@ -65,8 +75,9 @@ void ExpectConservative(const std::vector<Aabb>& boxes,
 TEST(VerticalRayGridTest, EmptyBuildIsUnlisted) {
   const VerticalRayGrid grid = VerticalRayGrid::Build({});
   absl::Span<const std::int32_t> candidates;
+  std::int32_t quarter = 0;
   EXPECT_TRUE(grid.empty());
-  EXPECT_EQ(grid.Find(0.0, 0.0, &candidates), Lookup::kUnlisted);
+  EXPECT_EQ(grid.Find(0.0, 0.0, &candidates, &quarter), Lookup::kUnlisted);
   EXPECT_EQ(grid.memory_bytes(), 0u);
 }
 
@@ -120,14 +131,18 @@ TEST(VerticalRayGridTest, OutsideTheBoxesIsOutside) {
   boxes[0].Extend(Vec3(1.0, 0.5, 2.0));
   const VerticalRayGrid grid = VerticalRayGrid::Build(boxes);
   absl::Span<const std::int32_t> candidates;
-  EXPECT_EQ(grid.Find(-0.01, 1.0, &candidates), Lookup::kOutside);
-  EXPECT_EQ(grid.Find(0.5, 2.01, &candidates), Lookup::kOutside);
-  ASSERT_EQ(grid.Find(0.5, 1.0, &candidates), Lookup::kListed);
+  std::int32_t quarter = 0;
+  EXPECT_EQ(grid.Find(-0.01, 1.0, &candidates, &quarter), Lookup::kOutside);
+  EXPECT_EQ(grid.Find(0.5, 2.01, &candidates, &quarter), Lookup::kOutside);
+  ASSERT_EQ(grid.Find(0.5, 1.0, &candidates, &quarter), Lookup::kListed);
   ASSERT_EQ(candidates.size(), 1u);
-  EXPECT_EQ(candidates[0], 0);
+  EXPECT_EQ(candidates[0] & kGridIndexMask, 0);
+  EXPECT_NE(candidates[0] & quarter, 0);
   // The padding reaches beyond the box: still listed on its face.
-  EXPECT_EQ(grid.Find(0.0, 0.0, &candidates), Lookup::kListed);
-  EXPECT_EQ(grid.Find(1.0, 2.0, &candidates), Lookup::kListed);
+  EXPECT_EQ(grid.Find(0.0, 0.0, &candidates, &quarter), Lookup::kListed);
+  EXPECT_NE(candidates[0] & quarter, 0);
+  EXPECT_EQ(grid.Find(1.0, 2.0, &candidates, &quarter), Lookup::kListed);
+  EXPECT_NE(candidates[0] & quarter, 0);
 }
 
 // Many boxes stacked over one spot overflow their cells, which then send
@@ -143,7 +158,8 @@ TEST(VerticalRayGridTest, OverfullCellsAreUnlistedAndMemoryStaysBounded) {
   const VerticalRayGrid grid = VerticalRayGrid::Build(boxes);
   ASSERT_FALSE(grid.empty());
   absl::Span<const std::int32_t> candidates;
-  EXPECT_EQ(grid.Find(5.3, 5.1, &candidates), Lookup::kUnlisted);
+  std::int32_t quarter = 0;
+  EXPECT_EQ(grid.Find(5.3, 5.1, &candidates, &quarter), Lookup::kUnlisted);
   EXPECT_LE(static_cast<double>(grid.memory_bytes()),
             kGridBytesPerPrimitive * boxes.size());
   std::mt19937_64 engine(86);
@@ -152,7 +168,7 @@ TEST(VerticalRayGridTest, OverfullCellsAreUnlistedAndMemoryStaysBounded) {
   for (int i = 0; i < 1000; ++i) {
     const double x = position(engine), z = position(engine);
     ExpectConservative(boxes, grid, x, z);
-    listed += grid.Find(x, z, &candidates) == Lookup::kListed ? 1 : 0;
+    listed += grid.Find(x, z, &candidates, &quarter) == Lookup::kListed ? 1 : 0;
   }
   EXPECT_GT(listed, 300);
 }
@@ -169,7 +185,9 @@ TEST(VerticalRayGridTest, BuildIsDeterministic) {
   for (int i = 0; i < 500; ++i) {
     const double x = position(engine), z = position(engine);
     absl::Span<const std::int32_t> in_a, in_b;
-    ASSERT_EQ(a.Find(x, z, &in_a), b.Find(x, z, &in_b));
+    std::int32_t quarter_a = 0, quarter_b = 0;
+    ASSERT_EQ(a.Find(x, z, &in_a, &quarter_a), b.Find(x, z, &in_b, &quarter_b));
+    EXPECT_EQ(quarter_a, quarter_b);
     EXPECT_TRUE(std::equal(in_a.begin(), in_a.end(), in_b.begin(), in_b.end()));
   }
 }

@@ -15,7 +15,7 @@ namespace {
 // worth of work.
 constexpr double kOverfullCellCost = 48.0;
 // Cells per primitive of the resolutions tried, finest first.
-constexpr double kCellsPerPrimitive[] = {2.0, 1.4, 1.0, 0.7, 0.5, 0.35};
+constexpr double kCellsPerPrimitive[] = {1.4, 1.0, 0.7, 0.5, 0.35, 0.25};
 constexpr int kMaxAxisCells = 1 << 16;
 // A resolution whose lists (before dropping overfull cells) would exceed
 // this many times the memory budget is not even counted: it bounds the
@@ -29,29 +29,33 @@ struct XzBox {
   double max_z;
 };
 
-// The cells a padded box overlaps: [x0, x1] x [z0, z1].
-struct CellSpan {
+// The sub-cells a padded box overlaps: [x0, x1] x [z0, z1].
+struct SubCellSpan {
   int x0;
   int x1;
   int z0;
   int z1;
 };
 
+// Sub-cell axes (two sub-cells per cell along each).
 struct Layout {
   GridAxis x;
   GridAxis z;
 
-  size_t cells() const { return static_cast<size_t>(x.count) * z.count; }
-  CellSpan Span(const XzBox& box) const {
+  int columns() const { return x.count / 2; }
+  int rows() const { return z.count / 2; }
+  size_t cells() const { return static_cast<size_t>(columns()) * rows(); }
+  SubCellSpan Span(const XzBox& box) const {
     return {x(box.min_x), x(box.max_x), z(box.min_z), z(box.max_z)};
   }
 };
 
-GridAxis MakeAxis(double minimum, double maximum, double count) {
+// `cells` cells (two sub-cells each) over [minimum, maximum].
+GridAxis MakeAxis(double minimum, double maximum, double cells) {
   GridAxis axis;
   axis.minimum = minimum;
-  axis.count = static_cast<int>(
-      std::clamp(count, 1.0, static_cast<double>(kMaxAxisCells)));
+  axis.count = 2 * static_cast<int>(std::clamp(
+                       cells, 1.0, static_cast<double>(kMaxAxisCells)));
   // maximum > minimum: the boxes are padded.
   axis.scale = axis.count / (maximum - minimum);
   return axis;
@@ -65,19 +69,42 @@ Layout MakeLayout(const XzBox& bounds, double cells) {
   Layout layout;
   layout.x = MakeAxis(bounds.min_x, bounds.max_x, std::ceil(width / side));
   layout.z =
-      MakeAxis(bounds.min_z, bounds.max_z, std::ceil(cells / layout.x.count));
+      MakeAxis(bounds.min_z, bounds.max_z, std::ceil(cells / layout.columns()));
   return layout;
 }
 
-// Per cell, how many boxes overlap it.
-std::vector<std::uint32_t> CountPerCell(const Layout& layout,
-                                        absl::Span<const XzBox> boxes) {
+// The bits of the quarters of cell (cell_x, cell_z) within `span`.
+std::int32_t QuarterBits(const SubCellSpan& span, int cell_x, int cell_z) {
+  std::int32_t bits = 0;
+  for (int quarter_z = 0; quarter_z < 2; ++quarter_z) {
+    const int sub_z = 2 * cell_z + quarter_z;
+    if (sub_z < span.z0 || sub_z > span.z1) continue;
+    for (int quarter_x = 0; quarter_x < 2; ++quarter_x) {
+      const int sub_x = 2 * cell_x + quarter_x;
+      if (sub_x < span.x0 || sub_x > span.x1) continue;
+      bits |= std::int32_t{1}
+              << (kGridIndexBits + (quarter_z << 1) + quarter_x);
+    }
+  }
+  return bits;
+}
+
+// Per cell, how many boxes overlap it, and per sub-cell (`sub_counts`).
+std::vector<std::uint32_t> CountPerCell(
+    const Layout& layout, absl::Span<const XzBox> boxes,
+    std::vector<std::uint32_t>* sub_counts) {
   std::vector<std::uint32_t> counts(layout.cells(), 0);
-  const size_t columns = static_cast<size_t>(layout.x.count);
+  sub_counts->assign(static_cast<size_t>(layout.x.count) * layout.z.count, 0);
+  const size_t columns = static_cast<size_t>(layout.columns());
+  const size_t sub_columns = static_cast<size_t>(layout.x.count);
   for (const XzBox& box : boxes) {
-    const CellSpan span = layout.Span(box);
-    for (int z = span.z0; z <= span.z1; ++z) {
+    const SubCellSpan span = layout.Span(box);
+    for (int z = span.z0 >> 1; z <= span.z1 >> 1; ++z) {
       std::uint32_t* row = counts.data() + z * columns;
+      for (int x = span.x0 >> 1; x <= span.x1 >> 1; ++x) ++row[x];
+    }
+    for (int z = span.z0; z <= span.z1; ++z) {
+      std::uint32_t* row = sub_counts->data() + z * sub_columns;
       for (int x = span.x0; x <= span.x1; ++x) ++row[x];
     }
   }
@@ -88,9 +115,9 @@ std::vector<std::uint32_t> CountPerCell(const Layout& layout,
 double CountEntries(const Layout& layout, absl::Span<const XzBox> boxes) {
   double entries = 0.0;
   for (const XzBox& box : boxes) {
-    const CellSpan span = layout.Span(box);
-    entries += static_cast<double>(span.x1 - span.x0 + 1) *
-               static_cast<double>(span.z1 - span.z0 + 1);
+    const SubCellSpan span = layout.Span(box);
+    entries += static_cast<double>((span.x1 >> 1) - (span.x0 >> 1) + 1) *
+               static_cast<double>((span.z1 >> 1) - (span.z0 >> 1) + 1);
   }
   return entries;
 }
@@ -126,19 +153,27 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
         kMaxCountedOverBudget * budget_bytes) {
       continue;
     }
-    std::vector<std::uint32_t> counts = CountPerCell(layout, padded);
+    std::vector<std::uint32_t> sub_counts;
+    std::vector<std::uint32_t> counts =
+        CountPerCell(layout, padded, &sub_counts);
+    // Expected entries a query reads past the quarter test: its sub-cell's
+    // count, uniform over the sub-cells.
     double listed = 0.0;
     double work = 0.0;
-    for (const std::uint32_t cell_count : counts) {
-      if (cell_count > static_cast<std::uint32_t>(kMaxGridCellPrimitives)) {
-        work += kOverfullCellCost;
-      } else {
-        listed += cell_count;
-        work += cell_count;
+    const size_t columns = static_cast<size_t>(layout.columns());
+    const size_t sub_columns = static_cast<size_t>(layout.x.count);
+    for (size_t c = 0; c < counts.size(); ++c) {
+      if (counts[c] > static_cast<std::uint32_t>(kMaxGridCellPrimitives)) {
+        work += 4.0 * kOverfullCellCost;
+        continue;
       }
+      listed += counts[c];
+      const size_t sub = 2 * (c / columns) * sub_columns + 2 * (c % columns);
+      work += static_cast<double>(sub_counts[sub]) + sub_counts[sub + 1] +
+              sub_counts[sub + sub_columns] + sub_counts[sub + sub_columns + 1];
     }
     if (4.0 * (cells + 1.0 + listed) > budget_bytes) continue;
-    const double cost = work / cells;
+    const double cost = work / (4.0 * cells);
     if (!found || cost < best_cost) {
       found = true;
       best_cost = cost;
@@ -150,6 +185,7 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
 
   grid.axis_x_ = best_layout.x;
   grid.axis_z_ = best_layout.z;
+  grid.columns_ = best_layout.columns();
   grid.min_x_ = bounds.min_x;
   grid.max_x_ = bounds.max_x;
   grid.min_z_ = bounds.min_z;
@@ -169,14 +205,15 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
   grid.offsets_[cells] = total;
   grid.lists_.resize(total);
   // Boxes in index order: every list ascends.
-  const size_t columns = static_cast<size_t>(best_layout.x.count);
+  const size_t columns = static_cast<size_t>(best_layout.columns());
   for (size_t i = 0; i < padded.size(); ++i) {
-    const CellSpan span = best_layout.Span(padded[i]);
-    for (int z = span.z0; z <= span.z1; ++z) {
-      for (int x = span.x0; x <= span.x1; ++x) {
+    const SubCellSpan span = best_layout.Span(padded[i]);
+    for (int z = span.z0 >> 1; z <= span.z1 >> 1; ++z) {
+      for (int x = span.x0 >> 1; x <= span.x1 >> 1; ++x) {
         const size_t c = z * columns + x;
         if ((grid.offsets_[c] & kOverfull) != 0) continue;
-        grid.lists_[best_counts[c]++] = static_cast<std::int32_t>(i);
+        grid.lists_[best_counts[c]++] =
+            static_cast<std::int32_t>(i) | QuarterBits(span, x, z);
       }
     }
   }

@@ -113,11 +113,13 @@ RayHit TriangleMesh::Raycast(const Vec3& origin, const Vec3& direction,
 void TriangleMesh::PrefetchVertical(absl::Span<const Vec3> points) const {
   if (grid_.empty()) return;
   const size_t count = std::min(points.size(), kMaxPrefetchPoints);
-  for (size_t i = 0; i < count; ++i)
-    grid_.PrefetchCell(points[i].x, points[i].z);
-  absl::Span<const std::int32_t> lists[kMaxPrefetchPoints];
   for (size_t i = 0; i < count; ++i) {
-    if (grid_.Find(points[i].x, points[i].z, &lists[i]) !=
+    grid_.PrefetchCell(points[i].x, points[i].z);
+  }
+  absl::Span<const std::int32_t> lists[kMaxPrefetchPoints];
+  std::int32_t quarters[kMaxPrefetchPoints];
+  for (size_t i = 0; i < count; ++i) {
+    if (grid_.Find(points[i].x, points[i].z, &lists[i], &quarters[i]) !=
             VerticalRayGrid::Lookup::kListed ||
         lists[i].empty()) {
       lists[i] = {};
@@ -127,14 +129,17 @@ void TriangleMesh::PrefetchVertical(absl::Span<const Vec3> points) const {
     __builtin_prefetch(lists[i].data() + lists[i].size() - 1);
   }
   for (size_t i = 0; i < count; ++i) {
-    for (const std::int32_t triangle : lists[i]) {
-      __builtin_prefetch(&indices_[3 * static_cast<size_t>(triangle)]);
+    for (const std::int32_t entry : lists[i]) {
+      if ((entry & quarters[i]) == 0) continue;
+      __builtin_prefetch(
+          &indices_[3 * static_cast<size_t>(entry & kGridIndexMask)]);
     }
   }
   for (size_t i = 0; i < count; ++i) {
-    for (const std::int32_t triangle : lists[i]) {
+    for (const std::int32_t entry : lists[i]) {
+      if ((entry & quarters[i]) == 0) continue;
       const std::uint32_t* corners =
-          &indices_[3 * static_cast<size_t>(triangle)];
+          &indices_[3 * static_cast<size_t>(entry & kGridIndexMask)];
       __builtin_prefetch(&vertices_[corners[0]]);
       __builtin_prefetch(&vertices_[corners[1]]);
       __builtin_prefetch(&vertices_[corners[2]]);
@@ -145,10 +150,14 @@ void TriangleMesh::PrefetchVertical(absl::Span<const Vec3> points) const {
 template <typename Axes>
 void TriangleMesh::TestTriangles(const Ray& ray, const Axes& axes,
                                  const std::int32_t* candidates, int count,
-                                 double* best_distance,
+                                 std::int32_t quarter, double* best_distance,
                                  int* best_triangle) const {
   for (int i = 0; i < count; ++i) {
-    const int index = candidates[i];
+    // A grid entry carries quarter bits above the index (a BVH slot none):
+    // entries without the ray's quarter cannot be hit.
+    const std::int32_t entry = candidates[i];
+    if (quarter != 0 && (entry & quarter) == 0) continue;
+    const int index = entry & kGridIndexMask;
     const std::uint32_t* triangle = &indices_[3 * index];
     double distance;
     if (!IntersectTriangleWithAxes(
@@ -175,15 +184,16 @@ RayHit TriangleMesh::Raycast(const Ray& ray, double max_distance) const {
   VerticalRayGrid::Lookup lookup = VerticalRayGrid::Lookup::kUnlisted;
   if (ray.direction().x == 0.0 && ray.direction().z == 0.0) {
     absl::Span<const std::int32_t> candidates;
-    lookup = grid_.Find(ray.origin().x, ray.origin().z, &candidates);
+    std::int32_t quarter = 0;
+    lookup = grid_.Find(ray.origin().x, ray.origin().z, &candidates, &quarter);
     if (lookup == VerticalRayGrid::Lookup::kOutside) return RayHit();
     if (lookup == VerticalRayGrid::Lookup::kListed) {
       const int count = static_cast<int>(candidates.size());
       if (IsDownRayAxes(ray)) {
-        TestTriangles(ray, DownRayAxes(), candidates.data(), count,
+        TestTriangles(ray, DownRayAxes(), candidates.data(), count, quarter,
                       &best_distance, &best_triangle);
       } else {
-        TestTriangles(ray, RayAxes(ray), candidates.data(), count,
+        TestTriangles(ray, RayAxes(ray), candidates.data(), count, quarter,
                       &best_distance, &best_triangle);
       }
     }
@@ -192,8 +202,8 @@ RayHit TriangleMesh::Raycast(const Ray& ray, double max_distance) const {
     const std::int32_t* const order = bvh_.order().data();
     const RayAxes axes(ray);
     bvh_.Traverse(ray, &best_distance, [&](int first_slot, int count) {
-      TestTriangles(ray, axes, order + first_slot, count, &best_distance,
-                    &best_triangle);
+      TestTriangles(ray, axes, order + first_slot, count, /*quarter=*/0,
+                    &best_distance, &best_triangle);
     });
   }
   if (best_triangle < 0) return RayHit();

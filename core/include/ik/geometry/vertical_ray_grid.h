@@ -4,18 +4,21 @@
 // of a walk down a BVH.
 //
 // Each primitive's box is padded as the BVH pads its nodes (PaddedForRays)
-// and listed in every cell its XZ extent overlaps, cells found by one
-// monotone function of the coordinate that the queries use too: a point in
-// a padded box maps to a cell between those of the box's corners, so the
-// cell of (x, z) lists every primitive whose padded box contains (x, z),
-// bit for bit, whatever the rounding. Lists are in ascending primitive
-// index. A cell that would list more than kMaxGridCellPrimitives primitives
-// (a dense object on a sparse floor) lists none and says so: its rays take
-// the BVH.
+// and listed in every cell its XZ extent overlaps, with the quarters of the
+// cell (2 x 2 sub-cells) it overlaps: sub-cells are found by one monotone
+// function of the coordinate that the queries use too, so a point in a
+// padded box maps to a sub-cell between those of the box's corners, and the
+// entries of the point's cell marked with the point's quarter include every
+// primitive whose padded box contains (x, z), bit for bit, whatever the
+// rounding. A query skips the other entries (on a terrain mesh about 4 of a
+// cell's 7) without reading their primitives. Lists are in ascending
+// primitive index. A cell that would list more than kMaxGridCellPrimitives
+// primitives (a dense object on a sparse floor) lists none and says so: its
+// rays take the BVH.
 //
-// Resolution: a few cell sizes around one cell per two primitives are
-// tried (counting only); the one with the fewest expected candidates per
-// query (uniform over the grid, an overfull cell counted as
+// Resolution: cell sizes from 1.4 to 0.25 cells per primitive are tried
+// (counting only); the one whose queries read the fewest entries past the
+// quarter test (uniform over the grid, an overfull cell counted as
 // kOverfullCellCost) within kGridBytesPerPrimitive bytes per primitive wins,
 // ties to the finer. No grid (every query unlisted) when none fits.
 // Deterministic: the same boxes give the same grid.
@@ -38,13 +41,17 @@
 namespace ik {
 
 inline constexpr int kMaxGridCellPrimitives = 32;
+// A list entry: the primitive's index in its low kGridIndexBits bits, and
+// above them one bit per quarter of the cell that its padded box reaches.
+inline constexpr int kGridIndexBits = 24;
+inline constexpr std::int32_t kGridIndexMask = (1 << kGridIndexBits) - 1;
 // The grid's memory (cell offsets and lists) at most this many bytes per
 // primitive, or 4 KiB for small meshes.
 inline constexpr double kGridBytesPerPrimitive = 24.0;
 
-// Maps a coordinate to a cell index along one axis: floor((v - minimum) *
-// scale) clamped to [0, count - 1]. Monotone in v (each rounding step is),
-// which is what makes the grid conservative.
+// Maps a coordinate to a sub-cell index (half a cell) along one axis:
+// floor((v - minimum) * scale) clamped to [0, count - 1]. Monotone in v (each
+// rounding step is), which is what makes the grid conservative.
 struct GridAxis {
   double minimum = 0.0;
   double scale = 0.0;
@@ -62,7 +69,8 @@ class VerticalRayGrid {
  public:
   enum class Lookup {
     kOutside,   // no primitive's padded box contains (x, z)
-    kListed,    // *candidates holds every primitive whose padded box does
+    kListed,    // the entries of *candidates with *quarter set hold every
+                // primitive whose padded box does
     kUnlisted,  // not known here (overfull cell, or no grid): ask the BVH
   };
 
@@ -73,18 +81,24 @@ class VerticalRayGrid {
   // +-kMaxCoordinate; the caller validates). At most 2^24 - 1 boxes.
   static VerticalRayGrid Build(absl::Span<const Aabb> boxes);
 
-  Lookup Find(double x, double z,
-              absl::Span<const std::int32_t>* candidates) const {
+  // On kListed, `*quarter` is the entry bit of (x, z)'s quarter of its
+  // cell: an entry without it cannot contain (x, z).
+  Lookup Find(double x, double z, absl::Span<const std::int32_t>* candidates,
+              std::int32_t* quarter) const {
     if (offsets_.empty()) return Lookup::kUnlisted;
     if (!(x >= min_x_ && x <= max_x_ && z >= min_z_ && z <= max_z_)) {
       return Lookup::kOutside;
     }
-    const size_t cell = static_cast<size_t>(axis_z_(z)) * axis_x_.count +
-                        static_cast<size_t>(axis_x_(x));
+    const int sub_x = axis_x_(x);
+    const int sub_z = axis_z_(z);
+    const size_t cell = static_cast<size_t>(sub_z >> 1) * columns_ +
+                        static_cast<size_t>(sub_x >> 1);
     const std::uint32_t begin = offsets_[cell];
     if ((begin & kOverfull) != 0) return Lookup::kUnlisted;
     const std::uint32_t end = offsets_[cell + 1] & ~kOverfull;
     *candidates = absl::MakeConstSpan(lists_.data() + begin, end - begin);
+    *quarter = std::int32_t{1}
+               << (kGridIndexBits + ((sub_z & 1) << 1) + (sub_x & 1));
     return Lookup::kListed;
   }
 
@@ -94,13 +108,13 @@ class VerticalRayGrid {
     if (offsets_.empty()) return;
     if (!(x >= min_x_ && x <= max_x_ && z >= min_z_ && z <= max_z_)) return;
     __builtin_prefetch(offsets_.data() +
-                       static_cast<size_t>(axis_z_(z)) * axis_x_.count +
-                       static_cast<size_t>(axis_x_(x)));
+                       static_cast<size_t>(axis_z_(z) >> 1) * columns_ +
+                       static_cast<size_t>(axis_x_(x) >> 1));
   }
 
   bool empty() const { return offsets_.empty(); }
-  int columns() const { return axis_x_.count; }  // cells along X
-  int rows() const { return axis_z_.count; }     // cells along Z
+  int columns() const { return columns_; }        // cells along X
+  int rows() const { return axis_z_.count / 2; }  // cells along Z
   // Entries in the cells' lists (primitives counted once per cell).
   size_t listed() const { return lists_.size(); }
   // Bytes held on the heap.
@@ -114,8 +128,10 @@ class VerticalRayGrid {
   // list too much.
   static constexpr std::uint32_t kOverfull = 0x80000000u;
 
+  // Sub-cells: two per cell along each axis.
   GridAxis axis_x_;
   GridAxis axis_z_;
+  int columns_ = 0;
   // The padded boxes' XZ bounds.
   double min_x_ = 0.0;
   double max_x_ = 0.0;

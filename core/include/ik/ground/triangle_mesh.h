@@ -20,9 +20,9 @@
 // distance the lowest triangle index wins, so the answer does not depend on
 // the search structure: it equals a brute-force loop over the triangles in
 // order. Rays straight up or down (the grounding pass's) test the triangles
-// that a grid over XZ lists for their cell (ik/geometry/vertical_ray_grid.h,
-// about 7 on a terrain mesh); other rays, and rays over a cell too crowded to
-// list, walk the BVH.
+// that a grid over XZ lists for their quarter of a cell
+// (ik/geometry/vertical_ray_grid.h; about 4 on a terrain mesh); other rays,
+// and rays over a cell too crowded to list, walk the BVH.
 //
 // Immutable after Create; const methods are safe to call from many threads
 // at once (share as std::shared_ptr<const TriangleMesh>). Queries allocate
@@ -122,10 +122,13 @@ class TriangleMesh {
   // Tests `candidates` (triangle indices) against the ray, keeping the
   // nearest hit (ties: the lowest index) in *best_distance, *best_triangle.
   // `axes`: the ray's watertight-test axes (ik/geometry/ray_triangle.h).
+  // `quarter`: for grid entries, the ray's quarter bit (VerticalRayGrid::
+  // Find); 0 for BVH slots.
   template <typename Axes>
   void TestTriangles(const Ray& ray, const Axes& axes,
                      const std::int32_t* candidates, int count,
-                     double* best_distance, int* best_triangle) const;
+                     std::int32_t quarter, double* best_distance,
+                     int* best_triangle) const;
 
   std::vector<Vec3> vertices_;
   std::vector<std::uint32_t> indices_;
