@@ -11,9 +11,6 @@
 namespace ik {
 namespace {
 
-// An overfull cell's rays walk the BVH: about this many triangle tests'
-// worth of work.
-constexpr double kOverfullCellCost = 48.0;
 // Cells per primitive of the resolutions tried, finest first.
 constexpr double kCellsPerPrimitive[] = {1.4, 1.0, 0.7, 0.5, 0.35, 0.25};
 constexpr int kMaxAxisCells = 1 << 16;
@@ -89,23 +86,16 @@ std::int32_t QuarterBits(const SubCellSpan& span, int cell_x, int cell_z) {
   return bits;
 }
 
-// Per cell, how many boxes overlap it, and per sub-cell (`sub_counts`).
-std::vector<std::uint32_t> CountPerCell(
-    const Layout& layout, absl::Span<const XzBox> boxes,
-    std::vector<std::uint32_t>* sub_counts) {
+// Per cell, how many boxes overlap it.
+std::vector<std::uint32_t> CountPerCell(const Layout& layout,
+                                        absl::Span<const XzBox> boxes) {
   std::vector<std::uint32_t> counts(layout.cells(), 0);
-  sub_counts->assign(static_cast<size_t>(layout.x.count) * layout.z.count, 0);
   const size_t columns = static_cast<size_t>(layout.columns());
-  const size_t sub_columns = static_cast<size_t>(layout.x.count);
   for (const XzBox& box : boxes) {
     const SubCellSpan span = layout.Span(box);
     for (int z = span.z0 >> 1; z <= span.z1 >> 1; ++z) {
       std::uint32_t* row = counts.data() + z * columns;
       for (int x = span.x0 >> 1; x <= span.x1 >> 1; ++x) ++row[x];
-    }
-    for (int z = span.z0; z <= span.z1; ++z) {
-      std::uint32_t* row = sub_counts->data() + z * sub_columns;
-      for (int x = span.x0; x <= span.x1; ++x) ++row[x];
     }
   }
   return counts;
@@ -140,9 +130,9 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
   const double count = static_cast<double>(boxes.size());
   const double budget_bytes = std::max(4096.0, kGridBytesPerPrimitive * count);
 
-  // The resolution with the fewest expected candidates within the budget.
+  // The finest resolution within the budget (finer cells list fewer
+  // triangles per quarter; counting the cells is the build's main cost).
   bool found = false;
-  double best_cost = 0.0;
   Layout best_layout;
   std::vector<std::uint32_t> best_counts;
   for (const double cells_per_primitive : kCellsPerPrimitive) {
@@ -153,33 +143,18 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
         kMaxCountedOverBudget * budget_bytes) {
       continue;
     }
-    std::vector<std::uint32_t> sub_counts;
-    std::vector<std::uint32_t> counts =
-        CountPerCell(layout, padded, &sub_counts);
-    // Expected entries a query reads past the quarter test: its sub-cell's
-    // count, uniform over the sub-cells.
+    std::vector<std::uint32_t> counts = CountPerCell(layout, padded);
     double listed = 0.0;
-    double work = 0.0;
-    const size_t columns = static_cast<size_t>(layout.columns());
-    const size_t sub_columns = static_cast<size_t>(layout.x.count);
-    for (size_t c = 0; c < counts.size(); ++c) {
-      if (counts[c] > static_cast<std::uint32_t>(kMaxGridCellPrimitives)) {
-        work += 4.0 * kOverfullCellCost;
-        continue;
+    for (const std::uint32_t cell_count : counts) {
+      if (cell_count <= static_cast<std::uint32_t>(kMaxGridCellPrimitives)) {
+        listed += cell_count;
       }
-      listed += counts[c];
-      const size_t sub = 2 * (c / columns) * sub_columns + 2 * (c % columns);
-      work += static_cast<double>(sub_counts[sub]) + sub_counts[sub + 1] +
-              sub_counts[sub + sub_columns] + sub_counts[sub + sub_columns + 1];
     }
     if (4.0 * (cells + 1.0 + listed) > budget_bytes) continue;
-    const double cost = work / (4.0 * cells);
-    if (!found || cost < best_cost) {
-      found = true;
-      best_cost = cost;
-      best_layout = layout;
-      best_counts = std::move(counts);
-    }
+    found = true;
+    best_layout = layout;
+    best_counts = std::move(counts);
+    break;
   }
   if (!found) return grid;
 

@@ -16,11 +16,10 @@
 // primitives (a dense object on a sparse floor) lists none and says so: its
 // rays take the BVH.
 //
-// Resolution: cell sizes from 1.4 to 0.25 cells per primitive are tried
-// (counting only); the one whose queries read the fewest entries past the
-// quarter test (uniform over the grid, an overfull cell counted as
-// kOverfullCellCost) within kGridBytesPerPrimitive bytes per primitive wins,
-// ties to the finer. No grid (every query unlisted) when none fits.
+// Resolution: the finest of 1.4 to 0.25 cells per primitive whose cell
+// offsets and lists (overfull cells list nothing) fit in
+// kGridBytesPerPrimitive bytes per primitive; no grid (every query
+// unlisted) when none does.
 // Deterministic: the same boxes give the same grid.
 //
 //   ik::VerticalRayGrid grid = ik::VerticalRayGrid::Build(boxes);
