@@ -286,8 +286,15 @@ TEST_F(ClientTest, TickAndTickStreamAnswerAsTheSingleCalls) {
                                 character.joints().end(), joint.index());
       ASSERT_NE(at, character.joints().end()) << joint.index();
       const int i = static_cast<int>(at - character.joints().begin());
-      EXPECT_EQ(character.rotations(4 * i), joint.rotation().x());
-      EXPECT_EQ(character.rotations(4 * i + 3), joint.rotation().w());
+      // The tick hands a job's rotations on as the next single call would
+      // read them back from this answer: divided by their norm.
+      const v1::Quat& q = joint.rotation();
+      const double norm = std::sqrt(q.x() * q.x() + q.y() * q.y() +
+                                    q.z() * q.z() + q.w() * q.w());
+      EXPECT_EQ(character.rotations(4 * i), q.x() / norm);
+      EXPECT_EQ(character.rotations(4 * i + 1), q.y() / norm);
+      EXPECT_EQ(character.rotations(4 * i + 2), q.z() / norm);
+      EXPECT_EQ(character.rotations(4 * i + 3), q.w() / norm);
     }
     solved->mutable_results(0)->clear_rotations();
     EXPECT_EQ(solved->results(0).SerializeAsString(),
