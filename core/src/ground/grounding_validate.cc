@@ -13,31 +13,6 @@
 namespace ik {
 namespace {
 
-// What ValidateTransform accepts (up to the rounding of the norm's square
-// at the tolerance's edges), without building a path or a square root.
-inline bool LooksValid(const Transform& transform) {
-  constexpr double kMinNormSq =
-      (1.0 - kUnitQuatTolerance) * (1.0 - kUnitQuatTolerance);
-  constexpr double kMaxNormSq =
-      (1.0 + kUnitQuatTolerance) * (1.0 + kUnitQuatTolerance);
-  const Vec3& t = transform.translation;
-  const Quat& q = transform.rotation;
-  const Vec3& s = transform.scale;
-  const double norm_sq = (q.w * q.w + q.x * q.x) + (q.y * q.y + q.z * q.z);
-  // x * 0 is 0 for finite x and NaN otherwise, and NaN fails every
-  // comparison: one test for all six coordinates. `&` rather than `&&`:
-  // every test is cheap, a branch per test is not.
-  const double zero = ((t.x * 0.0 + t.y * 0.0) + (t.z * 0.0 + s.x * 0.0)) +
-                      (s.y * 0.0 + s.z * 0.0);
-  bool valid = zero == 0.0;
-  valid &= norm_sq >= kMinNormSq;
-  valid &= norm_sq <= kMaxNormSq;
-  valid &= s.x > 0.0;
-  valid &= s.y > 0.0;
-  valid &= s.z > 0.0;
-  return valid;
-}
-
 absl::Status CheckSize(size_t size, size_t expected, absl::string_view path,
                        absl::string_view what, const Rig& rig,
                        absl::string_view per) {
@@ -112,9 +87,10 @@ absl::Status CheckPose(const GroundFeetJob& job) {
     return status;
   }
   bool locals_valid = true;
-  for (const Transform& local : job.locals) locals_valid &= LooksValid(local);
+  for (const Transform& local : job.locals)
+    locals_valid &= TransformLooksValid(local);
   for (size_t i = 0; !locals_valid && i < job.locals.size(); ++i) {
-    if (LooksValid(job.locals[i])) continue;
+    if (TransformLooksValid(job.locals[i])) continue;
     absl::Status status =
         ValidateTransform(job.locals[i], absl::StrCat("locals[", i, "]"))
             .status();
@@ -126,7 +102,7 @@ absl::Status CheckPose(const GroundFeetJob& job) {
         absl::StrCat("joint ", Quoted(rig.joint(static_cast<int>(i)).name),
                      ": ", FieldDescriptionOf(status)));
   }
-  if (LooksValid(job.root)) return absl::OkStatus();
+  if (TransformLooksValid(job.root)) return absl::OkStatus();
   return ValidateTransform(job.root, FieldPath(job.pose_path, "root")).status();
 }
 
