@@ -76,14 +76,19 @@ std::vector<Vec3> LegRayOrigins() {
 constexpr double kLegRayLength = 1.6;  // hip to a little below the ankle
 const Vec3 kDown(0.0, -1.0, 0.0);
 
-void BM_BvhBuild(benchmark::State& state) {
-  const TriangleMeshDefinition definition = HundredThousandTriangles();
+// The bounding box of each triangle of `definition`.
+std::vector<Aabb> TriangleBoxes(const TriangleMeshDefinition& definition) {
   std::vector<Aabb> boxes(definition.indices.size() / 3);
   for (size_t t = 0; t < boxes.size(); ++t) {
     for (int k = 0; k < 3; ++k) {
       boxes[t].Extend(definition.vertices[definition.indices[3 * t + k]]);
     }
   }
+  return boxes;
+}
+
+void BM_BvhBuild(benchmark::State& state) {
+  const std::vector<Aabb> boxes = TriangleBoxes(HundredThousandTriangles());
   for (auto _ : state) {
     Bvh bvh = Bvh::Build(boxes);
     benchmark::DoNotOptimize(bvh);
@@ -97,13 +102,7 @@ BENCHMARK(BM_BvhBuild)->Unit(benchmark::kMillisecond);
 
 // The vertical-ray grid alone, over the same boxes.
 void BM_VerticalRayGridBuild(benchmark::State& state) {
-  const TriangleMeshDefinition definition = HundredThousandTriangles();
-  std::vector<Aabb> boxes(definition.indices.size() / 3);
-  for (size_t t = 0; t < boxes.size(); ++t) {
-    for (int k = 0; k < 3; ++k) {
-      boxes[t].Extend(definition.vertices[definition.indices[3 * t + k]]);
-    }
-  }
+  const std::vector<Aabb> boxes = TriangleBoxes(HundredThousandTriangles());
   for (auto _ : state) {
     VerticalRayGrid grid = VerticalRayGrid::Build(boxes);
     benchmark::DoNotOptimize(grid);

@@ -40,7 +40,9 @@ inline absl::Status RunSingleCharacterJobs(const Character& character,
     std::copy(feet.begin(), feet.end(), tick.feet.begin());
     tick.root.translation += tick.ground_report.root_offset;
   }
-  SolveChainWorkspace workspace;
+  // One per thread, as the handlers keep it (constructing its ~22 KB per
+  // call would cost more than the solves).
+  thread_local SolveChainWorkspace workspace;
   for (size_t i = 0; i < tick.goals.size(); ++i) {
     ChainSolveResult result;
     SolveChainJob job;

@@ -152,17 +152,27 @@ TEST(GroundTest, TiesGoToTheFirstSource) {
   EXPECT_EQ(hit.source, 0);
 }
 
+// A floor, a platform heightfield and the stairs mesh, as one Ground.
+struct MixedGround {
+  std::vector<GroundPlane> planes = {Floor(-0.2)};
+  std::shared_ptr<const Heightfield> platform = Platform(0.1);
+  std::shared_ptr<const TriangleMesh> stairs = Stairs();
+  const Heightfield* heightfields[1] = {platform.get()};
+  const TriangleMesh* meshes[1] = {stairs.get()};
+
+  Ground view() const {
+    Ground ground;
+    ground.planes = planes;
+    ground.heightfields = heightfields;
+    ground.meshes = meshes;
+    return ground;
+  }
+};
+
 // Agrees with querying each terrain alone and keeping the nearest.
 TEST(GroundTest, MatchesTheNearestOfItsPartsOnRandomRays) {
-  const std::vector<GroundPlane> planes = {Floor(-0.2)};
-  const std::shared_ptr<const Heightfield> platform = Platform(0.1);
-  const std::shared_ptr<const TriangleMesh> stairs = Stairs();
-  const Heightfield* heightfields[] = {platform.get()};
-  const TriangleMesh* meshes[] = {stairs.get()};
-  Ground ground;
-  ground.planes = planes;
-  ground.heightfields = heightfields;
-  ground.meshes = meshes;
+  const MixedGround mixed;
+  const Ground ground = mixed.view();
   std::mt19937_64 engine(51);
   std::uniform_real_distribution<double> unit(-2.5, 2.5);
   for (int i = 0; i < 2000; ++i) {
@@ -171,9 +181,10 @@ TEST(GroundTest, MatchesTheNearestOfItsPartsOnRandomRays) {
     const Vec3 direction = testing::RandomDirection(engine);
     const RayHit hit = ground.Raycast(origin, direction, kInf);
     double nearest = kInf;
-    for (const RayHit& part : {planes[0].Raycast(origin, direction, kInf),
-                               platform->Raycast(origin, direction, kInf),
-                               stairs->Raycast(origin, direction, kInf)}) {
+    for (const RayHit& part :
+         {mixed.planes[0].Raycast(origin, direction, kInf),
+          mixed.platform->Raycast(origin, direction, kInf),
+          mixed.stairs->Raycast(origin, direction, kInf)}) {
       if (part.hit && part.distance < nearest) nearest = part.distance;
     }
     ASSERT_EQ(hit.hit, nearest < kInf) << i;
@@ -217,15 +228,8 @@ TEST(GroundTest, QueriesAllocateNothing) {
 
 // The prefetch hints allocate nothing and change no answer.
 TEST(GroundTest, PrefetchAllocatesNothingAndChangesNoAnswer) {
-  const std::vector<GroundPlane> planes = {Floor(-0.2)};
-  const std::shared_ptr<const Heightfield> platform = Platform(0.1);
-  const std::shared_ptr<const TriangleMesh> stairs = Stairs();
-  const Heightfield* heightfields[] = {platform.get()};
-  const TriangleMesh* meshes[] = {stairs.get()};
-  Ground ground;
-  ground.planes = planes;
-  ground.heightfields = heightfields;
-  ground.meshes = meshes;
+  const MixedGround mixed;
+  const Ground ground = mixed.view();
   std::mt19937_64 engine(56);
   std::uniform_real_distribution<double> unit(-2.5, 2.5);
   std::vector<Vec3> points;
