@@ -121,6 +121,23 @@ class IkdProcess {
     }
     return -1;
   }
+  // The process's mappings holding more than `min_kb` resident, one line
+  // each ("<range> <name> <kB>"; heaps of gRPC's threads have no name), for
+  // telling where memory is when a bound fails.
+  std::string ResidentMappings(long min_kb = 1024) const {
+    std::ifstream in(absl::StrCat("/proc/", pid_, "/smaps"));
+    std::string line, mapping, out;
+    while (std::getline(in, line)) {
+      if (absl::StartsWith(line, "Rss:")) {
+        long kb = 0;
+        std::istringstream(line.substr(4)) >> kb;
+        if (kb > min_kb) absl::StrAppend(&out, mapping, " ", kb, " kB\n");
+      } else if (!line.empty() && line.find(':') > line.find(' ')) {
+        mapping = line;  // a mapping's header: range, perms, ..., path
+      }
+    }
+    return out;
+  }
   std::string address() const { return absl::StrCat("127.0.0.1:", port_); }
 
   // A new channel (a connection of its own: `tag` makes its arguments

@@ -82,10 +82,16 @@ TEST(MemoryE2eTest, RegisteredTerrainsStayWithinTheRegistryBudget) {
   ASSERT_GT(registered, 2);
 
   // What the registered meshes cost in resident memory, once the requests'
-  // buffers are given back.
-  const long settled = WaitForRssBelow(ikd, baseline + 72 * kMiB);
-  EXPECT_LT(settled, baseline + 72 * kMiB)
-      << "registered " << registered << " meshes";
+  // buffers are given back: the 64 MiB budget, plus the free heap memory
+  // ikd keeps for reuse (up to 16 MiB, main.cc's MemoryReclaimer: each
+  // registration's build leaves its temporaries free in the heap of the
+  // gRPC thread that served it), plus 8 MiB for the process itself.
+  // Waits (20 s at most) for the budget and the process alone.
+  const long settled = WaitForRssBelow(ikd, baseline + (64 + 8) * kMiB);
+  const long bound = baseline + (64 + 16 + 8) * kMiB;
+  EXPECT_LT(settled, bound)
+      << "registered " << registered << " meshes; resident:\n"
+      << ikd.ResidentMappings();
   const double per_triangle = 1024.0 * (settled - baseline) /
                               (static_cast<double>(registered) * kTriangles);
   std::printf(
@@ -93,6 +99,7 @@ TEST(MemoryE2eTest, RegisteredTerrainsStayWithinTheRegistryBudget) {
       "%.1f bytes per triangle (request: %.1f bytes per triangle)\n",
       registered, kTriangles, per_triangle,
       static_cast<double>(Mesh("mesh0", kCells).ByteSizeLong()) / kTriangles);
+  std::printf("%s\n", refused.error_message().c_str());
 
   // A delete makes room again.
   v1::DeleteTerrainRequest remove;
