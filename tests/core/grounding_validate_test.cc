@@ -1,6 +1,8 @@
 // GroundFeetJob::Validate (and Run, which validates first): one block per
 // invalid input or output, each checked for its status code and field
 // path.
+#include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -82,21 +84,75 @@ TEST_F(GroundFeetValidateTest, RejectsAMissingRigOrNoLegs) {
          absl::StatusCode::kFailedPrecondition);
 }
 
+// A joint no leg reads (a finger, the head) is not the job's input: it
+// passes through as it came, whatever it holds, and the legs are grounded
+// as they would be without it.
+TEST_F(GroundFeetValidateTest, JointsNoLegReadsPassThroughUnchecked) {
+  std::vector<Transform> expected = pose_;
+  std::vector<FootResult> expected_feet(feet_.size());
+  GroundFeetReport expected_report;
+  GroundFeetJob reference = Job();
+  reference.locals = absl::MakeSpan(expected);
+  reference.feet = absl::MakeSpan(expected_feet);
+  reference.report = &expected_report;
+  ASSERT_TRUE(reference.Run().ok());
+
+  std::vector<bool> read(pose_.size(), false);
+  for (const Leg& leg : character_.legs) {
+    for (const int j : leg.ancestors) read[j] = true;
+    for (const int j : {leg.hip, leg.knee, leg.ankle}) read[j] = true;
+    for (int j = leg.toe; j != kNoParent && j != leg.ankle;
+         j = rig_.parents()[j]) {
+      read[j] = true;
+    }
+  }
+  int unread = 0;
+  for (size_t j = 0; j < pose_.size(); ++j) {
+    if (read[j]) continue;
+    ++unread;
+    locals_[j].translation.x = kNan;
+    locals_[j].rotation = Quat(0.0, 0.0, 0.0, 0.0);
+  }
+  ASSERT_GT(unread, 10);
+  const std::vector<Transform> garbled = locals_;
+  ASSERT_TRUE(Job().Run().ok());
+  for (size_t j = 0; j < pose_.size(); ++j) {
+    const Transform& want = read[j] ? expected[j] : garbled[j];
+    EXPECT_EQ(std::memcmp(&locals_[j], &want, sizeof(Transform)), 0)
+        << "joint " << j;
+  }
+  EXPECT_EQ(report_.root_offset, expected_report.root_offset);
+}
+
 TEST_F(GroundFeetValidateTest, RejectsLocalsAndRootWithTheirFieldPaths) {
   const std::string joints = std::to_string(rig_.joint_count());
   GroundFeetJob job = Job();
   job.locals = job.locals.subspan(1);
   Expect(job, "locals: " + std::to_string(rig_.joint_count() - 1) +
                   " transforms for rig 'humanoid' of " + joints + " joints");
-  locals_[3].rotation = Quat(0.0, 0.0, 0.0, 0.0);
-  Expect(Job(), "locals[3].rotation: not a unit quaternion (norm 0)");
-  locals_[3] = pose_[3];
-  locals_[2].translation.x = kNan;
-  Expect(Job(), "locals[2].translation: not finite");
-  locals_[2] = pose_[2];
-  locals_[1].scale.y = 0.0;
-  Expect(Job(), "locals[1].scale: must be finite and positive");
-  locals_[1] = pose_[1];
+  // The joints the legs read: the second leg's knee, the first leg's toe,
+  // the legs' common ancestor.
+  const Leg& first = character_.legs[0];
+  const Leg& second = character_.legs[1];
+  ASSERT_NE(first.toe, kNoParent);
+  ASSERT_FALSE(first.ancestors.empty());
+  const int knee = second.knee, toe = first.toe, top = first.ancestors[0];
+  locals_[knee].rotation = Quat(0.0, 0.0, 0.0, 0.0);
+  Expect(Job(), "locals[" + std::to_string(knee) +
+                    "].rotation: not a unit quaternion (norm 0)");
+  locals_[knee] = pose_[knee];
+  locals_[toe].translation.x = kNan;
+  Expect(Job(), "locals[" + std::to_string(toe) + "].translation: not finite");
+  locals_[toe] = pose_[toe];
+  locals_[top].scale.y = 0.0;
+  Expect(Job(), "locals[" + std::to_string(top) +
+                    "].scale: must be finite and positive");
+  // Of two, the lower index is named.
+  locals_[knee].scale.x = kInf;
+  Expect(Job(), "locals[" + std::to_string(std::min(knee, top)) +
+                    "].scale: " + "must be finite and positive");
+  locals_[top] = pose_[top];
+  locals_[knee] = pose_[knee];
   job = Job();
   job.root.rotation = Quat(2.0, 0.0, 0.0, 0.0);
   Expect(job, "root.rotation: not a unit quaternion (norm 2)");

@@ -2,6 +2,7 @@
 // (ik/ground/grounding.h).
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -69,8 +70,25 @@ absl::Status ValidateSmoothing(const GroundSmoothing& smoothing, const Rig& rig,
                           " m/s", true);
 }
 
-// The rig, its legs and the pose: `locals` and `root`, named by the job's
-// pose path.
+// Calls `visit` (bool(int joint)) on each joint of `leg` that grounding
+// reads (internal::PoseOfLeg): its ancestors, hip, knee, ankle, and the
+// toe with the joints between it and the ankle. Whether every call
+// returned true; all are made either way.
+template <typename Visit>
+bool ForEachLegJoint(absl::Span<const int> parents, const Leg& leg,
+                     Visit visit) {
+  bool all = true;
+  for (const int joint : leg.ancestors) all &= visit(joint);
+  all &= visit(leg.hip);
+  all &= visit(leg.knee);
+  all &= visit(leg.ankle);
+  if (leg.toe == kNoParent) return all;
+  for (int j = leg.toe; j != leg.ankle; j = parents[j]) all &= visit(j);
+  return all;
+}
+
+// The rig, its legs and the pose: `locals` (the joints the legs read) and
+// `root`, named by the job's pose path.
 absl::Status CheckPose(const GroundFeetJob& job) {
   if (job.rig == nullptr) return InvalidField("rig", "null");
   const Rig& rig = *job.rig;
@@ -79,18 +97,35 @@ absl::Status CheckPose(const GroundFeetJob& job) {
                       absl::StrCat("rig ", Quoted(rig.name()), " has no legs"));
   }
   const size_t joint_count = static_cast<size_t>(rig.joint_count());
-  const std::string locals_path =
-      job.pose_path.empty() ? "locals" : std::string(job.pose_path);
+  // No string built unless there is an error: a crowd's pose paths are
+  // longer than a std::string holds without allocating.
+  const absl::string_view locals_path =
+      job.pose_path.empty() ? absl::string_view("locals") : job.pose_path;
   if (absl::Status status = CheckSize(job.locals.size(), joint_count,
                                       locals_path, "transforms", rig, "joints");
       !status.ok()) {
     return status;
   }
+  // Only the joints the job reads: every other joint passes through as it
+  // came (the server has validated a request's every joint already).
   bool locals_valid = true;
-  for (const Transform& local : job.locals)
-    locals_valid &= TransformLooksValid(local);
+  for (const Leg& leg : job.legs) {
+    locals_valid &= ForEachLegJoint(rig.parents(), leg, [&](int joint) {
+      return TransformLooksValid(job.locals[joint]);
+    });
+  }
+  std::vector<bool> read;  // on the error path only: the joints read
+  if (!locals_valid) {
+    read.assign(job.locals.size(), false);
+    for (const Leg& leg : job.legs) {
+      ForEachLegJoint(rig.parents(), leg, [&](int joint) {
+        read[joint] = true;
+        return true;
+      });
+    }
+  }
   for (size_t i = 0; !locals_valid && i < job.locals.size(); ++i) {
-    if (TransformLooksValid(job.locals[i])) continue;
+    if (!read[i] || TransformLooksValid(job.locals[i])) continue;
     absl::Status status =
         ValidateTransform(job.locals[i], absl::StrCat("locals[", i, "]"))
             .status();

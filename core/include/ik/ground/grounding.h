@@ -170,10 +170,12 @@ struct GroundFeetJob {
   Transform root;
   // The animated pose in, the grounded pose out: one local transform per
   // rig joint, rotations unit length (as Rig::Create and the server leave
-  // them). Only the local rotations of each leg's hip, knee and ankle
-  // change. The answer's pose is these locals under `root` moved by
-  // report->root_offset. Legs are solved in `legs` order; goals and
-  // the drop come from the animated pose.
+  // them). Only the joints the legs read are checked (each leg's joints,
+  // the hip's ancestors, the joints from the ankle to the toe); the others
+  // pass through as they came. Only the local rotations of each leg's hip,
+  // knee and ankle change. The answer's pose is these locals under `root` moved
+  // by report->root_offset. Legs are solved in `legs` order; goals and the drop
+  // come from the animated pose.
   absl::Span<Transform> locals;
   // Where `locals` and `root` came from in the caller's input: errors about
   // them name it ("pose: ...", "pose.root.scale: ..."). Empty: "locals" and
