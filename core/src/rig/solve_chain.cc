@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/numeric/bits.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "ik/base/validate.h"
@@ -352,6 +353,8 @@ void WriteResult(const Chain& chain, std::uint64_t mask,
                  ChainSolveResult&& answer, ChainSolveResult& result) {
   std::vector<int> limited = std::move(result.limited_joints);
   limited.clear();
+  // One allocation at most (none when the result's vector holds enough).
+  limited.reserve(static_cast<size_t>(absl::popcount(mask)));
   for (size_t k = 0; k < chain.joints.size(); ++k) {
     if ((mask >> k) & 1) limited.push_back(chain.joints[k]);
   }
