@@ -274,6 +274,8 @@ void DeriveLimitValues(JointLimit* limit) {
   ball.cos_swing_max = Cos(ball.swing_max);
   ball.sin_swing_max = Sin(ball.swing_max);
   ball.twist_tangents = HalfTangentsOf(ball.twist);
+  ball.twist_half_trig = {Cos(0.5 * ball.twist.min), Sin(0.5 * ball.twist.min),
+                          Cos(0.5 * ball.twist.max), Sin(0.5 * ball.twist.max)};
   limit->hinge.range_tangents = HalfTangentsOf(limit->hinge.range);
 }
 

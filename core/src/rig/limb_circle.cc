@@ -56,7 +56,9 @@ Arcs SwingArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
   const double b1 = glm::dot(across, cone_axis);
   const double b2 = glm::dot(glm::cross(axis, across), cone_axis);
   const double amplitude = std::sqrt(b1 * b1 + b2 * b2);
-  const double needed = Cos(limit.swing_max) - constant;
+  const double cos_max = std::isnan(limit.cos_swing_max) ? Cos(limit.swing_max)
+                                                         : limit.cos_swing_max;
+  const double needed = cos_max - constant;
   Arcs arcs;
   if (needed <= -amplitude) {
     arcs.Add(-kPi, kPi);
@@ -103,11 +105,19 @@ Arcs TwistArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
   const Wave w{q0.w, q1.w};
   const Wave s{q0.x * t.x + q0.y * t.y + q0.z * t.z,
                q1.x * t.x + q1.y * t.y + q1.z * t.z};
+  // Half the range's ends: their cosines and sines as Create derived them
+  // (the same functions), or computed here for a limit it did not derive.
+  const HalfAngleTrig& trig = limit.twist_half_trig;
+  const bool derived = !std::isnan(trig.cos_min);
   const double m = 0.5 * limit.twist.min;
   const double big_m = 0.5 * limit.twist.max;
-  const Wave above{s.a * Cos(m) - w.a * Sin(m), s.b * Cos(m) - w.b * Sin(m)};
-  const Wave below{w.a * Sin(big_m) - s.a * Cos(big_m),
-                   w.b * Sin(big_m) - s.b * Cos(big_m)};
+  const double cos_m = derived ? trig.cos_min : Cos(m);
+  const double sin_m = derived ? trig.sin_min : Sin(m);
+  const double cos_big_m = derived ? trig.cos_max : Cos(big_m);
+  const double sin_big_m = derived ? trig.sin_max : Sin(big_m);
+  const Wave above{s.a * cos_m - w.a * sin_m, s.b * cos_m - w.b * sin_m};
+  const Wave below{w.a * sin_big_m - s.a * cos_big_m,
+                   w.b * sin_big_m - s.b * cos_big_m};
   // The sign changes in (-pi/2, pi/2), sorted, between the ends.
   std::array<double, 5> points{-0.5 * kPi};
   int count = 1;

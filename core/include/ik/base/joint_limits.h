@@ -60,6 +60,14 @@ struct HalfTangents {
   double max = std::numeric_limits<double>::quiet_NaN();
 };
 
+// The cosines and sines of half of each end of an AngleRange.
+struct HalfAngleTrig {
+  double cos_min = std::numeric_limits<double>::quiet_NaN();
+  double sin_min = std::numeric_limits<double>::quiet_NaN();
+  double cos_max = std::numeric_limits<double>::quiet_NaN();
+  double sin_max = std::numeric_limits<double>::quiet_NaN();
+};
+
 // Swing cone about `axis` (rest local frame of the joint, unit length after
 // Create) plus an optional twist range about the bone. Exact definitions and
 // the clamp: ik/base/joint_limits.h.
@@ -78,6 +86,9 @@ struct BallSocketLimit {
   double cos_swing_max = std::numeric_limits<double>::quiet_NaN();
   double sin_swing_max = std::numeric_limits<double>::quiet_NaN();
   HalfTangents twist_tangents;
+  // Cosine and sine of half of each end of `twist` (the limb circle's twist
+  // test), derived likewise.
+  HalfAngleTrig twist_half_trig;
 };
 
 // Rotation only about `axis` (rest local frame, unit length after Create) by
