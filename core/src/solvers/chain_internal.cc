@@ -205,8 +205,10 @@ void FinishChainJob(const ChainJob& job, const Vec3& root_position,
     ChainForwardKinematics(job, root_position);
   }
   const int tip = static_cast<int>(job.locals.size()) - 1;
+  // Which pushed joints sit on their limit is measured only for a caller
+  // that asks (a clamp per pushed joint).
   ReportChainJob(job, job.workspace->positions[tip], iterations, stop_reason,
-                 limits.pushed == 0
+                 limits.pushed == 0 || job.limited_mask == nullptr
                      ? limits.kept
                      : limits.kept | HeldAtLimits(job, limits.pushed));
 }
