@@ -18,9 +18,15 @@ constexpr double kMinTwistNormSquared = 1e-24;
 // The twist part of `rotation` about unit `axis`: unit, w >= 0 (its angle,
 // TwistAngle, in (-pi, pi]); identity when undefined.
 struct Twist {
-  Quat rotation{1.0, 0.0, 0.0, 0.0};
   double w = 1.0;  // cos(angle / 2)
   double s = 0.0;  // sin(angle / 2)
+  bool defined = false;
+  // The rotation, built only where a caller needs it (a clamp's fast path
+  // does not).
+  Quat RotationAbout(const Vec3& axis) const {
+    if (!defined) return Quat(1.0, 0.0, 0.0, 0.0);
+    return Quat(w, axis.x * s, axis.y * s, axis.z * s);
+  }
 };
 
 double TwistAngle(const Twist& twist) {
@@ -67,7 +73,7 @@ Twist TwistAbout(const Quat& rotation, const Vec3& axis) {
   const double inverse_norm = 1.0 / std::sqrt(norm_squared);
   w *= inverse_norm;
   s *= inverse_norm;
-  twist.rotation = Quat(w, axis.x * s, axis.y * s, axis.z * s);
+  twist.defined = true;
   twist.w = w;
   twist.s = s;
   return twist;
@@ -127,8 +133,8 @@ Clamp ClampBallSocket(const BallSocketLimit& limit, const Quat& relative) {
     clamp.clamped |= CircularDistance(twist_clamp.clamped, twist_clamp.angle) >
                      kLimitClampSlack;
   }
-  const Quat twist_rotation =
-      twist_out ? AngleAxis(twist_clamp.clamped, bone) : twist.rotation;
+  const Quat twist_rotation = twist_out ? AngleAxis(twist_clamp.clamped, bone)
+                                        : twist.RotationAbout(bone);
   clamp.rotation =
       glm::normalize(FromTo(bone, clamped_direction) * twist_rotation);
   return clamp;
@@ -154,7 +160,8 @@ Clamp ClampHinge(const HingeLimit& limit, const Quat& relative) {
                    AngleBetween(axis, relative * axis) > kLimitClampSlack) ||
                   (range.out && CircularDistance(range.clamped, range.angle) >
                                     kLimitClampSlack);
-  clamp.rotation = range.out ? AngleAxis(range.clamped, axis) : twist.rotation;
+  clamp.rotation =
+      range.out ? AngleAxis(range.clamped, axis) : twist.RotationAbout(axis);
   return clamp;
 }
 
@@ -183,9 +190,9 @@ bool OnBallSocketBoundary(const BallSocketLimit& limit, const Quat& relative) {
 SwingTwist DecomposeSwingTwist(const Quat& rotation, const Vec3& twist_axis) {
   const Twist twist = TwistAbout(rotation, twist_axis);
   SwingTwist result;
-  result.twist = twist.rotation;
+  result.twist = twist.RotationAbout(twist_axis);
   result.twist_angle = TwistAngle(twist);
-  result.swing = rotation * glm::conjugate(twist.rotation);
+  result.swing = rotation * glm::conjugate(result.twist);
   return result;
 }
 
