@@ -30,6 +30,10 @@ class CallObserver {
   // `record` ended with `code` at `end`.
   virtual void CallEnded(const CallRecord& record, absl::StatusCode code,
                          absl::Time end) = 0;
+  // gRPC reported `record` cancelled before its answer was sent: the client
+  // cancelled it, its deadline passed or its connection was lost. It may
+  // still end (CallEnded) after this, with the answer nobody receives.
+  virtual void CallCancelled(const CallRecord& /*record*/) {}
   // Whether records need their peer.
   virtual bool wants_peer() const { return false; }
 };

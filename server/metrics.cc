@@ -162,12 +162,19 @@ Metrics::Metrics(MetricSources sources, const std::vector<std::string>& methods)
                          .Name("ikd_request_bytes_total")
                          .Help("request bytes received, by method")
                          .Register(*registry_)),
+      cancelled_(prometheus::BuildCounter()
+                     .Name("ikd_calls_cancelled_total")
+                     .Help("unary calls that ended before their answer was "
+                           "sent: cancelled by the client, past their "
+                           "deadline or their connection lost, by method")
+                     .Register(*registry_)),
       live_(std::make_shared<Live>(std::move(sources))) {
   for (const std::string& method : methods) {
     PerMethod& per_method = methods_[method];
     per_method.duration =
         &durations_.Add({{"method", method}}, DurationBuckets());
     per_method.request_bytes = &request_bytes_.Add({{"method", method}});
+    per_method.cancelled = &cancelled_.Add({{"method", method}});
     per_method.calls[0] = &calls_.Add({{"method", method}, {"code", "OK"}});
   }
   prometheus::BuildGauge()
@@ -219,6 +226,15 @@ void Metrics::CallEnded(const CallRecord& record, absl::StatusCode code,
   calls->Increment();
   method.duration->Observe(absl::ToDoubleSeconds(end - record.start));
   method.request_bytes->Increment(static_cast<double>(record.request_bytes));
+}
+
+void Metrics::CallCancelled(const CallRecord& record) {
+  auto found = methods_.find(record.method);
+  if (found == methods_.end()) {
+    cancelled_.Add({{"method", std::string(record.method)}}).Increment();
+    return;
+  }
+  found->second.cancelled->Increment();
 }
 
 }  // namespace ik::server

@@ -2,6 +2,9 @@
 // http://<--metrics_listen>/metrics:
 //
 //   ikd_calls_total{method,code}           calls answered (TickStream: ticks)
+//   ikd_calls_cancelled_total{method}      unary calls that ended before
+//                                          their answer was sent (client
+//                                          cancel, deadline, lost connection)
 //   ikd_call_duration_seconds{method}      histogram, arrival to answer
 //   ikd_request_bytes_total{method}        request bytes received
 //   ikd_calls_in_flight                    received, not yet answered
@@ -69,6 +72,7 @@ class Metrics final : public CallObserver {
 
   void CallEnded(const CallRecord& record, absl::StatusCode code,
                  absl::Time end) override;
+  void CallCancelled(const CallRecord& record) override;
 
   const std::shared_ptr<prometheus::Registry>& registry() const {
     return registry_;
@@ -82,6 +86,7 @@ class Metrics final : public CallObserver {
   struct PerMethod {
     prometheus::Histogram* duration = nullptr;
     prometheus::Counter* request_bytes = nullptr;
+    prometheus::Counter* cancelled = nullptr;
     // ikd_calls_total's series by code, made on first use (Family::Add
     // builds a label map and takes a lock: not once per call).
     std::array<std::atomic<prometheus::Counter*>, kCodes> calls{};
@@ -91,6 +96,7 @@ class Metrics final : public CallObserver {
   prometheus::Family<prometheus::Counter>& calls_;
   prometheus::Family<prometheus::Histogram>& durations_;
   prometheus::Family<prometheus::Counter>& request_bytes_;
+  prometheus::Family<prometheus::Counter>& cancelled_;
   // Filled in the constructor, its keys read-only after: no lock.
   absl::node_hash_map<std::string, PerMethod> methods_;
   std::shared_ptr<Live> live_;

@@ -109,6 +109,13 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
     Finish(ToGrpcStatus(status));  // the call may be deleted from here on
   }
 
+  // gRPC calls this at most once, before OnDone, only when the call ends
+  // without its status sent (gRPC proposal L66).
+  void OnCancel() override {
+    if (observers_ == nullptr) return;
+    for (CallObserver* observer : *observers_) observer->CallCancelled(record_);
+  }
+
   void OnDone() override { delete this; }
 
  private:

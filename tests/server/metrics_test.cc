@@ -1,12 +1,9 @@
 // The metrics endpoint and the access log of a running in-process ikd,
 // read over real sockets: the counters move with the calls made, by method
 // and code; the access log has one JSON line per call.
-#include <arpa/inet.h>
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,59 +14,20 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
 #include "server/server.h"
+#include "tests/server/metrics_scrape.h"
 #include "tests/server/test_rigs.h"
 
 namespace ik::server {
 namespace {
 
+using ::ik::testing::Sample;
+using ::ik::testing::Scrape;
 using ::testing::HasSubstr;
-
-// The body of GET /metrics on 127.0.0.1:port (HTTP/1.0: the server closes
-// the connection after the answer).
-std::string Scrape(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
-      0) {
-    close(fd);
-    return "";
-  }
-  const std::string request = "GET /metrics HTTP/1.0\r\nHost: ikd\r\n\r\n";
-  if (write(fd, request.data(), request.size()) !=
-      static_cast<ssize_t>(request.size())) {
-    close(fd);
-    return "";
-  }
-  std::string answer;
-  char buffer[4096];
-  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;) {
-    answer.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  const size_t body = answer.find("\r\n\r\n");
-  return body == std::string::npos ? "" : answer.substr(body + 4);
-}
-
-// The value of the sample `series` (name and labels exactly as exposed,
-// e.g. `ikd_calls_total{code="OK",method="SolveChain"}`); -1 when absent.
-double Sample(const std::string& text, const std::string& series) {
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (!absl::StartsWith(line, series + " ")) continue;
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(series.size() + 1), &value)) return value;
-  }
-  return -1;
-}
 
 class MetricsTest : public ::testing::Test {
  protected:
