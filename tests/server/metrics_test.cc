@@ -90,6 +90,9 @@ TEST_F(MetricsTest, CountsCallsByMethodAndCode) {
       1);
   EXPECT_EQ(Sample(after, R"(ikd_calls_total{code="OK",method="ListRigs"})"),
             1);
+  // Answered calls, even refused ones, are not cancelled ones.
+  EXPECT_EQ(Sample(after, R"(ikd_calls_cancelled_total{method="SolveChain"})"),
+            0);
   EXPECT_EQ(
       Sample(after, R"(ikd_call_duration_seconds_count{method="SolveChain"})"),
       4);
