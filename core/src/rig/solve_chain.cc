@@ -353,8 +353,9 @@ void WriteResult(const Chain& chain, std::uint64_t mask,
                  ChainSolveResult&& answer, ChainSolveResult& result) {
   std::vector<int> limited = std::move(result.limited_joints);
   limited.clear();
-  // One allocation at most (none when the result's vector holds enough).
-  limited.reserve(static_cast<size_t>(absl::popcount(mask)));
+  // One allocation at most (none when the result's vector holds enough);
+  // popcount is a libgcc call without -mpopcnt: not paid for an empty mask.
+  if (mask != 0) limited.reserve(static_cast<size_t>(absl::popcount(mask)));
   for (size_t k = 0; k < chain.joints.size(); ++k) {
     if ((mask >> k) & 1) limited.push_back(chain.joints[k]);
   }
