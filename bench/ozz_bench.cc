@@ -26,7 +26,8 @@
 //   cmake -S . -B build-ozz -DIKD_OZZ_DIR=$PWD/../ozz-animation
 //   cmake --build build-ozz -j2 --target ozz_bench
 //   build-ozz/bench/ozz_bench
-// (5 repetitions, aggregates only, unless --benchmark_repetitions is given.)
+// (10 repetitions, aggregates only, in random order, unless
+// --benchmark_repetitions or --benchmark_enable_random_interleaving is given.)
 // ozz builds -O2 (SSE2), ikd's core with its own flags (bench/CMakeLists.txt).
 #include <array>
 #include <cstdint>
@@ -372,20 +373,30 @@ class TableReporter : public benchmark::ConsoleReporter {
 }  // namespace ik::bench
 
 int main(int argc, char** argv) {
-  // Five repetitions, aggregates only, unless told otherwise.
+  // Ten repetitions, aggregates only, the repetitions of all four
+  // benchmarks run in random order (Google Benchmark's random interleaving,
+  // so a drift of this machine's speed falls on both libraries alike),
+  // unless told otherwise.
   std::vector<char*> args(argv, argv + argc);
   bool repetitions_given = false;
+  bool interleaving_given = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0) {
       repetitions_given = true;
     }
+    if (std::strncmp(argv[i], "--benchmark_enable_random_interleaving", 38) ==
+        0) {
+      interleaving_given = true;
+    }
   }
-  static char repetitions[] = "--benchmark_repetitions=5";
+  static char repetitions[] = "--benchmark_repetitions=10";
   static char aggregates_only[] = "--benchmark_report_aggregates_only=true";
+  static char interleaving[] = "--benchmark_enable_random_interleaving=true";
   if (!repetitions_given) {
     args.push_back(repetitions);
     args.push_back(aggregates_only);
   }
+  if (!interleaving_given) args.push_back(interleaving);
   int count = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&count, args.data());
