@@ -7,6 +7,7 @@
 //   build/bench/two_bone_bench --benchmark_repetitions=5
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <utility>
 #include <vector>
@@ -202,6 +203,89 @@ void BM_FreeArmTwoBoneJob(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_FreeArmTwoBoneJob);
+
+// The free arms' jobs, two per iteration: TwoBoneJob::Run twice against
+// RunTwoBoneJobs on the pair (SIMD lanes), per solve. Before timing, every
+// arm solved both ways must give the same bits.
+struct FreeArmJobs {
+  std::vector<TwoBoneJob> jobs;
+  std::vector<Quat> root_corrections, mid_corrections;
+  std::vector<SolveReport> reports;
+};
+
+FreeArmJobs MakeFreeArmJobs() {
+  const std::vector<FreeArmCase> cases = FreeArmCases();
+  FreeArmJobs out;
+  out.jobs.resize(cases.size());
+  out.root_corrections.resize(cases.size());
+  out.mid_corrections.resize(cases.size());
+  out.reports.resize(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::vector<Transform> models(3);
+    LocalToModelJob fk;
+    fk.parents = FreeArm().parents();
+    fk.locals = cases[i].locals;
+    fk.models = absl::MakeSpan(models);
+    if (!fk.Run().ok()) std::abort();
+    TwoBoneJob& job = out.jobs[i];
+    job.root_model = models[0];
+    job.mid_model = models[1];
+    job.tip_model = models[2];
+    job.target_model = cases[i].target;
+    job.pole_model = cases[i].pole;
+    job.root_correction = &out.root_corrections[i];
+    job.mid_correction = &out.mid_corrections[i];
+    job.report = &out.reports[i];
+  }
+  return out;
+}
+
+bool SameBits(const FreeArmJobs& a, const FreeArmJobs& b, size_t i) {
+  return std::memcmp(&a.root_corrections[i], &b.root_corrections[i],
+                     sizeof(Quat)) == 0 &&
+         std::memcmp(&a.mid_corrections[i], &b.mid_corrections[i],
+                     sizeof(Quat)) == 0 &&
+         std::memcmp(&a.reports[i].tip_model, &b.reports[i].tip_model,
+                     sizeof(Vec3)) == 0 &&
+         a.reports[i].residual == b.reports[i].residual &&
+         a.reports[i].reached == b.reports[i].reached;
+}
+
+void BM_FreeArmTwoBonePairs(benchmark::State& state) {
+  const bool lanes = state.range(0) != 0;
+  FreeArmJobs scalar = MakeFreeArmJobs();
+  FreeArmJobs laned = MakeFreeArmJobs();
+  std::vector<absl::Status> statuses(laned.jobs.size());
+  if (!RunTwoBoneJobs(laned.jobs, absl::MakeSpan(statuses)).ok()) std::abort();
+  for (size_t i = 0; i < scalar.jobs.size(); ++i) {
+    if (!scalar.jobs[i].Run().ok() || !statuses[i].ok()) std::abort();
+    if (!SameBits(scalar, laned, i)) {
+      state.SkipWithError("RunTwoBoneJobs' answer differs from Run's");
+      return;
+    }
+  }
+  absl::Status pair_statuses[2];
+  const FreeArmJobs& used = lanes ? laned : scalar;
+  size_t next = 0;
+  for (auto _ : state) {
+    const absl::Span<const TwoBoneJob> pair(&used.jobs[next], 2);
+    next = (next + 2) & (kTargetCount - 1);
+    if (lanes) {
+      benchmark::DoNotOptimize(
+          RunTwoBoneJobs(pair, absl::MakeSpan(pair_statuses)));
+    } else {
+      benchmark::DoNotOptimize(pair[0].Run());
+      benchmark::DoNotOptimize(pair[1].Run());
+    }
+    benchmark::ClobberMemory();
+  }
+  // Per solve: two per iteration.
+  state.SetItemsProcessed(2 * state.iterations());
+  state.counters["time_per_solve"] =
+      benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate |
+                                benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_FreeArmTwoBonePairs)->ArgName("lanes")->Arg(0)->Arg(1);
 
 // Each solve starts from its case's own pose (copied in, 3 transforms), so
 // every iteration solves the same kind of problem.

@@ -15,9 +15,7 @@
 namespace ik {
 namespace {
 
-// A limb whose bones' cross product is below this fraction of l1 * l2 is
-// straight: its bend plane is undefined.
-constexpr double kStraightSine = 1e-10;
+using internal::kStraightSine;
 
 // A model-space rotation `delta` about a joint, as the local correction that
 // post-multiplies the joint's local rotation: R^-1 * delta * R, where R is the

@@ -10,6 +10,10 @@
 
 namespace ik::internal {
 
+// A limb whose bones' cross product is below this fraction of l1 * l2 is
+// straight: its bend plane is undefined (TwoBoneJob::Run, RunTwoBoneJobs).
+inline constexpr double kStraightSine = 1e-10;
+
 // A pole (or middle joint) closer to the root-target line than this fraction
 // of its distance counts as on the line.
 inline constexpr double kOnLineSine = 1e-9;

@@ -1,0 +1,265 @@
+// RunTwoBoneJobs (ik/solvers/two_bone.h): two TwoBoneJobs at a time in the
+// two double lanes of a 16-byte vector (GCC's vector extensions: SSE2's
+// addpd, mulpd, divpd and sqrtpd on x86-64), on the path a free limb with a
+// pole takes in TwoBoneJob::Run when it is bent, reaches its target exactly
+// and twists towards its pole (Run's fast path through TwistedSwing). Every
+// operation is the scalar solve's, in the same order, and none is fused
+// (-ffp-contract=off), so each lane gives Run's bits. A lane whose job fails
+// Run's quick check, has a middle-joint axis or turn range, has no pole, or
+// leaves that path anywhere is solved by Run itself.
+#include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "ik/base/math.h"
+#include "ik/base/validate.h"
+#include "ik/solvers/solve_report.h"
+#include "ik/solvers/two_bone.h"
+#include "solvers/two_bone_pole.h"
+#include "solvers/two_bone_validate.h"
+
+namespace ik {
+namespace {
+
+using internal::kStraightSine;
+
+using D2 = double __attribute__((vector_size(16)));
+
+struct V3x2 {
+  D2 x, y, z;
+};
+struct Qx2 {
+  D2 w, x, y, z;
+};
+
+inline D2 Splat(double v) { return D2{v, v}; }
+inline V3x2 operator+(const V3x2& a, const V3x2& b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+inline V3x2 operator-(const V3x2& a, const V3x2& b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+inline V3x2 operator*(const V3x2& a, D2 s) {
+  return {a.x * s, a.y * s, a.z * s};
+}
+inline V3x2 operator*(D2 s, const V3x2& a) {
+  return {s * a.x, s * a.y, s * a.z};
+}
+// glm's dot and cross, term for term.
+inline D2 Dot(const V3x2& a, const V3x2& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+inline V3x2 Cross(const V3x2& x, const V3x2& y) {
+  return {x.y * y.z - y.y * x.z, x.z * y.x - y.z * x.x, x.x * y.y - y.x * x.y};
+}
+// glm's quaternion times vector.
+inline V3x2 Rotate(const Qx2& q, const V3x2& v) {
+  const V3x2 u{q.x, q.y, q.z};
+  const V3x2 uv = Cross(u, v);
+  const V3x2 uuv = Cross(u, uv);
+  return v + ((uv * q.w) + uuv) * Splat(2.0);
+}
+// glm's quaternion product.
+inline Qx2 Multiply(const Qx2& p, const Qx2& q) {
+  return {p.w * q.w - p.x * q.x - p.y * q.y - p.z * q.z,
+          p.w * q.x + p.x * q.w + p.y * q.z - p.z * q.y,
+          p.w * q.y + p.y * q.w + p.z * q.x - p.x * q.z,
+          p.w * q.z + p.z * q.w + p.x * q.y - p.y * q.x};
+}
+inline Qx2 Conjugate(const Qx2& q) { return {q.w, -q.x, -q.y, -q.z}; }
+inline D2 Sqrt(D2 v) {
+#if defined(__SSE2__)
+  return D2(_mm_sqrt_pd(__m128d(v)));
+#else
+  return D2{std::sqrt(v[0]), std::sqrt(v[1])};
+#endif
+}
+
+inline V3x2 Load(const Vec3& a, const Vec3& b) {
+  return {D2{a.x, b.x}, D2{a.y, b.y}, D2{a.z, b.z}};
+}
+inline Qx2 Load(const Quat& a, const Quat& b) {
+  return {D2{a.w, b.w}, D2{a.x, b.x}, D2{a.y, b.y}, D2{a.z, b.z}};
+}
+inline Quat Lane(const Qx2& q, int i) {
+  return Quat(q.w[i], q.x[i], q.y[i], q.z[i]);
+}
+
+// Solves `first` and `second`, their statuses into `statuses`.
+void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
+               absl::Status* statuses) {
+  const TwoBoneJob* jobs[2] = {&first, &second};
+  bool lane_ok[2];
+  for (int i = 0; i < 2; ++i) {
+    lane_ok[i] = internal::LooksValid(*jobs[i]) &&
+                 !jobs[i]->mid_axis_model.has_value() &&
+                 !jobs[i]->mid_turn_range.has_value() &&
+                 jobs[i]->pole_model.has_value();
+  }
+  const Vec3 pole0 = lane_ok[0] ? *first.pole_model : Vec3(0.0);
+  const Vec3 pole1 = lane_ok[1] ? *second.pole_model : Vec3(0.0);
+
+  const V3x2 root_ms =
+      Load(first.root_model.translation, second.root_model.translation);
+  const V3x2 mid_ms =
+      Load(first.mid_model.translation, second.mid_model.translation);
+  const V3x2 upper_ms = mid_ms - root_ms;
+  const V3x2 lower_ms =
+      Load(first.tip_model.translation, second.tip_model.translation) - mid_ms;
+  const V3x2 to_target_ms =
+      Load(first.target_model, second.target_model) - root_ms;
+  const D2 upper_sq = Dot(upper_ms, upper_ms);
+  const D2 lower_sq = Dot(lower_ms, lower_ms);
+  const D2 target_sq = Dot(to_target_ms, to_target_ms);
+  const D2 lengths_sq = upper_sq * lower_sq;
+  const V3x2 bend_normal_ms = Cross(upper_ms, lower_ms);
+  const D2 bend_normal_sq = Dot(bend_normal_ms, bend_normal_ms);
+  const auto bent =
+      bend_normal_sq > Splat(kStraightSine * kStraightSine) * lengths_sq;
+  const auto off_root =
+      target_sq >= Splat(kMinDirectionLength * kMinDirectionLength);
+
+  const D2 normal_length = Sqrt(bend_normal_sq);
+  const D2 inverse_product = Splat(1.0) / (bend_normal_sq * lengths_sq);
+  const D2 inverse_length = (inverse_product * lengths_sq) * normal_length;
+  const D2 inverse_r_sq = inverse_product * bend_normal_sq;
+  const V3x2 axis_ms = bend_normal_ms * inverse_length;
+  const V3x2 side_ms = Cross(bend_normal_ms, lower_ms) * inverse_length;
+  const D2 a = -Dot(upper_ms, lower_ms);
+  const D2 b = normal_length;
+  const D2 r_sq = lengths_sq;
+  const V3x2 along_ms{Splat(0.0), Splat(0.0), Splat(0.0)};
+  const V3x2& across_ms = lower_ms;
+  const D2 k = Splat(0.0);
+
+  const D2 c =
+      (Splat(0.5) * (upper_sq + lower_sq) - k) - Splat(0.5) * target_sq;
+  const auto exact = c * c < r_sq;
+  const D2 t = Sqrt(r_sq - c * c);  // used only where exact
+  // b = |N| > 0 on a bent limb: sigma = 1.
+  const D2 cos0 = a * c * inverse_r_sq;
+  const D2 sin0 = b * c * inverse_r_sq;
+  const D2 cos1 = Splat(1.0) * b * inverse_r_sq;
+  const D2 sin1 = -Splat(1.0) * a * inverse_r_sq;
+  const D2 cos_alpha = cos0 + t * cos1;
+  const D2 sin_alpha = sin0 + t * sin1;
+  const V3x2 base_ms = upper_ms + along_ms;
+  const Qx2 mid_rotation =
+      Load(first.mid_model.rotation, second.mid_model.rotation);
+  const V3x2 axis_local = Rotate(Conjugate(mid_rotation), axis_ms);
+  const auto opening = cos_alpha >= Splat(0.0);
+  const D2 bend_w = opening ? Splat(1.0) + cos_alpha : sin_alpha;
+  const D2 bend_v = opening ? sin_alpha : Splat(1.0) - cos_alpha;
+  const D2 bend_norm_sq = bend_w * bend_w + bend_v * bend_v;
+
+  const D2 lengths = target_sq;  // exact: |s| = |r|
+  const D2 across_dot = Dot(across_ms, to_target_ms);
+  const D2 side_dot = Dot(side_ms, to_target_ms);
+  const V3x2 across_cross = Cross(across_ms, to_target_ms);
+  const V3x2 side_cross = Cross(side_ms, to_target_ms);
+  const D2 w = (lengths + (Dot(base_ms, to_target_ms) + cos0 * across_dot +
+                           sin0 * side_dot)) +
+               t * (cos1 * across_dot + sin1 * side_dot);
+  const V3x2 swing_axis =
+      (Cross(base_ms, to_target_ms) + cos0 * across_cross + sin0 * side_cross) +
+      t * (cos1 * across_cross + sin1 * side_cross);
+  const auto pending = w > Splat(kOppositeThreshold) * lengths;
+  const auto in_range =
+      (target_sq >= Splat(internal::kTwistedSwingMinSquared)) &
+      (target_sq <= Splat(internal::kTwistedSwingMaxSquared));
+
+  // TwistedSwing, its common path.
+  const V3x2 pole_offset = Load(pole0, pole1) - root_ms;
+  const V3x2 pole_across =
+      target_sq * pole_offset - Dot(pole_offset, to_target_ms) * to_target_ms;
+  const D2 pole_across_sq = Dot(pole_across, pole_across);
+  const D2 target_sq_sq = target_sq * target_sq;
+  const auto pole_off_axis =
+      (pole_across_sq > Splat(internal::kOnLineSine * internal::kOnLineSine) *
+                            Dot(pole_offset, pole_offset) * target_sq_sq) &
+      (pole_across_sq >
+       Splat(kMinDirectionLength * kMinDirectionLength) * target_sq_sq);
+  const D2 swing_sq = w * w + Dot(swing_axis, swing_axis);
+  const D2 swing_sq_sq = swing_sq * swing_sq;
+  const V3x2 mid_offset =
+      (w * w - Dot(swing_axis, swing_axis)) * upper_ms +
+      (Splat(2.0) * Dot(swing_axis, upper_ms)) * swing_axis +
+      (Splat(2.0) * w) * Cross(swing_axis, upper_ms);
+  const V3x2 mid_across =
+      target_sq * mid_offset - Dot(mid_offset, to_target_ms) * to_target_ms;
+  const D2 mid_across_sq = Dot(mid_across, mid_across);
+  const D2 mid_scale_sq = swing_sq_sq * target_sq_sq;
+  const auto mid_off_axis =
+      (mid_across_sq > Splat(internal::kOnLineSine * internal::kOnLineSine) *
+                           upper_sq * mid_scale_sq) &
+      (mid_across_sq >
+       Splat(kMinDirectionLength * kMinDirectionLength) * mid_scale_sq);
+  const D2 cosine = Dot(mid_across, pole_across);
+  const D2 scale = Sqrt(mid_across_sq * pole_across_sq);
+  const V3x2 cross = Cross(mid_across, pole_across);
+  const auto near = cosine >= Splat(0.0);
+  const V3x2 far_axis = (scale - cosine) * to_target_ms;
+  const Qx2 twist{near ? scale + cosine : Dot(to_target_ms, cross),
+                  near ? cross.x : far_axis.x, near ? cross.y : far_axis.y,
+                  near ? cross.z : far_axis.z};
+  const Qx2 turn_ms =
+      Multiply(twist, Qx2{w, swing_axis.x, swing_axis.y, swing_axis.z});
+
+  const D2 turn_norm_sq =
+      turn_ms.w * turn_ms.w +
+      (turn_ms.x * turn_ms.x + turn_ms.y * turn_ms.y + turn_ms.z * turn_ms.z);
+  const D2 inverse_both = Splat(1.0) / (bend_norm_sq * turn_norm_sq);
+  const D2 bend_inverse = (inverse_both * turn_norm_sq) * Sqrt(bend_norm_sq);
+  const D2 turn_inverse = (inverse_both * bend_norm_sq) * Sqrt(turn_norm_sq);
+  const D2 bend_scale = bend_v * bend_inverse;
+  const Qx2 mid_correction{bend_w * bend_inverse, axis_local.x * bend_scale,
+                           axis_local.y * bend_scale,
+                           axis_local.z * bend_scale};
+  const V3x2 local_axis = Rotate(
+      Conjugate(Load(first.root_model.rotation, second.root_model.rotation)),
+      V3x2{turn_ms.x, turn_ms.y, turn_ms.z});
+  const Qx2 root_correction{
+      turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
+      local_axis.y * turn_inverse, local_axis.z * turn_inverse};
+
+  const auto common = bent & off_root & exact & pending & in_range &
+                      pole_off_axis & mid_off_axis;
+  for (int i = 0; i < 2; ++i) {
+    const TwoBoneJob& job = *jobs[i];
+    if (!lane_ok[i] || common[i] == 0) {
+      statuses[i] = job.Run();
+      continue;
+    }
+    statuses[i] = absl::OkStatus();
+    *job.mid_correction = Lane(mid_correction, i);
+    *job.root_correction = Lane(root_correction, i);
+    SolveReport& out = *job.report;
+    out.tip_model = job.target_model;
+    out.residual = 0.0;
+    out.reached = out.residual <= job.tolerance;
+    out.iterations = 1;
+    if (job.mid_turn_clamped != nullptr) *job.mid_turn_clamped = false;
+  }
+}
+
+}  // namespace
+
+absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
+                            absl::Span<absl::Status> statuses) {
+  if (statuses.size() != jobs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "statuses: ", statuses.size(), " for ", jobs.size(), " jobs"));
+  }
+  size_t i = 0;
+  for (; i + 1 < jobs.size(); i += 2) {
+    SolvePair(jobs[i], jobs[i + 1], &statuses[i]);
+  }
+  if (i < jobs.size()) statuses[i] = jobs[i].Run();
+  return absl::OkStatus();
+}
+
+}  // namespace ik
