@@ -5,19 +5,22 @@
 //     pole (ik::TwoBoneJob with pole_model; ozz::animation::IKTwoBoneJob with
 //     pole_vector and the elbow's hinge as mid_axis), from the arm's model
 //     transforms (ozz's rounded to float).
+//   BM_IkdTwoBonePolePairs: ikd's same jobs two at a time through
+//     ik::RunTwoBoneJobs (SIMD lanes, each job Run's bits), against
+//     BM_OzzTwoBonePole per job.
 //   BM_IkdWholeGoal / BM_OzzWholeGoal: a whole goal on the arm's local pose:
 //     forward kinematics, solve, apply, re-measure. ikd: ik::SolveChainJob on
 //     a 3-joint rig with a two-bone chain, no joint limits, pole_world set.
 //     ozz: LocalToModelJob, IKTwoBoneJob, the corrections post-multiplied
 //     into the SoA locals, LocalToModelJob again.
 // Each iteration solves the next arm from that arm's own start pose. Before
-// timing, every answer of all four is checked by a double-precision forward
+// timing, every answer is checked by a double-precision forward
 // kinematics of the bench's own (bench/ozz_arms.cc): the wrist's distance to
 // the target, the elbow's distance from the shoulder-target-pole plane and
 // its side, the bone lengths, and that ikd gives the same bits when an arm
-// is solved twice. The worst values become counters; an answer off by more
-// than 1e-9 m (ikd) or 1e-4 m (ozz, in floats) fails the program. It ends
-// with a table of median CPU times.
+// is solved twice and when it is solved in a pair. The worst values become
+// counters; an answer off by more than 1e-9 m (ikd) or 1e-4 m (ozz, in floats)
+// fails the program. It ends with a table of median CPU times.
 //
 // Optional, never built by default or in CI. From a fresh ikd checkout
 // (CMake >= 3.24, which ozz's CMakeLists requires):
@@ -66,7 +69,7 @@ constexpr std::uint64_t kSeed = 18;
 constexpr double kIkdBound = 1e-9;  // metres
 constexpr double kOzzBound = 1e-4;  // metres
 
-// Everything the four benchmarks solve, built once by main().
+// Everything the benchmarks solve, built once by main().
 struct Problems {
   std::vector<Arm> arms;
   // ikd: one job per arm (the same outputs), the rig and a goal per arm.
@@ -75,6 +78,12 @@ struct Problems {
   Quat ikd_root_correction;
   Quat ikd_mid_correction;
   SolveReport ikd_report;
+  // The same jobs for RunTwoBoneJobs, two at a time: even arms write to
+  // the first outputs, odd arms to the second.
+  std::vector<TwoBoneJob> ikd_pair_jobs;
+  Quat ikd_pair_root_corrections[2];
+  Quat ikd_pair_mid_corrections[2];
+  SolveReport ikd_pair_reports[2];
   std::optional<Rig> rig;
   std::vector<ChainGoal> goals;
   // ozz: the same, in its types.
@@ -153,6 +162,11 @@ bool BuildProblems(Problems& p) {
     job.mid_correction = &p.ikd_mid_correction;
     job.report = &p.ikd_report;
     p.ikd_jobs.push_back(job);
+    const int lane = static_cast<int>(p.ikd_pair_jobs.size() % 2);
+    job.root_correction = &p.ikd_pair_root_corrections[lane];
+    job.mid_correction = &p.ikd_pair_mid_corrections[lane];
+    job.report = &p.ikd_pair_reports[lane];
+    p.ikd_pair_jobs.push_back(job);
     ChainGoal goal;
     goal.chain = chain;
     goal.target_world = arm.target_model;
@@ -185,7 +199,7 @@ bool BuildProblems(Problems& p) {
   return true;
 }
 
-// Solves every arm once with each of the four, ikd's twice; records the
+// Solves every arm once with each library, ikd twice and in pairs; records the
 // worst errors in `p`, prints them and returns false (printing why) when an
 // answer is off, a solve fails or ikd's two answers differ in a bit.
 bool CheckAnswers(Problems& p) {
@@ -193,6 +207,25 @@ bool CheckAnswers(Problems& p) {
   int different_bits = 0;
   SolveChainWorkspace workspace;
   ChainSolveResult result;
+  // RunTwoBoneJobs, a pair at a time: each arm Run's bits.
+  for (int i = 0; i < kArmCount; i += 2) {
+    absl::Status statuses[2];
+    if (!RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_pair_jobs[i], 2),
+                        absl::MakeSpan(statuses))
+             .ok() ||
+        !statuses[0].ok() || !statuses[1].ok()) {
+      ++failed_solves;
+    }
+    for (int lane = 0; lane < 2; ++lane) {
+      if (!p.ikd_jobs[i + lane].Run().ok()) ++failed_solves;
+      if (std::memcmp(&p.ikd_root_correction,
+                      &p.ikd_pair_root_corrections[lane], sizeof(Quat)) != 0 ||
+          std::memcmp(&p.ikd_mid_correction, &p.ikd_pair_mid_corrections[lane],
+                      sizeof(Quat)) != 0) {
+        ++different_bits;
+      }
+    }
+  }
   for (int i = 0; i < kArmCount; ++i) {
     const Arm& arm = p.arms[i];
     // ikd's two-bone job, twice: the same bits.
@@ -239,8 +272,10 @@ bool CheckAnswers(Problems& p) {
                 row.errors.tip_to_target, row.errors.elbow_off_pole_plane,
                 row.errors.bone_length_error, row.errors.elbows_on_wrong_side);
   }
-  std::printf("ikd solved twice: %d of %d arms gave different bits\n",
-              different_bits, kArmCount);
+  std::printf(
+      "ikd solved twice, and by Run and RunTwoBoneJobs: %d of %d arms gave "
+      "different bits\n",
+      different_bits, kArmCount);
   std::fflush(stdout);
   bool ok = failed_solves == 0 && different_bits == 0;
   for (const auto& row : rows) {
@@ -279,6 +314,27 @@ void BM_IkdTwoBonePole(benchmark::State& state) {
   SetCounters(state, p.ikd_two_bone);
 }
 BENCHMARK(BM_IkdTwoBonePole);
+
+// Two arms per iteration through RunTwoBoneJobs (SIMD lanes); the table
+// gives the time per arm.
+void BM_IkdTwoBonePolePairs(benchmark::State& state) {
+  const Problems& p = *g_problems;
+  absl::Status statuses[2];
+  int next = 0;
+  for (auto _ : state) {
+    const absl::Status status =
+        RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_pair_jobs[next], 2),
+                       absl::MakeSpan(statuses));
+    next = (next + 2) & (kArmCount - 1);
+    benchmark::DoNotOptimize(status);
+    benchmark::DoNotOptimize(statuses);
+    benchmark::DoNotOptimize(p.ikd_pair_root_corrections);
+    benchmark::DoNotOptimize(p.ikd_pair_mid_corrections);
+  }
+  SetCounters(state, p.ikd_two_bone);
+  state.SetItemsProcessed(2 * state.iterations());
+}
+BENCHMARK(BM_IkdTwoBonePolePairs);
 
 void BM_OzzTwoBonePole(benchmark::State& state) {
   const Problems& p = *g_problems;
@@ -345,9 +401,11 @@ class TableReporter : public benchmark::ConsoleReporter {
   }
 
   void PrintTable() const {
-    std::printf("\n%-44s %8s %8s %10s\n", "median CPU time per solve", "ikd ns",
+    std::printf("\n%-50s %8s %8s %10s\n", "median CPU time per solve", "ikd ns",
                 "ozz ns", "ikd / ozz");
     PrintRow("two-bone job alone, with a pole", "TwoBonePole");
+    PrintRow("the same jobs in pairs (RunTwoBoneJobs), per job",
+             "TwoBonePolePairs", "TwoBonePole", 2.0);
     PrintRow("whole goal: FK, solve, apply, re-measure", "WholeGoal");
   }
 
@@ -358,11 +416,16 @@ class TableReporter : public benchmark::ConsoleReporter {
     return 0.0;
   }
 
-  void PrintRow(const char* label, const std::string& suffix) const {
-    const double ikd = Time("BM_Ikd" + suffix);
-    const double ozz = Time("BM_Ozz" + suffix);
+  // ikd's BM_Ikd<suffix> (its time divided by `jobs_per_iteration`)
+  // against ozz's BM_Ozz<ozz_suffix, or suffix>.
+  void PrintRow(const char* label, const std::string& suffix,
+                const std::string& ozz_suffix = "",
+                double jobs_per_iteration = 1.0) const {
+    const double ikd = Time("BM_Ikd" + suffix) / jobs_per_iteration;
+    const double ozz =
+        Time("BM_Ozz" + (ozz_suffix.empty() ? suffix : ozz_suffix));
     if (ikd == 0.0 || ozz == 0.0) return;  // filtered out
-    std::printf("%-44s %8.1f %8.1f %10.2f\n", label, ikd, ozz, ikd / ozz);
+    std::printf("%-50s %8.1f %8.1f %10.2f\n", label, ikd, ozz, ikd / ozz);
   }
 
   std::map<std::string, double> medians_;
@@ -373,7 +436,7 @@ class TableReporter : public benchmark::ConsoleReporter {
 }  // namespace ik::bench
 
 int main(int argc, char** argv) {
-  // Ten repetitions, aggregates only, the repetitions of all four
+  // Ten repetitions, aggregates only, the repetitions of all the
   // benchmarks run in random order (Google Benchmark's random interleaving,
   // so a drift of this machine's speed falls on both libraries alike),
   // unless told otherwise.
