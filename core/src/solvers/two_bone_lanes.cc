@@ -89,7 +89,8 @@ inline Quat Lane(const Qx2& q, int i) {
   return Quat(q.w[i], q.x[i], q.y[i], q.z[i]);
 }
 
-// Solves `first` and `second`, their statuses into `statuses`.
+// Solves `first` and `second`, their statuses into `statuses`. One
+// function, as Run is (two_bone.cc: its stages share some forty values).
 void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
                absl::Status* statuses) {
   const TwoBoneJob* jobs[2] = {&first, &second};
@@ -99,6 +100,11 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
                  !jobs[i]->mid_axis_model.has_value() &&
                  !jobs[i]->mid_turn_range.has_value() &&
                  jobs[i]->pole_model.has_value();
+  }
+  if (!lane_ok[0] && !lane_ok[1]) {  // neither can take the lanes
+    statuses[0] = first.Run();
+    statuses[1] = second.Run();
+    return;
   }
   const Vec3 pole0 = lane_ok[0] ? *first.pole_model : Vec3(0.0);
   const Vec3 pole1 = lane_ok[1] ? *second.pole_model : Vec3(0.0);
