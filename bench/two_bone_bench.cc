@@ -168,14 +168,16 @@ std::vector<FreeArmCase> FreeArmCases() {
   return cases;
 }
 
-// The free arms' two-bone jobs, each with its own outputs.
+// The free arms' two-bone jobs, each with its own outputs; with `hinge`,
+// each also turns its elbow about the elbow's hinge (its local z), within
+// a range wide enough for every arm's turn (as a limited limb's job does).
 struct FreeArmJobs {
   std::vector<TwoBoneJob> jobs;
   std::vector<Quat> root_corrections, mid_corrections;
   std::vector<SolveReport> reports;
 };
 
-FreeArmJobs MakeFreeArmJobs() {
+FreeArmJobs MakeFreeArmJobs(bool hinge = false) {
   const std::vector<FreeArmCase> cases = FreeArmCases();
   FreeArmJobs out;
   out.jobs.resize(cases.size());
@@ -195,6 +197,10 @@ FreeArmJobs MakeFreeArmJobs() {
     job.tip_model = models[2];
     job.target_model = cases[i].target;
     job.pole_model = cases[i].pole;
+    if (hinge) {
+      job.mid_axis_model = models[1].rotation * Vec3(0.0, 0.0, 1.0);
+      job.mid_turn_range = AngleRange{-3.0, 3.0};
+    }
     job.root_correction = &out.root_corrections[i];
     job.mid_correction = &out.mid_corrections[i];
     job.report = &out.reports[i];
@@ -229,12 +235,14 @@ bool SameBits(const FreeArmJobs& a, const FreeArmJobs& b, size_t i) {
 }
 
 // The free arms' jobs, two per iteration: TwoBoneJob::Run twice against
-// RunTwoBoneJobs on the pair (SIMD lanes), per solve. Before timing, every
+// RunTwoBoneJobs on the pair (SIMD lanes), per solve; hinge:1 gives every
+// job the elbow's hinge axis and a turn range. Before timing, every
 // arm solved both ways must give the same bits.
 void BM_FreeArmTwoBonePairs(benchmark::State& state) {
   const bool lanes = state.range(0) != 0;
-  FreeArmJobs scalar = MakeFreeArmJobs();
-  FreeArmJobs laned = MakeFreeArmJobs();
+  const bool hinge = state.range(1) != 0;
+  FreeArmJobs scalar = MakeFreeArmJobs(hinge);
+  FreeArmJobs laned = MakeFreeArmJobs(hinge);
   std::vector<absl::Status> statuses(laned.jobs.size());
   if (!RunTwoBoneJobs(laned.jobs, absl::MakeSpan(statuses)).ok()) std::abort();
   for (size_t i = 0; i < scalar.jobs.size(); ++i) {
@@ -265,7 +273,9 @@ void BM_FreeArmTwoBonePairs(benchmark::State& state) {
       benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate |
                                 benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_FreeArmTwoBonePairs)->ArgName("lanes")->Arg(0)->Arg(1);
+BENCHMARK(BM_FreeArmTwoBonePairs)
+    ->ArgNames({"lanes", "hinge"})
+    ->ArgsProduct({{0, 1}, {0, 1}});
 
 // Each solve starts from its case's own pose (copied in, 3 transforms), so
 // every iteration solves the same kind of problem.

@@ -1,12 +1,15 @@
 // RunTwoBoneJobs (ik/solvers/two_bone.h): two TwoBoneJobs at a time in the
 // two double lanes of a 16-byte vector (GCC's vector extensions: SSE2's
-// addpd, mulpd, divpd and sqrtpd on x86-64), on the path a free limb with a
-// pole takes in TwoBoneJob::Run when it is bent, reaches its target exactly
-// and twists towards its pole (Run's fast path through TwistedSwing). Every
-// operation is the scalar solve's, in the same order, and none is fused
-// (-ffp-contract=off), so each lane gives Run's bits. A lane whose job fails
-// Run's quick check, has a middle-joint axis or turn range, has no pole, or
-// leaves that path anywhere is solved by Run itself.
+// addpd, mulpd, divpd and sqrtpd on x86-64), on the path TwoBoneJob::Run
+// takes for a limb that reaches its target exactly and swings towards it
+// without a special case: about the incoming bend plane's normal (a bent
+// limb) or about its middle-joint axis (a hinge, its turn within range),
+// then the pole's twist composed with the swing when there is a pole (Run's
+// fast path through TwistedSwing). Every operation is the scalar solve's,
+// in the same order, and none is fused (-ffp-contract=off), so each lane
+// gives Run's bits; the hinge's angle is Run's scalar Atan2 per lane. A
+// lane whose job fails Run's quick check or leaves that path anywhere is
+// solved by Run itself, and so is a pair of a hinged and a free limb.
 #include <cmath>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -15,7 +18,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/solve_report.h"
 #include "ik/solvers/two_bone.h"
@@ -89,25 +94,72 @@ inline Quat Lane(const Qx2& q, int i) {
   return Quat(q.w[i], q.x[i], q.y[i], q.z[i]);
 }
 
-// Solves `first` and `second`, their statuses into `statuses`. One
-// function, as Run is (two_bone.cc: its stages share some forty values).
+// Step 1's frame about the bend axis n: lower = along + across, side = n x
+// across; a = u.across, b = u.side, k = u.along for u = root - mid.
+struct Frame {
+  V3x2 axis, side, along, across;
+  D2 a, b, k, r_sq, inverse_r_sq;
+};
+
+// Run's frame for a bent limb without a middle-joint axis: the incoming
+// bend plane's normal N / |N| (r^2 = l1^2 l2^2, b = |N|; 1/|N| and 1/r^2
+// share a division).
+Frame NormalFrame(const V3x2& upper, const V3x2& lower, const V3x2& normal,
+                  D2 normal_sq, D2 lengths_sq) {
+  const D2 normal_length = Sqrt(normal_sq);
+  const D2 inverse_product = Splat(1.0) / (normal_sq * lengths_sq);
+  const D2 inverse_length = (inverse_product * lengths_sq) * normal_length;
+  Frame frame;
+  frame.axis = normal * inverse_length;
+  frame.side = Cross(normal, lower) * inverse_length;
+  frame.along = V3x2{Splat(0.0), Splat(0.0), Splat(0.0)};
+  frame.across = lower;
+  frame.a = -Dot(upper, lower);
+  frame.b = normal_length;
+  frame.k = Splat(0.0);
+  frame.r_sq = lengths_sq;
+  frame.inverse_r_sq = inverse_product * normal_sq;
+  return frame;
+}
+
+// Run's frame about the middle joint's axis `given` (glm::normalize: v * (1
+// / sqrt(v.v))).
+Frame AxisFrame(const V3x2& upper, const V3x2& lower, const V3x2& given) {
+  Frame frame;
+  frame.axis = given * (Splat(1.0) / Sqrt(Dot(given, given)));
+  frame.along = Dot(lower, frame.axis) * frame.axis;
+  frame.across = lower - frame.along;
+  frame.side = Cross(frame.axis, frame.across);
+  frame.a = -Dot(upper, frame.across);
+  frame.b = -Dot(upper, frame.side);
+  frame.k = -Dot(upper, frame.along);
+  frame.r_sq = frame.a * frame.a + frame.b * frame.b;
+  frame.inverse_r_sq =
+      frame.r_sq > Splat(0.0) ? Splat(1.0) / frame.r_sq : Splat(0.0);
+  return frame;
+}
+
+// Solves `first` and `second`, both with a middle-joint axis (kAxis) or
+// both without, their statuses into `statuses`. One function, as Run is
+// (two_bone.cc: its stages share some forty values).
+template <bool kAxis>
 void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
                absl::Status* statuses) {
   const TwoBoneJob* jobs[2] = {&first, &second};
   bool lane_ok[2];
   for (int i = 0; i < 2; ++i) {
-    lane_ok[i] = internal::LooksValid(*jobs[i]) &&
-                 !jobs[i]->mid_axis_model.has_value() &&
-                 !jobs[i]->mid_turn_range.has_value() &&
-                 jobs[i]->pole_model.has_value();
+    lane_ok[i] = internal::LooksValid(*jobs[i]);
   }
   if (!lane_ok[0] && !lane_ok[1]) {  // neither can take the lanes
     statuses[0] = first.Run();
     statuses[1] = second.Run();
     return;
   }
-  const Vec3 pole0 = lane_ok[0] ? *first.pole_model : Vec3(0.0);
-  const Vec3 pole1 = lane_ok[1] ? *second.pole_model : Vec3(0.0);
+  // Per lane: all ones where the job has a pole (a middle-joint axis).
+  const auto has_pole = D2{first.pole_model.has_value() ? 1.0 : 0.0,
+                           second.pole_model.has_value() ? 1.0 : 0.0} > 0.5;
+  const Vec3 pole0 = first.pole_model.value_or(Vec3(0.0));
+  const Vec3 pole1 = second.pole_model.value_or(Vec3(0.0));
 
   const V3x2 root_ms =
       Load(first.root_model.translation, second.root_model.translation);
@@ -129,30 +181,50 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
   const auto off_root =
       target_sq >= Splat(kMinDirectionLength * kMinDirectionLength);
 
-  const D2 normal_length = Sqrt(bend_normal_sq);
-  const D2 inverse_product = Splat(1.0) / (bend_normal_sq * lengths_sq);
-  const D2 inverse_length = (inverse_product * lengths_sq) * normal_length;
-  const D2 inverse_r_sq = inverse_product * bend_normal_sq;
-  const V3x2 axis_ms = bend_normal_ms * inverse_length;
-  const V3x2 side_ms = Cross(bend_normal_ms, lower_ms) * inverse_length;
-  const D2 a = -Dot(upper_ms, lower_ms);
-  const D2 b = normal_length;
-  const D2 r_sq = lengths_sq;
-  const V3x2 along_ms{Splat(0.0), Splat(0.0), Splat(0.0)};
-  const V3x2& across_ms = lower_ms;
-  const D2 k = Splat(0.0);
+  Frame frame;
+  if constexpr (kAxis) {
+    frame = AxisFrame(upper_ms, lower_ms,
+                      Load(*first.mid_axis_model, *second.mid_axis_model));
+  } else {
+    frame = NormalFrame(upper_ms, lower_ms, bend_normal_ms, bend_normal_sq,
+                        lengths_sq);
+  }
+  const V3x2& axis_ms = frame.axis;
+  const V3x2& side_ms = frame.side;
+  const V3x2& along_ms = frame.along;
+  const V3x2& across_ms = frame.across;
+  const D2 a = frame.a;
+  const D2 b = frame.b;
+  const D2 k = frame.k;
+  const D2 r_sq = frame.r_sq;
+  const D2 inverse_r_sq = frame.inverse_r_sq;
+  // Without an axis the limb must be bent (else Run derives the axis from
+  // the pole); either way step 1 needs a turn to solve.
+  auto framed = r_sq > Splat(kStraightSine * kStraightSine) * lengths_sq;
+  if constexpr (!kAxis) framed &= bent;
 
   const D2 c =
       (Splat(0.5) * (upper_sq + lower_sq) - k) - Splat(0.5) * target_sq;
   const auto exact = c * c < r_sq;
   const D2 t = Sqrt(r_sq - c * c);  // used only where exact
-  // b = |N| > 0 on a bent limb: sigma = 1.
+  const auto take_minus =
+      bent ? (b > Splat(0.0)) | ((b == Splat(0.0)) & (a <= Splat(0.0)))
+           : a <= Splat(0.0);
+  const D2 sigma = take_minus ? Splat(1.0) : Splat(-1.0);
   const D2 cos0 = a * c * inverse_r_sq;
   const D2 sin0 = b * c * inverse_r_sq;
-  const D2 cos1 = Splat(1.0) * b * inverse_r_sq;
-  const D2 sin1 = -Splat(1.0) * a * inverse_r_sq;
+  const D2 cos1 = sigma * b * inverse_r_sq;
+  const D2 sin1 = -sigma * a * inverse_r_sq;
   const D2 cos_alpha = cos0 + t * cos1;
   const D2 sin_alpha = sin0 + t * sin1;
+  // A turn range costs Run an angle; a lane whose turn it clamps leaves.
+  bool within_range[2] = {true, true};
+  for (int i = 0; i < 2; ++i) {
+    if (!lane_ok[i] || !jobs[i]->mid_turn_range.has_value()) continue;
+    const double alpha = Atan2(sin_alpha[i], cos_alpha[i]);
+    within_range[i] =
+        ClampAngleToRange(alpha, *jobs[i]->mid_turn_range) == alpha;
+  }
   const V3x2 base_ms = upper_ms + along_ms;
   const Qx2 mid_rotation =
       Load(first.mid_model.rotation, second.mid_model.rotation);
@@ -212,8 +284,12 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
   const Qx2 twist{near ? scale + cosine : Dot(to_target_ms, cross),
                   near ? cross.x : far_axis.x, near ? cross.y : far_axis.y,
                   near ? cross.z : far_axis.z};
-  const Qx2 turn_ms =
-      Multiply(twist, Qx2{w, swing_axis.x, swing_axis.y, swing_axis.z});
+  const Qx2 swing{w, swing_axis.x, swing_axis.y, swing_axis.z};
+  const Qx2 twisted = Multiply(twist, swing);
+  // Without a pole the turn is the swing alone.
+  const Qx2 turn_ms{
+      has_pole ? twisted.w : swing.w, has_pole ? twisted.x : swing.x,
+      has_pole ? twisted.y : swing.y, has_pole ? twisted.z : swing.z};
 
   const D2 turn_norm_sq =
       turn_ms.w * turn_ms.w +
@@ -232,11 +308,11 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
       turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
       local_axis.y * turn_inverse, local_axis.z * turn_inverse};
 
-  const auto common = bent & off_root & exact & pending & in_range &
-                      pole_off_axis & mid_off_axis;
+  const auto common = framed & off_root & exact & pending &
+                      (~has_pole | (in_range & pole_off_axis & mid_off_axis));
   for (int i = 0; i < 2; ++i) {
     const TwoBoneJob& job = *jobs[i];
-    if (!lane_ok[i] || common[i] == 0) {
+    if (!lane_ok[i] || !within_range[i] || common[i] == 0) {
       statuses[i] = job.Run();
       continue;
     }
@@ -262,7 +338,15 @@ absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
   }
   size_t i = 0;
   for (; i + 1 < jobs.size(); i += 2) {
-    SolvePair(jobs[i], jobs[i + 1], &statuses[i]);
+    const bool first_axis = jobs[i].mid_axis_model.has_value();
+    if (first_axis != jobs[i + 1].mid_axis_model.has_value()) {
+      statuses[i] = jobs[i].Run();  // a limb of each kind: no shared path
+      statuses[i + 1] = jobs[i + 1].Run();
+    } else if (first_axis) {
+      SolvePair<true>(jobs[i], jobs[i + 1], &statuses[i]);
+    } else {
+      SolvePair<false>(jobs[i], jobs[i + 1], &statuses[i]);
+    }
   }
   if (i < jobs.size()) statuses[i] = jobs[i].Run();
   return absl::OkStatus();

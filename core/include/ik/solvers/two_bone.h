@@ -95,12 +95,14 @@ struct TwoBoneJob {
 
 // Solves every job of `jobs` as its Run() would, with the same bits and the
 // same status (into `statuses[i]`), two jobs at a time in SIMD lanes: a
-// crowd's limbs for about 0.57 of Run's time per job (bench/
-// two_bone_bench.cc, BM_FreeArmTwoBonePairs). The lanes take a bent limb
-// with a pole, no mid_axis_model or mid_turn_range, whose target is within
-// reach; any other job (and one of an odd count) runs through Run() alone.
-// INVALID_ARGUMENT
-// ("statuses: ...") when the spans' sizes differ, nothing solved.
+// crowd's limbs for about 0.6 of Run's time per job (bench/
+// two_bone_bench.cc, BM_FreeArmTwoBonePairs). The lanes take limbs whose
+// target is within reach, bent limbs without a mid_axis_model or limbs on
+// one (a hinge) whose turn stays within mid_turn_range, with or without a
+// pole, paired with a job of the same kind (both hinged or both not). Any
+// other job (and one of an odd count) runs through Run() alone.
+// INVALID_ARGUMENT ("statuses: ...") when the spans' sizes differ, nothing
+// solved.
 absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
                             absl::Span<absl::Status> statuses);
 
