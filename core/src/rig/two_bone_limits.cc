@@ -21,15 +21,6 @@ namespace {
 // about) counts as on the hinge: turning about the axis keeps it there.
 constexpr double kOnHingeSlack = 1e-12;
 
-// The middle joint's local rotation before the solve, within its limit, and
-// for a hinge its angle (one decomposition serves the check and the angle).
-struct MidStart {
-  Quat rotation = IdentityQuat();
-  bool hinge = false;
-  double hinge_angle = 0.0;
-  bool clamped = false;  // the limit moved the incoming rotation
-};
-
 MidStart StartMidWithinLimit(const JointDefinition& mid,
                              const JointConstraint& mid_constraint,
                              const Quat& mid_rotation) {
@@ -138,73 +129,73 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   return mask;
 }
 
-// Neither joint limited: the job and the corrections applied, nothing to
-// hold or search.
-absl::Status SolveFreeTwoBone(const TwoBoneJoints& joints,
-                              const Transform& root_model,
-                              const Vec3& target_model,
-                              const std::optional<Vec3>& pole_model,
-                              double tolerance, absl::Span<Transform> locals,
-                              SolveReport* report) {
-  Quat root_correction = IdentityQuat();
-  Quat mid_correction = IdentityQuat();
-  TwoBoneJob job;
-  job.root_model = root_model;
-  job.mid_model = Compose(root_model, locals[joints.mid]);
-  job.tip_model.translation =
-      TransformPoint(job.mid_model, locals[joints.tip].translation);
-  job.target_model = target_model;
-  job.pole_model = pole_model;
-  job.tolerance = tolerance;
-  job.root_correction = &root_correction;
-  job.mid_correction = &mid_correction;
-  job.report = report;
-  if (absl::Status status = job.Run(); !status.ok()) return status;
-  Quat& root_rotation = locals[joints.root].rotation;
-  Quat& mid_rotation = locals[joints.mid].rotation;
-  root_rotation = NormalizeNearUnit(root_rotation * root_correction);
-  mid_rotation = NormalizeNearUnit(mid_rotation * mid_correction);
-  return absl::OkStatus();
+}  // namespace
+
+TwoBoneLimbSolve::TwoBoneLimbSolve(
+    const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
+    const Vec3& target_model, const std::optional<Vec3>& pole_model,
+    double tolerance, absl::Span<const Transform> locals, SolveReport* report)
+    : rig_(rig),
+      joints_(joints),
+      root_model_(root_model),
+      target_model_(target_model) {
+  const JointDefinition& mid = rig.joint(joints.mid);
+  free_ = mid.limit.kind == JointLimit::Kind::kNone &&
+          rig.joint(joints.root).limit.kind == JointLimit::Kind::kNone;
+  if (free_) {
+    // Neither joint limited: the job and the corrections applied, nothing
+    // to hold or search.
+    job_.root_model = root_model;
+    job_.mid_model = Compose(root_model, locals[joints.mid]);
+    job_.tip_model.translation =
+        TransformPoint(job_.mid_model, locals[joints.tip].translation);
+    job_.target_model = target_model;
+    job_.pole_model = pole_model;
+    job_.tolerance = tolerance;
+  } else {
+    mid_constraint_ = JointConstraintOf(mid);
+    start_ =
+        StartMidWithinLimit(mid, mid_constraint_, locals[joints.mid].rotation);
+    Transform mid_local = locals[joints.mid];
+    mid_local.rotation = start_.rotation;
+    job_ = TwoBoneJobWithinLimits(
+        mid, start_, root_model, Compose(root_model, mid_local),
+        locals[joints.tip].translation, target_model, pole_model, tolerance);
+    job_.mid_turn_clamped = &turn_clamped_;
+  }
+  job_.root_correction = &root_correction_;
+  job_.mid_correction = &mid_correction_;
+  job_.report = report;
 }
 
-}  // namespace
+absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
+                                      absl::Span<Transform> locals,
+                                      std::uint64_t* limited_mask) const {
+  if (!solved.ok()) return solved;
+  if (free_) {
+    Quat& root_rotation = locals[joints_.root].rotation;
+    Quat& mid_rotation = locals[joints_.mid].rotation;
+    root_rotation = NormalizeNearUnit(root_rotation * root_correction_);
+    mid_rotation = NormalizeNearUnit(mid_rotation * mid_correction_);
+    return absl::OkStatus();
+  }
+  std::uint64_t mask = start_.clamped ? kMidLimited : 0;
+  if (turn_clamped_) mask |= kMidLimited;
+  mask |= ApplyCorrectionsWithinLimits(
+      rig_, joints_, mid_constraint_, start_, root_model_, target_model_,
+      root_correction_, mid_correction_, locals);
+  *limited_mask |= mask;
+  return absl::OkStatus();
+}
 
 absl::Status SolveTwoBoneWithLimits(
     const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
     const Vec3& target_model, const std::optional<Vec3>& pole_model,
     double tolerance, absl::Span<Transform> locals, SolveReport* report,
     std::uint64_t* limited_mask) {
-  const JointDefinition& mid = rig.joint(joints.mid);
-  if (mid.limit.kind == JointLimit::Kind::kNone &&
-      rig.joint(joints.root).limit.kind == JointLimit::Kind::kNone) {
-    return SolveFreeTwoBone(joints, root_model, target_model, pole_model,
-                            tolerance, locals, report);
-  }
-  const JointConstraint mid_constraint = JointConstraintOf(mid);
-  const MidStart start =
-      StartMidWithinLimit(mid, mid_constraint, locals[joints.mid].rotation);
-  std::uint64_t mask = start.clamped ? kMidLimited : 0;
-
-  Transform mid_local = locals[joints.mid];
-  mid_local.rotation = start.rotation;
-  TwoBoneJob job = TwoBoneJobWithinLimits(
-      mid, start, root_model, Compose(root_model, mid_local),
-      locals[joints.tip].translation, target_model, pole_model, tolerance);
-  Quat root_correction = IdentityQuat();
-  Quat mid_correction = IdentityQuat();
-  bool turn_clamped = false;
-  job.root_correction = &root_correction;
-  job.mid_correction = &mid_correction;
-  job.report = report;
-  job.mid_turn_clamped = &turn_clamped;
-  if (absl::Status status = job.Run(); !status.ok()) return status;
-  if (turn_clamped) mask |= kMidLimited;
-
-  mask |= ApplyCorrectionsWithinLimits(rig, joints, mid_constraint, start,
-                                       root_model, target_model,
-                                       root_correction, mid_correction, locals);
-  *limited_mask |= mask;
-  return absl::OkStatus();
+  TwoBoneLimbSolve solve(rig, joints, root_model, target_model, pole_model,
+                         tolerance, locals, report);
+  return solve.Finish(solve.job().Run(), locals, limited_mask);
 }
 
 }  // namespace ik::internal

@@ -13,6 +13,7 @@
 #include "ik/base/math.h"
 #include "ik/rig/rig.h"
 #include "ik/solvers/solve_report.h"
+#include "ik/solvers/two_bone.h"
 
 namespace ik::internal {
 
@@ -64,6 +65,51 @@ absl::Status SolveTwoBoneWithLimits(
     const Vec3& target_model, const std::optional<Vec3>& pole_model,
     double tolerance, absl::Span<Transform> locals, SolveReport* report,
     std::uint64_t* limited_mask);
+
+// The middle joint's local rotation before the solve, within its limit, and
+// for a hinge its angle (one decomposition serves the check and the angle).
+struct MidStart {
+  Quat rotation = IdentityQuat();
+  bool hinge = false;
+  double hinge_angle = 0.0;
+  bool clamped = false;  // the limit moved the incoming rotation
+};
+
+// SolveTwoBoneWithLimits in two halves around its TwoBoneJob, so a caller
+// with two limbs can solve both jobs at once (RunTwoBoneJobs) between them:
+// the constructor reads `locals` and builds the job (arguments as
+// SolveTwoBoneWithLimits's), Finish takes the job's status and writes
+// `locals`. Construct, run job(), Finish: the same bits and status as
+// SolveTwoBoneWithLimits. Not copyable, and not to be declared const: the
+// job writes its outputs into it.
+class TwoBoneLimbSolve {
+ public:
+  TwoBoneLimbSolve(const Rig& rig, const TwoBoneJoints& joints,
+                   const Transform& root_model, const Vec3& target_model,
+                   const std::optional<Vec3>& pole_model, double tolerance,
+                   absl::Span<const Transform> locals, SolveReport* report);
+  TwoBoneLimbSolve(const TwoBoneLimbSolve&) = delete;
+  TwoBoneLimbSolve& operator=(const TwoBoneLimbSolve&) = delete;
+
+  const TwoBoneJob& job() const { return job_; }
+  // `solved`: job()'s status. Returns it when not OK (locals unchanged);
+  // else applies the corrections within the limits.
+  absl::Status Finish(const absl::Status& solved, absl::Span<Transform> locals,
+                      std::uint64_t* limited_mask) const;
+
+ private:
+  const Rig& rig_;
+  TwoBoneJoints joints_;
+  Transform root_model_;
+  Vec3 target_model_;
+  bool free_;  // neither joint limited
+  JointConstraint mid_constraint_;
+  MidStart start_;
+  TwoBoneJob job_;
+  Quat root_correction_ = IdentityQuat();
+  Quat mid_correction_ = IdentityQuat();
+  bool turn_clamped_ = false;
+};
 
 }  // namespace ik::internal
 
