@@ -21,6 +21,7 @@
 #include "ik/base/validate.h"
 #include "ik/geometry/ray.h"
 #include "rig/two_bone_limits.h"
+#include "solvers/two_bone_lanes.h"
 
 namespace ik {
 namespace {
@@ -300,33 +301,51 @@ FootTurn TurnFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame) {
                    frame.knee_world, toe_offset, ankle_offset);
 }
 
-// Solves leg `l`'s hip and knee for its goal in the lowered character, the
+// Leg `l`'s hip and knee solve for its goal in the lowered character, the
 // knee bending towards where it was (pushed out from the hip-ankle line),
 // as SolveChainJob solves a two-bone chain: the hip's limit may pull the
-// ankle off its goal, which `reached` measures.
-absl::Status SolveLeg(const GroundFeetJob& job, size_t l, const LegPose& pose,
-                      const Transform& lowered) {
-  const Leg& leg = job.legs[l];
-  const Vec3 leg_axis = pose.ankle.translation - pose.hip.translation;
-  const double axis_sq = glm::dot(leg_axis, leg_axis);
-  Vec3 bend = pose.knee.translation - pose.hip.translation;
-  if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
-  SolveReport solve_report;
-  std::uint64_t limited_mask = 0;
-  if (absl::Status status = internal::SolveTwoBoneWithLimits(
-          *job.rig, {leg.hip, leg.knee, leg.ankle},
-          Compose(pose.parent, job.locals[leg.hip]),
-          InverseTransformPoint(lowered, job.feet[l].goal),
-          pose.knee.translation + bend, kDefaultTolerance, job.locals,
-          &solve_report, &limited_mask);
-      !status.ok()) {
+// ankle off its goal, which `reached` measures. Built from the pose as the
+// legs before it left it; Finish writes the leg's hip and knee.
+class LegSolve {
+ public:
+  LegSolve(const GroundFeetJob& job, size_t l, const LegPose& pose,
+           const Transform& lowered)
+      : job_(job),
+        l_(l),
+        solve_(*job.rig, {job.legs[l].hip, job.legs[l].knee, job.legs[l].ankle},
+               Compose(pose.parent, job.locals[job.legs[l].hip]),
+               InverseTransformPoint(lowered, job.feet[l].goal),
+               pose.knee.translation + Bend(pose), kDefaultTolerance,
+               job.locals, &report_) {}
+
+  const TwoBoneJob& job() const { return solve_.job(); }
+
+  // `solved`: job()'s status.
+  absl::Status Finish(const absl::Status& solved) {
+    std::uint64_t limited_mask = 0;
+    absl::Status status = solve_.Finish(solved, job_.locals, &limited_mask);
+    if (status.ok()) return status;
     return InvalidField(
-        job.pose_path.empty() ? absl::string_view("locals") : job.pose_path,
-        absl::StrCat("leg '", leg.name,
+        job_.pose_path.empty() ? absl::string_view("locals") : job_.pose_path,
+        absl::StrCat("leg '", job_.legs[l_].name,
                      "' cannot be solved in this pose: ", status.message()));
   }
-  return absl::OkStatus();
-}
+
+ private:
+  // The knee's offset from the hip-ankle line.
+  static Vec3 Bend(const LegPose& pose) {
+    const Vec3 leg_axis = pose.ankle.translation - pose.hip.translation;
+    const double axis_sq = glm::dot(leg_axis, leg_axis);
+    Vec3 bend = pose.knee.translation - pose.hip.translation;
+    if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
+    return bend;
+  }
+
+  const GroundFeetJob& job_;
+  size_t l_;
+  SolveReport report_;
+  internal::TwoBoneLimbSolve solve_;
+};
 
 // Gives leg `l`'s foot its posed world orientation turned by `turn` (held
 // to the ankle's limit) and measures where the ankle ended.
@@ -366,12 +385,47 @@ absl::Status GroundLeg(const GroundFeetJob& job, size_t l,
                        const LegFrame& frame, const Transform& lowered) {
   const FootTurn turn = TurnFoot(job, l, frame);
   job.feet[l].tilt = turn.angle;
-  if (absl::Status status = SolveLeg(job, l, frame.pose, lowered);
-      !status.ok()) {
+  LegSolve solve(job, l, frame.pose, lowered);
+  if (absl::Status status = solve.Finish(solve.job().Run()); !status.ok()) {
     return status;
   }
   PlaceFoot(job, l, frame, turn, lowered);
   return absl::OkStatus();
+}
+
+// Legs `l` and `l + 1` at once, both from kept frames of the animated pose
+// and sharing no joint (so neither reads what the other writes): their
+// solves' jobs run together (RunTwoBoneJobs, two SIMD lanes), everything
+// else, and every write, in GroundLeg's order for `l`, then for `l + 1`:
+// the same bits, and on an error the same legs left untouched.
+absl::Status GroundLegPair(const GroundFeetJob& job, size_t l,
+                           const LegFrame& first, const LegFrame& second,
+                           const Transform& lowered) {
+  const FootTurn first_turn = TurnFoot(job, l, first);
+  job.feet[l].tilt = first_turn.angle;
+  LegSolve first_solve(job, l, first.pose, lowered);
+  LegSolve second_solve(job, l + 1, second.pose, lowered);
+  absl::Status solved[2];
+  internal::RunTwoBoneJobPair(first_solve.job(), second_solve.job(), solved);
+  if (absl::Status status = first_solve.Finish(solved[0]); !status.ok()) {
+    return status;
+  }
+  PlaceFoot(job, l, first, first_turn, lowered);
+  const FootTurn second_turn = TurnFoot(job, l + 1, second);
+  job.feet[l + 1].tilt = second_turn.angle;
+  if (absl::Status status = second_solve.Finish(solved[1]); !status.ok()) {
+    return status;
+  }
+  PlaceFoot(job, l + 1, second, second_turn, lowered);
+  return absl::OkStatus();
+}
+
+// Whether legs `a` and `b` share a joint of their solves and feet.
+bool ShareJoints(const Leg& a, const Leg& b) {
+  for (const int j : {a.hip, a.knee, a.ankle}) {
+    if (j == b.hip || j == b.knee || j == b.ankle) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -381,13 +435,23 @@ absl::Status GroundFeetJob::Run() const {
   GroundingPlan plan;
   PlanFeet(*this, plan);
   const Transform lowered = DropPelvis(*this, plan);
+  // A kept frame, unless an earlier leg's solve moved this leg.
+  const auto kept = [&](size_t l) {
+    return l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l);
+  };
   for (size_t l = 0; l < legs.size(); ++l) {
-    // A kept frame, unless an earlier leg's solve moved this leg.
-    absl::Status status =
-        l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l)
-            ? GroundLeg(*this, l, plan.kept_frames[l], lowered)
-            : GroundLeg(*this, l, LegFrame(*rig, locals, legs[l], root),
-                        lowered);
+    absl::Status status;
+    if (l + 1 < legs.size() && kept(l) && kept(l + 1) &&
+        !ShareJoints(legs[l], legs[l + 1])) {
+      status = GroundLegPair(*this, l, plan.kept_frames[l],
+                             plan.kept_frames[l + 1], lowered);
+      ++l;
+    } else if (kept(l)) {
+      status = GroundLeg(*this, l, plan.kept_frames[l], lowered);
+    } else {
+      status =
+          GroundLeg(*this, l, LegFrame(*rig, locals, legs[l], root), lowered);
+    }
     if (!status.ok()) return status;
   }
   return absl::OkStatus();

@@ -50,14 +50,14 @@ MidStart StartMidWithinLimit(const JointDefinition& mid,
   return start;
 }
 
-// The job's inputs; its outputs are the caller's to set. `mid_model` is the
-// middle joint's model transform with the start's rotation.
-TwoBoneJob TwoBoneJobWithinLimits(
-    const JointDefinition& mid, const MidStart& start,
-    const Transform& root_model, const Transform& mid_model,
-    const Vec3& tip_translation_local, const Vec3& target_model,
-    const std::optional<Vec3>& pole_model, double tolerance) {
-  TwoBoneJob job;
+// Sets `job`'s inputs (its outputs are the caller's to set). `mid_model`
+// is the middle joint's model transform with the start's rotation.
+void SetJobWithinLimits(const JointDefinition& mid, const MidStart& start,
+                        const Transform& root_model, const Transform& mid_model,
+                        const Vec3& tip_translation_local,
+                        const Vec3& target_model,
+                        const std::optional<Vec3>& pole_model, double tolerance,
+                        TwoBoneJob& job) {
   job.root_model = root_model;
   job.mid_model = mid_model;
   job.tip_model.translation = TransformPoint(mid_model, tip_translation_local);
@@ -74,7 +74,6 @@ TwoBoneJob TwoBoneJobWithinLimits(
                                     hinge.range.max - start.hinge_angle};
   }
   job.tolerance = tolerance;
-  return job;
 }
 
 // Applies the corrections, then holds the joints to their limits; returns
@@ -158,9 +157,9 @@ TwoBoneLimbSolve::TwoBoneLimbSolve(
         StartMidWithinLimit(mid, mid_constraint_, locals[joints.mid].rotation);
     Transform mid_local = locals[joints.mid];
     mid_local.rotation = start_.rotation;
-    job_ = TwoBoneJobWithinLimits(
-        mid, start_, root_model, Compose(root_model, mid_local),
-        locals[joints.tip].translation, target_model, pole_model, tolerance);
+    SetJobWithinLimits(mid, start_, root_model, Compose(root_model, mid_local),
+                       locals[joints.tip].translation, target_model, pole_model,
+                       tolerance, job_);
     job_.mid_turn_clamped = &turn_clamped_;
   }
   job_.root_correction = &root_correction_;

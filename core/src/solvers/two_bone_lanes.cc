@@ -24,6 +24,7 @@
 #include "ik/base/validate.h"
 #include "ik/solvers/solve_report.h"
 #include "ik/solvers/two_bone.h"
+#include "solvers/two_bone_lanes.h"
 #include "solvers/two_bone_pole.h"
 #include "solvers/two_bone_validate.h"
 
@@ -330,6 +331,23 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
 
 }  // namespace
 
+namespace internal {
+
+void RunTwoBoneJobPair(const TwoBoneJob& first, const TwoBoneJob& second,
+                       absl::Status* statuses) {
+  const bool first_axis = first.mid_axis_model.has_value();
+  if (first_axis != second.mid_axis_model.has_value()) {
+    statuses[0] = first.Run();  // a limb of each kind: no shared path
+    statuses[1] = second.Run();
+  } else if (first_axis) {
+    SolvePair<true>(first, second, statuses);
+  } else {
+    SolvePair<false>(first, second, statuses);
+  }
+}
+
+}  // namespace internal
+
 absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
                             absl::Span<absl::Status> statuses) {
   if (statuses.size() != jobs.size()) {
@@ -338,15 +356,7 @@ absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
   }
   size_t i = 0;
   for (; i + 1 < jobs.size(); i += 2) {
-    const bool first_axis = jobs[i].mid_axis_model.has_value();
-    if (first_axis != jobs[i + 1].mid_axis_model.has_value()) {
-      statuses[i] = jobs[i].Run();  // a limb of each kind: no shared path
-      statuses[i + 1] = jobs[i + 1].Run();
-    } else if (first_axis) {
-      SolvePair<true>(jobs[i], jobs[i + 1], &statuses[i]);
-    } else {
-      SolvePair<false>(jobs[i], jobs[i + 1], &statuses[i]);
-    }
+    internal::RunTwoBoneJobPair(jobs[i], jobs[i + 1], &statuses[i]);
   }
   if (i < jobs.size()) statuses[i] = jobs[i].Run();
   return absl::OkStatus();

@@ -1,0 +1,18 @@
+// RunTwoBoneJobs' pair step for callers inside the core whose two jobs do
+// not lie side by side in memory. Not part of the public API.
+#ifndef IK_SRC_SOLVERS_TWO_BONE_LANES_H_
+#define IK_SRC_SOLVERS_TWO_BONE_LANES_H_
+
+#include "absl/status/status.h"
+#include "ik/solvers/two_bone.h"
+
+namespace ik::internal {
+
+// Solves `first` and `second` as RunTwoBoneJobs solves a pair (each with
+// its own Run's bits and status), their statuses into statuses[0] and [1].
+void RunTwoBoneJobPair(const TwoBoneJob& first, const TwoBoneJob& second,
+                       absl::Status* statuses);
+
+}  // namespace ik::internal
+
+#endif  // IK_SRC_SOLVERS_TWO_BONE_LANES_H_
