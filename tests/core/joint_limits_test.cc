@@ -1,6 +1,7 @@
 #include "ik/base/joint_limits.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "gtest/gtest.h"
@@ -65,6 +66,29 @@ TEST(DecomposeSwingTwistTest, TwistAnglesCoverMinusPiToPi) {
   const Quat q = AngleAxis(1.1, kY) * AngleAxis(0.3, kX);
   EXPECT_NEAR(DecomposeSwingTwist(q, kY).twist_angle,
               DecomposeSwingTwist(-q, kY).twist_angle, 1e-15);
+}
+
+// TwistAngleAbout is DecomposeSwingTwist's angle bit for bit: on seeded
+// rotations about seeded axes, negated rotations, half turns of the axis
+// (no twist) and pure twists.
+TEST(DecomposeSwingTwistTest, TwistAngleAboutIsItsAngle) {
+  std::mt19937_64 engine(1807);
+  std::normal_distribution<double> normal;
+  const auto direction = [&] {
+    return glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+  };
+  for (int i = 0; i < 2000; ++i) {
+    const Vec3 axis = direction();
+    Quat rotation = glm::normalize(
+        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
+    if (i % 4 == 1) rotation = -rotation;
+    if (i % 4 == 2) rotation = AngleAxis(kPi, glm::cross(axis, direction()));
+    if (i % 4 == 3) rotation = AngleAxis(4.0 * normal(engine), axis);
+    const double expected = DecomposeSwingTwist(rotation, axis).twist_angle;
+    const double angle = TwistAngleAbout(rotation, axis);
+    EXPECT_EQ(std::memcmp(&angle, &expected, sizeof(double)), 0)
+        << i << ": " << angle << " vs " << expected;
+  }
 }
 
 TEST(DecomposeSwingTwistTest, AHalfTurnOfTheAxisHasNoTwist) {

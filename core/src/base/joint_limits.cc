@@ -196,6 +196,10 @@ SwingTwist DecomposeSwingTwist(const Quat& rotation, const Vec3& twist_axis) {
   return result;
 }
 
+double TwistAngleAbout(const Quat& rotation, const Vec3& twist_axis) {
+  return TwistAngle(TwistAbout(rotation, twist_axis));
+}
+
 double ClampAngleToRange(double angle, const AngleRange& range) {
   const double width = range.max - range.min;
   if (width >= kTwoPi) return angle;

@@ -301,6 +301,20 @@ FootTurn TurnFoot(const GroundFeetJob& job, size_t l, const LegFrame& frame) {
                    frame.knee_world, toe_offset, ankle_offset);
 }
 
+// Leg `l`'s hip model transform under the job's locals as they are now:
+// `pose`'s, unless an earlier leg's solve has written the hip's local since
+// (legs sharing a joint), when it is composed again.
+Transform HipModel(const GroundFeetJob& job, size_t l, const LegPose& pose) {
+  const int hip = job.legs[l].hip;
+  for (size_t earlier = 0; earlier < l; ++earlier) {
+    const Leg& other = job.legs[earlier];
+    if (hip == other.hip || hip == other.knee || hip == other.ankle) {
+      return Compose(pose.parent, job.locals[hip]);
+    }
+  }
+  return pose.hip;
+}
+
 // Leg `l`'s hip and knee solve for its goal in the lowered character, the
 // knee bending towards where it was (pushed out from the hip-ankle line),
 // as SolveChainJob solves a two-bone chain: the hip's limit may pull the
@@ -313,7 +327,7 @@ class LegSolve {
       : job_(job),
         l_(l),
         solve_(*job.rig, {job.legs[l].hip, job.legs[l].knee, job.legs[l].ankle},
-               Compose(pose.parent, job.locals[job.legs[l].hip]),
+               HipModel(job, l, pose),
                InverseTransformPoint(lowered, job.feet[l].goal),
                pose.knee.translation + Bend(pose), kDefaultTolerance,
                job.locals, &report_) {}

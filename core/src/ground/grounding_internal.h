@@ -21,7 +21,9 @@ struct LegPose {
 
 // `leg`'s joints under `locals` (one per joint of the rig whose `parents`
 // these are), composed top-down from the hip's top-most ancestor, as
-// LocalToModelJob composes them.
+// LocalToModelJob composes them (the top-most joint's local transform taken
+// as it is rather than composed with the identity: the same values, up to
+// the sign of a zero).
 LegPose PoseOfLeg(absl::Span<const int> parents,
                   absl::Span<const Transform> locals, const Leg& leg);
 

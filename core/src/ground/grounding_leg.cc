@@ -11,10 +11,18 @@ namespace ik::internal {
 LegPose PoseOfLeg(absl::Span<const int> parents,
                   absl::Span<const Transform> locals, const Leg& leg) {
   LegPose pose;
-  for (const int joint : leg.ancestors) {
-    pose.parent = Compose(pose.parent, locals[joint]);
+  // The top-most joint's model transform is its local one: composing it
+  // with the identity would only turn -0 coordinates into +0.
+  const absl::Span<const int> ancestors = leg.ancestors;
+  if (ancestors.empty()) {
+    pose.hip = locals[leg.hip];
+  } else {
+    pose.parent = locals[ancestors[0]];
+    for (size_t i = 1; i < ancestors.size(); ++i) {
+      pose.parent = Compose(pose.parent, locals[ancestors[i]]);
+    }
+    pose.hip = Compose(pose.parent, locals[leg.hip]);
   }
-  pose.hip = Compose(pose.parent, locals[leg.hip]);
   pose.knee = Compose(pose.hip, locals[leg.knee]);
   pose.ankle = Compose(pose.knee, locals[leg.ankle]);
   if (leg.toe != kNoParent) {

@@ -71,14 +71,16 @@ absl::Status ValidateSmoothing(const GroundSmoothing& smoothing, const Rig& rig,
 }
 
 // Calls `visit` (bool(int joint)) on each joint of `leg` that grounding
-// reads (internal::PoseOfLeg): its ancestors, hip, knee, ankle, and the
-// toe with the joints between it and the ankle. Whether every call
-// returned true; all are made either way.
+// reads (internal::PoseOfLeg): its ancestors (unless `ancestors` is false),
+// hip, knee, ankle, and the toe with the joints between it and the ankle.
+// Whether every call returned true; all are made either way.
 template <typename Visit>
 bool ForEachLegJoint(absl::Span<const int> parents, const Leg& leg,
-                     Visit visit) {
+                     bool ancestors, Visit visit) {
   bool all = true;
-  for (const int joint : leg.ancestors) all &= visit(joint);
+  if (ancestors) {
+    for (const int joint : leg.ancestors) all &= visit(joint);
+  }
   all &= visit(leg.hip);
   all &= visit(leg.knee);
   all &= visit(leg.ankle);
@@ -109,16 +111,20 @@ absl::Status CheckPose(const GroundFeetJob& job) {
   // Only the joints the job reads: every other joint passes through as it
   // came (the server has validated a request's every joint already).
   bool locals_valid = true;
-  for (const Leg& leg : job.legs) {
-    locals_valid &= ForEachLegJoint(rig.parents(), leg, [&](int joint) {
-      return TransformLooksValid(job.locals[joint]);
-    });
+  for (size_t l = 0; l < job.legs.size(); ++l) {
+    // Legs whose hips share a parent share their ancestors: checked once.
+    const bool ancestors_checked =
+        l > 0 &&
+        rig.parents()[job.legs[l].hip] == rig.parents()[job.legs[l - 1].hip];
+    locals_valid &= ForEachLegJoint(
+        rig.parents(), job.legs[l], !ancestors_checked,
+        [&](int joint) { return TransformLooksValid(job.locals[joint]); });
   }
   std::vector<bool> read;  // on the error path only: the joints read
   if (!locals_valid) {
     read.assign(job.locals.size(), false);
     for (const Leg& leg : job.legs) {
-      ForEachLegJoint(rig.parents(), leg, [&](int joint) {
+      ForEachLegJoint(rig.parents(), leg, /*ancestors=*/true, [&](int joint) {
         read[joint] = true;
         return true;
       });

@@ -31,7 +31,7 @@ MidStart StartMidWithinLimit(const JointDefinition& mid,
   if (start.hinge) {
     const HingeLimit& hinge = mid.limit.hinge;
     const Quat relative = glm::conjugate(mid.rest.rotation) * start.rotation;
-    start.hinge_angle = DecomposeSwingTwist(relative, hinge.axis).twist_angle;
+    start.hinge_angle = TwistAngleAbout(relative, hinge.axis);
     mid_within =
         ClampAngleToRange(start.hinge_angle, hinge.range) ==
             start.hinge_angle &&

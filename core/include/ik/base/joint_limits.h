@@ -134,6 +134,10 @@ struct SwingTwist {
 // Decomposes unit `rotation` about unit `twist_axis`.
 SwingTwist DecomposeSwingTwist(const Quat& rotation, const Vec3& twist_axis);
 
+// DecomposeSwingTwist(rotation, twist_axis).twist_angle, bit for bit,
+// without building the swing and twist rotations.
+double TwistAngleAbout(const Quat& rotation, const Vec3& twist_axis);
+
 // Result of a clamp: the rotation (the input, bit for bit, when it was
 // within the limit) and whether the limit moved it by more than
 // kLimitClampSlack.
