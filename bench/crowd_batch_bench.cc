@@ -22,7 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
+#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,7 +95,7 @@ struct CrowdFixture : CrowdTickFixture {
 
   std::shared_ptr<const RigEntry> entry;
   RequestGround ground;
-  std::deque<Chain> ad_hoc_chains;
+  std::list<Chain> ad_hoc_chains;
   std::vector<CharacterInput> inputs;
 };
 

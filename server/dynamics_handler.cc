@@ -11,7 +11,6 @@
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/rig_dynamics.h"
-#include "ik/rig/forward_kinematics.h"
 #include "server/convert/dynamics.h"
 #include "server/convert/rig.h"
 #include "server/convert/values.h"
@@ -181,15 +180,15 @@ absl::Status IkHandlers::StepPoseDynamics(
     }
   }
 
-  // This thread's, reused (nothing here yields to another call).
+  // This thread's, reused (nothing here yields to another call): the world
+  // transforms of the joints dynamics reads (the rest are stale, never
+  // read), as forward kinematics of the whole pose gives them.
   thread_local std::vector<Transform> world;
   world.resize(rig.joint_count());
-  LocalToModelJob fk;
-  fk.parents = rig.parents();
-  fk.locals = pose.locals;
-  fk.root = pose.root;
-  fk.models = absl::MakeSpan(world);
-  if (absl::Status status = RunCore(fk); !status.ok()) return status;
+  {
+    CoreTime::Scope core;
+    character.DynamicsWorld(pose.locals, pose.root, absl::MakeSpan(world));
+  }
 
   if (form == AnswerForm::kFull) response.set_revision(revision);
   // Every chain steps on the incoming pose; their rotations are set after.

@@ -87,14 +87,14 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
     return status;
   }
   return GroundPose(**entry, request, ground, *pose, AnswerForm::kFull,
-                    response);
+                    &response);
 }
 
 absl::Status IkHandlers::GroundPose(const RigEntry& entry,
                                     const v1::GroundFeetRequest& request,
                                     const RequestGround& ground,
                                     DensePose& pose, AnswerForm form,
-                                    v1::GroundFeetResponse& response) const {
+                                    v1::GroundFeetResponse* response) const {
   const Rig& rig = entry.rig();
   const absl::Span<const Leg> rig_legs = entry.character.legs;
   if (rig_legs.empty()) {
@@ -103,17 +103,20 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
         absl::StrCat("'", rig.name(), "' has no legs (Rig.legs) to ground"));
   }
   const size_t legs = rig_legs.size();
-  std::vector<double> weights(request.weights().begin(),
-                              request.weights().end());
+  // This thread's buffers, reused (nothing here yields to another call): a
+  // tick's characters allocate nothing here.
+  thread_local std::vector<double> weights;
+  weights.assign(request.weights().begin(), request.weights().end());
   if (weights.empty()) weights.assign(legs, 1.0);
   if (absl::Status status = CheckSmoothingLimits(request); !status.ok()) {
     return status;
   }
-  std::vector<Vec3> previous_offsets;
+  thread_local std::vector<Vec3> previous_offsets;
   std::optional<GroundSmoothing> smoothing =
       SmoothingFromProto(request, previous_offsets);
 
-  std::vector<FootResult> feet(legs);
+  thread_local std::vector<FootResult> feet;
+  feet.assign(legs, FootResult());
   GroundFeetReport report;
   GroundFeetJob job;
   job.rig = &rig;
@@ -130,11 +133,13 @@ absl::Status IkHandlers::GroundPose(const RigEntry& entry,
   if (absl::Status status = RunCore(job); !status.ok()) return status;
   counters_.AddGrounding(static_cast<std::int64_t>(feet.size()));
 
-  if (form == AnswerForm::kFull) response.set_revision(entry.revision);
+  pose.root.translation += report.root_offset;
+  if (response == nullptr) return absl::OkStatus();
+  if (form == AnswerForm::kFull) response->set_revision(entry.revision);
   GroundFeetAnswerToProto(rig, rig_legs, pose.locals, report, feet, form,
-                          response);
+                          *response);
   for (const std::shared_ptr<const TerrainEntry>& terrain : ground.terrains()) {
-    response.add_terrain_revisions(terrain->revision);
+    response->add_terrain_revisions(terrain->revision);
   }
   return absl::OkStatus();
 }

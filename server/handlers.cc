@@ -1,7 +1,7 @@
 #include "server/handlers.h"
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <memory>
 #include <utility>
 
@@ -213,14 +213,14 @@ absl::Status IkHandlers::SolveChain(const v1::SolveChainRequest& request,
   if (!pose.ok()) return pose.status();
   response.set_revision((*entry)->revision);
   return SolveGoals(**entry, request.goals(), *pose, AnswerForm::kFull,
-                    *response.mutable_results(), scope);
+                    response.mutable_results(), scope);
 }
 
 absl::Status IkHandlers::SolveGoals(
     const RigEntry& entry,
     const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
     DensePose& pose, AnswerForm form,
-    google::protobuf::RepeatedPtrField<v1::GoalResult>& results,
+    google::protobuf::RepeatedPtrField<v1::GoalResult>* results,
     const CallScope* scope) const {
   if (goals.size() > limits_.max_goals_per_request) {
     return FieldError(
@@ -233,7 +233,7 @@ absl::Status IkHandlers::SolveGoals(
   // goals may run another's SolveGoals on this thread.
   std::vector<ChainGoal> converted;
   converted.reserve(goals.size());
-  std::deque<Chain> ad_hoc_chains;
+  std::list<Chain> ad_hoc_chains;
   for (int i = 0; i < goals.size(); ++i) {
     absl::StatusOr<ChainGoal> goal =
         GoalFromProto(goals[i], rig, i, ad_hoc_chains);
@@ -273,7 +273,9 @@ absl::Status IkHandlers::SolveGoals(
     job.goal = &goal;
     if (absl::Status status = RunCore(job); !status.ok()) return status;
     counted.Add(result.solver, result.report.reached, result.report.iterations);
-    GoalResultToProto(goal, rig, result, pose.locals, form, *results.Add());
+    if (results != nullptr) {
+      GoalResultToProto(goal, rig, result, pose.locals, form, *results->Add());
+    }
   }
   return absl::OkStatus();
 }

@@ -91,21 +91,24 @@ class IkHandlers {
   // "weights[1]"); a tick roots them under its character.
   //
   // SolveChain's goals, solved in order on `pose`, their results appended to
-  // `results`; with a scope, other clients' calls may run between goals.
+  // `results` (none written when null: a tick's TICK_DETAIL_POSE); with a
+  // scope, other clients' calls may run between goals.
   absl::Status SolveGoals(
       const RigEntry& entry,
       const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
       DensePose& pose, AnswerForm form,
-      google::protobuf::RepeatedPtrField<v1::GoalResult>& results,
+      google::protobuf::RepeatedPtrField<v1::GoalResult>* results,
       const CallScope* scope = nullptr) const;
   // GroundFeet's pass on `pose` over `ground` (the request's `ground`
-  // converted; `request`'s rig, revision, pose and ground are not read).
-  // Does not move pose.root: the answer's root_offset says how.
+  // converted; `request`'s rig, revision, pose and ground are not read):
+  // the legs' joints of `pose` take their grounded rotations and pose.root
+  // is lowered by the answer's root_offset. The answer goes to `response`
+  // (nothing written when null: a tick's TICK_DETAIL_POSE).
   absl::Status GroundPose(const RigEntry& entry,
                           const v1::GroundFeetRequest& request,
                           const RequestGround& ground, DensePose& pose,
                           AnswerForm form,
-                          v1::GroundFeetResponse& response) const;
+                          v1::GroundFeetResponse* response) const;
   // StepDynamics on `pose` (`request`'s rig, revision and pose are not
   // read); the stepped chains' joints of `pose` take their new rotations.
   absl::Status StepPoseDynamics(const RigEntry& entry,

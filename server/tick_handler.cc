@@ -222,18 +222,13 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
     }
     return result.ok();
   };
-  // With TICK_DETAIL_POSE, grounding's and the goals' answers are written
-  // to this thread's scratch messages (cleared, their memory reused), not to
-  // the character's answer.
+  // With TICK_DETAIL_POSE, grounding's and the goals' answers are not
+  // written at all.
   const bool pose_only = detail == v1::TICK_DETAIL_POSE;
-  thread_local v1::GroundFeetResponse ground_scratch;
-  thread_local google::protobuf::RepeatedPtrField<v1::GoalResult> goals_scratch;
 
   if (character.has_ground()) {
     const v1::GroundFeetRequest& ground = character.ground();
-    ground_scratch.Clear();
-    v1::GroundFeetResponse& answer =
-        pose_only ? ground_scratch : *out.mutable_ground();
+    v1::GroundFeetResponse* answer = pose_only ? nullptr : out.mutable_ground();
     const bool ok = run_job(
         ".ground", &v1::TickCharacterResult::mutable_ground_status,
         [&](DensePose& p) {
@@ -255,23 +250,17 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
             return InvalidField(
                 "ground", "required: the tick has no shared_ground either");
           }
-          absl::Status status =
-              GroundPose(rig_entry, ground, *used, p, form, answer);
-          if (status.ok()) {
-            p.root.translation += FromProto(answer.root_offset());
-          }
-          return status;
+          return GroundPose(rig_entry, ground, *used, p, form, answer);
         });
     if (!ok) out.clear_ground();
   }
   if (character.goals_size() > 0) {
-    goals_scratch.Clear();
-    auto& goals = pose_only ? goals_scratch : *out.mutable_goals();
+    auto* goals = pose_only ? nullptr : out.mutable_goals();
     const bool ok = run_job(
         "", &v1::TickCharacterResult::mutable_goals_status, [&](DensePose& p) {
           return SolveGoals(rig_entry, character.goals(), p, form, goals);
         });
-    if (!ok) goals.Clear();
+    if (!ok && goals != nullptr) goals->Clear();
   }
   if (character.has_dynamics()) {
     const v1::StepDynamicsRequest& dynamics = character.dynamics();

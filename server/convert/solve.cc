@@ -33,7 +33,7 @@ v1::StopReason StopReasonToProto(StopReason reason) {
 absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
                                             const Rig& rig,
                                             absl::string_view path,
-                                            std::deque<Chain>& ad_hoc_chains) {
+                                            std::list<Chain>& ad_hoc_chains) {
   switch (goal.chain_ref_case()) {
     case v1::ChainGoal::CHAIN_REF_NOT_SET:
       return InvalidField(absl::StrCat(path, ".chain"),
@@ -70,7 +70,7 @@ absl::StatusOr<const Chain*> ChainFromProto(const v1::ChainGoal& goal,
 
 absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
                                         const Rig& rig, int index,
-                                        std::deque<Chain>& ad_hoc_chains) {
+                                        std::list<Chain>& ad_hoc_chains) {
   // Only what the wire form adds is checked here (the chain reference, a
   // required target, the solver enum, 0 meaning unset); the values go to
   // the core raw, which validates them under `path` (ChainGoal::path).

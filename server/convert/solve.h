@@ -3,7 +3,7 @@
 #ifndef IK_SERVER_CONVERT_SOLVE_H_
 #define IK_SERVER_CONVERT_SOLVE_H_
 
-#include <deque>
+#include <list>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -19,7 +19,7 @@ namespace ik::server {
 // (whose elements never move), which must outlive the returned goal.
 absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
                                         const Rig& rig, int index,
-                                        std::deque<Chain>& ad_hoc_chains);
+                                        std::list<Chain>& ad_hoc_chains);
 
 // The answer for one solved goal: local rotations of the chain's joints,
 // taken from `locals` (the tip's too when the goal had an orientation),

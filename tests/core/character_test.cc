@@ -5,6 +5,9 @@
 // code and field path, and what a valid definition resolves to.
 #include "ik/character/character.h"
 
+#include <cstring>
+#include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
+#include "ik/rig/forward_kinematics.h"
 #include "ik/rig/rig.h"
 #include "rig_fixtures.h"
 
@@ -58,6 +62,70 @@ TEST(CharacterTest, ResolvesLegsForwardCollidersAndDynamicChains) {
   ASSERT_EQ(rig->colliders.size(), 4u);
   EXPECT_EQ(rig->colliders[0].joint, rig->rig.FindJoint("head"));
   EXPECT_EQ(rig->FindDynamicChain("tail"), nullptr);
+}
+
+// dynamics_joints: the dynamic chains' joints and their colliders' joints
+// with every ancestor, nothing else, ascending (checked against sets built
+// here by walking the parents); DynamicsWorld writes exactly those entries,
+// with LocalToModelJob's bits, on seeded poses and roots.
+TEST(CharacterTest, DynamicsWorldIsForwardKinematicsOfWhatDynamicsReads) {
+  const absl::StatusOr<Character> character =
+      Character::Create(HumanoidDefinition());
+  ASSERT_TRUE(character.ok()) << character.status();
+  const Rig& rig = character->rig;
+  std::set<int> read;
+  for (const DynamicChainBinding& chain : character->dynamic_chains) {
+    read.insert(chain.joints.begin(), chain.joints.end());
+    for (const int c : chain.colliders) {
+      read.insert(character->colliders[c].joint);
+    }
+  }
+  ASSERT_FALSE(read.empty());
+  std::set<int> expected;
+  for (const int joint : read) {
+    for (int j = joint; j != kNoParent; j = rig.parents()[j]) {
+      expected.insert(j);
+    }
+  }
+  EXPECT_EQ(character->dynamics_joints,
+            std::vector<int>(expected.begin(), expected.end()));
+  EXPECT_LT(expected.size(), static_cast<size_t>(rig.joint_count()));
+
+  std::mt19937_64 engine(1808);
+  std::normal_distribution<double> normal;
+  const auto rotation = [&] {
+    return glm::normalize(
+        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
+  };
+  std::vector<Transform> locals(rig.rest_pose().begin(), rig.rest_pose().end());
+  std::vector<Transform> models(locals.size());
+  for (int i = 0; i < 200; ++i) {
+    for (Transform& local : locals) local.rotation = rotation();
+    Transform root;
+    root.rotation = rotation();
+    root.translation = Vec3(normal(engine), normal(engine), normal(engine));
+    LocalToModelJob fk;
+    fk.parents = rig.parents();
+    fk.locals = locals;
+    fk.root = root;
+    fk.models = absl::MakeSpan(models);
+    ASSERT_TRUE(fk.Run().ok());
+    Transform stale;
+    stale.translation = Vec3(7.0, 7.0, 7.0);
+    std::vector<Transform> world(locals.size(), stale);
+    character->DynamicsWorld(locals, root, absl::MakeSpan(world));
+    for (int j = 0; j < rig.joint_count(); ++j) {
+      const Transform& want = expected.count(j) != 0 ? models[j] : stale;
+      EXPECT_EQ(std::memcmp(&world[j], &want, sizeof(Transform)), 0)
+          << "joint " << j << ", pose " << i;
+    }
+  }
+
+  CharacterDefinition still = HumanoidDefinition();
+  still.dynamic_chains.clear();
+  const absl::StatusOr<Character> without = Character::Create(still);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_TRUE(without->dynamics_joints.empty());
 }
 
 TEST(CharacterTest, AcceptsAToeBelowTheAnkleThroughOtherJoints) {

@@ -1,8 +1,35 @@
 #include "ik/character/character.h"
 
 #include <utility>
+#include <vector>
 
 namespace ik {
+namespace {
+
+// Character::dynamics_joints: the chains' joints and those of the colliders
+// they use, with their ancestors, ascending.
+std::vector<int> DynamicsJoints(const Character& character) {
+  const Rig& rig = character.rig;
+  std::vector<bool> needed(rig.joint_count(), false);
+  const auto need = [&](int joint) {
+    for (int j = joint; j != kNoParent && !needed[j]; j = rig.parents()[j]) {
+      needed[j] = true;
+    }
+  };
+  for (const DynamicChainBinding& chain : character.dynamic_chains) {
+    for (const int joint : chain.joints) need(joint);
+    for (const int collider : chain.colliders) {
+      need(character.colliders[collider].joint);
+    }
+  }
+  std::vector<int> joints;
+  for (int j = 0; j < rig.joint_count(); ++j) {
+    if (needed[j]) joints.push_back(j);
+  }
+  return joints;
+}
+
+}  // namespace
 
 absl::StatusOr<Character> Character::Create(CharacterDefinition definition) {
   absl::StatusOr<Rig> rig = Rig::Create(std::move(definition.rig));
@@ -15,8 +42,11 @@ absl::StatusOr<Character> Character::Create(CharacterDefinition definition) {
   absl::StatusOr<std::vector<DynamicChainBinding>> dynamic_chains =
       BuildDynamicChains(*rig, *colliders, definition.dynamic_chains);
   if (!dynamic_chains.ok()) return dynamic_chains.status();
-  return Character{*std::move(rig), *std::move(legs), *std::move(colliders),
-                   *std::move(dynamic_chains)};
+  Character character{*std::move(rig), *std::move(legs), *std::move(colliders),
+                      *std::move(dynamic_chains),
+                      /*dynamics_joints=*/{}};
+  character.dynamics_joints = DynamicsJoints(character);
+  return character;
 }
 
 }  // namespace ik

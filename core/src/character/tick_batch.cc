@@ -53,30 +53,6 @@ absl::Status CheckCharacterSpans(const Character& character, size_t k,
   return absl::OkStatus();
 }
 
-// The joints whose world transforms the character's dynamic chains read
-// (their joints and their colliders' joints) with every ancestor, ascending:
-// parents come before their children, so forward kinematics over this list
-// alone is exact for them.
-void DynamicsJoints(const Character& character, std::vector<int>& joints) {
-  const Rig& rig = character.rig;
-  std::vector<bool> needed(rig.joint_count(), false);
-  const auto need = [&](int joint) {
-    for (int j = joint; j != kNoParent && !needed[j]; j = rig.parents()[j]) {
-      needed[j] = true;
-    }
-  };
-  for (const DynamicChainBinding& chain : character.dynamic_chains) {
-    for (const int joint : chain.joints) need(joint);
-  }
-  for (const AttachedCollider& collider : character.colliders) {
-    need(collider.joint);
-  }
-  joints.clear();
-  for (int j = 0; j < rig.joint_count(); ++j) {
-    if (needed[j]) joints.push_back(j);
-  }
-}
-
 void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick,
                      absl::Span<const double> all_planted) {
   if (!tick.ground_feet) return;
@@ -142,13 +118,8 @@ void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
   if (tick.dynamic_states.empty()) return;
   const Character& character = *batch.character;
   TickScratch& scratch = *batch.scratch;
-  const absl::Span<const int> parents = character.rig.parents();
-  for (const int j : scratch.dynamics_joints) {
-    const int parent = parents[j];
-    scratch.world[j] =
-        Compose(parent == kNoParent ? tick.root : scratch.world[parent],
-                tick.locals[j]);
-  }
+  character.DynamicsWorld(tick.locals, tick.root,
+                          absl::MakeSpan(scratch.world));
   size_t offset = 0;
   for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
     const DynamicChainBinding& chain = character.dynamic_chains[c];
@@ -205,7 +176,6 @@ absl::Status TickBatchJob::Run() const {
   }
   scratch->rotations.resize(chain_joints);
   scratch->world.resize(character->rig.joint_count());
-  DynamicsJoints(*character, scratch->dynamics_joints);
   scratch->state_paths.resize(character->dynamic_chains.size());
   for (size_t c = 0; c < scratch->state_paths.size(); ++c) {
     scratch->state_paths[c] = absl::StrCat("dynamic_states[", c, "]");

@@ -1,7 +1,7 @@
 // server/convert/solve: SolveChain goals from the wire.
 #include "server/convert/solve.h"
 
-#include <deque>
+#include <list>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,7 +24,7 @@ TEST(SolveConvertTest, GoalUsesChainAndOverrides) {
   *goal.mutable_target() = Vec(0.1, 0.2, 0.3);
   goal.set_tolerance(0.01);
   goal.set_solver(v1::SOLVER_TWO_BONE);
-  std::deque<Chain> ad_hoc;
+  std::list<Chain> ad_hoc;
   absl::StatusOr<ChainGoal> out = GoalFromProto(goal, rig->rig, 3, ad_hoc);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(out->chain, rig->rig.FindChain("arm"));
@@ -48,7 +48,7 @@ TEST(SolveConvertTest, AdHocChainIsValidatedLikeARigChain) {
   goal.mutable_ad_hoc_chain()->set_root("shoulder");
   goal.mutable_ad_hoc_chain()->set_tip("elbow");
   *goal.mutable_target() = Vec(0, -0.3, 0);
-  std::deque<Chain> ad_hoc;
+  std::list<Chain> ad_hoc;
   absl::StatusOr<ChainGoal> out = GoalFromProto(goal, rig->rig, 0, ad_hoc);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(ad_hoc.size(), 1u);
@@ -69,7 +69,7 @@ TEST(SolveConvertTest, OrientationIsNormalisedAndWeightChecked) {
   v1::ChainGoal goal;
   goal.set_chain("arm");
   *goal.mutable_target() = Vec(0, -0.5, 0);
-  std::deque<Chain> ad_hoc;
+  std::list<Chain> ad_hoc;
   goal.set_orientation_weight(0.5);
   absl::StatusOr<ChainGoal> out = GoalFromProto(goal, rig->rig, 0, ad_hoc);
   EXPECT_THAT(std::string(out.status().message()),

@@ -20,6 +20,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "ik/base/math.h"
 #include "ik/dynamics/attached_colliders.h"
 #include "ik/dynamics/dynamic_chain_binding.h"
 #include "ik/ground/leg.h"
@@ -49,10 +51,29 @@ struct Character {
     return ik::FindDynamicChain(dynamic_chains, name);
   }
 
+  // The world transforms RigDynamicsStep reads (those of dynamics_joints)
+  // into `world`, under `locals` and `root`, as LocalToModelJob computes
+  // them (the same bits); the other entries of `world` are left as they
+  // are. `locals` and `world` hold one transform per rig joint (the
+  // caller's to ensure).
+  void DynamicsWorld(absl::Span<const Transform> locals, const Transform& root,
+                     absl::Span<Transform> world) const {
+    const absl::Span<const int> parents = rig.parents();
+    for (const int j : dynamics_joints) {
+      const int parent = parents[j];
+      world[j] = Compose(parent == kNoParent ? root : world[parent], locals[j]);
+    }
+  }
+
   Rig rig;
   std::vector<Leg> legs;
   std::vector<AttachedCollider> colliders;
   std::vector<DynamicChainBinding> dynamic_chains;
+  // The joints whose world transforms the dynamic chains read (their joints
+  // and their colliders' joints) with every ancestor, ascending: parents
+  // come before their children, so forward kinematics over this list alone
+  // is exact for them (DynamicsWorld). Empty without dynamic chains.
+  std::vector<int> dynamics_joints;
 };
 
 }  // namespace ik

@@ -89,9 +89,6 @@ struct TickScratch {
   std::vector<Transform> world;
   // One dynamic chain's new rotations.
   std::vector<Quat> rotations;
-  // Joints whose world transform dynamics reads (the chains' joints and
-  // the colliders' joints, with their ancestors), ascending.
-  std::vector<int> dynamics_joints;
   // "dynamic_states[c]", per dynamic chain: what errors about a state name.
   std::vector<std::string> state_paths;
 };

@@ -40,8 +40,10 @@ struct RigDynamicsStep {
   const Rig* rig = nullptr;
   absl::Span<const AttachedCollider> colliders;
   const DynamicChainBinding* chain = nullptr;
-  // World transforms of every rig joint in the animated pose (forward
-  // kinematics with the character's root applied).
+  // World transforms in the animated pose (forward kinematics with the
+  // character's root applied), one entry per rig joint; only the chain's
+  // joints' and its colliders' joints' are read, so those of
+  // Character::dynamics_joints (Character::DynamicsWorld) suffice.
   absl::Span<const Transform> models_world;
   // The animated local transforms, one per rig joint.
   absl::Span<const Transform> locals;
