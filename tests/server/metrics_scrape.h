@@ -67,6 +67,19 @@ inline void WaitForSample(int port, const std::string& series,
   }
 }
 
+// Scrapes port until `series` falls to `at_most`; returns that scrape.
+// ikd_calls_in_flight drops only once gRPC has finished a call (after its
+// client may already hold the answer), so a test that counts calls waits
+// for it to reach 0 first.
+inline std::string ScrapeWhenAtMost(int port, const std::string& series,
+                                    double at_most) {
+  for (;;) {
+    std::string text = Scrape(port);
+    if (Sample(text, series) <= at_most) return text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
 }  // namespace ik::testing
 
 #endif  // IK_TESTS_SERVER_METRICS_SCRAPE_H_

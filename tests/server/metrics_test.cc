@@ -27,6 +27,7 @@ namespace {
 
 using ::ik::testing::Sample;
 using ::ik::testing::Scrape;
+using ::ik::testing::ScrapeWhenAtMost;
 using ::testing::HasSubstr;
 
 class MetricsTest : public ::testing::Test {
@@ -82,7 +83,8 @@ TEST_F(MetricsTest, CountsCallsByMethodAndCode) {
             absl::StatusCode::kNotFound);
   ASSERT_TRUE(client_->ListRigs().ok());
 
-  const std::string after = Scrape(server_->metrics_port());
+  const std::string after =
+      ScrapeWhenAtMost(server_->metrics_port(), "ikd_calls_in_flight", 0);
   EXPECT_EQ(Sample(after, R"(ikd_calls_total{code="OK",method="SolveChain"})"),
             3);
   EXPECT_EQ(
