@@ -1,5 +1,4 @@
 // IkHandlers::StepDynamics: one time step of a rig's dynamic chains.
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,11 +19,13 @@
 namespace ik::server {
 namespace {
 
-// The chains a request steps, each once: those it form, or all of them.
-absl::StatusOr<std::vector<const DynamicChainBinding*>> ChainsToStep(
-    const v1::StepDynamicsRequest& request, const Character& character) {
+// The chains a request steps, each once, into `chains`: those it names, or
+// all of them.
+absl::Status ChainsToStep(const v1::StepDynamicsRequest& request,
+                          const Character& character,
+                          std::vector<const DynamicChainBinding*>& chains) {
   const Rig& rig = character.rig;
-  std::vector<const DynamicChainBinding*> chains;
+  chains.clear();
   if (request.chains_size() == 0) {
     if (character.dynamic_chains.empty()) {
       return FieldError(
@@ -53,34 +54,36 @@ absl::StatusOr<std::vector<const DynamicChainBinding*>> ChainsToStep(
     }
     chains.push_back(chain);
   }
-  return chains;
+  return absl::OkStatus();
 }
 
-// The request's states by chain name: one per stepped chain at most, made
-// with the rig's current revision.
-absl::StatusOr<std::map<std::string, int>> StatesByChain(
-    const v1::StepDynamicsRequest& request,
-    absl::Span<const DynamicChainBinding* const> chains, const Rig& rig,
-    absl::string_view revision) {
-  std::map<std::string, int> state_index;
+// The request's state for each of `chains` into `state_of_chain` (its
+// index in request.states, or -1 for none): one per stepped chain at most,
+// made with the rig's current revision.
+absl::Status StatesByChain(const v1::StepDynamicsRequest& request,
+                           absl::Span<const DynamicChainBinding* const> chains,
+                           const Rig& rig, absl::string_view revision,
+                           std::vector<int>& state_of_chain) {
+  state_of_chain.assign(chains.size(), -1);
   for (int i = 0; i < request.states_size(); ++i) {
     const v1::DynamicChainState& state = request.states(i);
     const std::string path = absl::StrCat("states[", i, "]");
-    bool stepped = false;
-    for (const DynamicChainBinding* chain : chains) {
-      stepped |= chain->name == state.chain();
+    size_t stepped = 0;
+    while (stepped < chains.size() && chains[stepped]->name != state.chain()) {
+      ++stepped;
     }
-    if (!stepped) {
+    if (stepped == chains.size()) {
       return InvalidField(absl::StrCat(path, ".chain"),
                           absl::StrCat(Quoted(state.chain()),
                                        " is not a dynamic chain this request "
                                        "steps"));
     }
-    if (!state_index.emplace(state.chain(), i).second) {
+    if (state_of_chain[stepped] >= 0) {
       return InvalidField(
           absl::StrCat(path, ".chain"),
           absl::StrCat("a second state for ", Quoted(state.chain())));
     }
+    state_of_chain[stepped] = i;
     if (absl::Status status = CheckStateForm(state, path); !status.ok()) {
       return status;
     }
@@ -93,7 +96,7 @@ absl::StatusOr<std::map<std::string, int>> StatesByChain(
                        " (reset the chain: send no state)"));
     }
   }
-  return state_index;
+  return absl::OkStatus();
 }
 
 // One step of `chain` from the request's state `state_index` (-1: none)
@@ -107,13 +110,21 @@ absl::Status StepChain(const v1::StepDynamicsRequest& request,
                        const WindSettings* wind, absl::string_view revision,
                        AnswerForm form, v1::DynamicChainResult& result,
                        std::vector<std::pair<int, Quat>>& stepped) {
-  DynamicState state;
+  // This thread's, reused (nothing here yields to another call).
+  thread_local DynamicState state;
   std::string state_path = "states";
   if (state_index >= 0) {
-    state = StateFromProto(request.states(state_index));
+    StateFromProto(request.states(state_index), state);
     state_path = absl::StrCat("states[", state_index, "]");
+  } else {  // none: the chain starts from rest (its memory kept)
+    state.positions.clear();
+    state.previous_positions.clear();
+    state.rotations.clear();
+    state.time_remainder = 0.0;
+    state.noise_time = 0.0;
   }
-  std::vector<Quat> rotations(chain.joints.size());
+  thread_local std::vector<Quat> rotations;
+  rotations.assign(chain.joints.size(), IdentityQuat());
   DynamicsReport report;
   RigDynamicsStep step;
   step.rig = &character.rig;
@@ -166,12 +177,18 @@ absl::Status IkHandlers::StepPoseDynamics(
         "delta_time",
         absl::StrCat(request.delta_time(), " is not a finite time >= 0"));
   }
-  absl::StatusOr<std::vector<const DynamicChainBinding*>> chains =
-      ChainsToStep(request, character);
-  if (!chains.ok()) return chains.status();
-  absl::StatusOr<std::map<std::string, int>> state_index =
-      StatesByChain(request, *chains, rig, revision);
-  if (!state_index.ok()) return state_index.status();
+  // This thread's, reused (nothing here yields to another call).
+  thread_local std::vector<const DynamicChainBinding*> chains;
+  if (absl::Status status = ChainsToStep(request, character, chains);
+      !status.ok()) {
+    return status;
+  }
+  thread_local std::vector<int> state_of_chain;
+  if (absl::Status status =
+          StatesByChain(request, chains, rig, revision, state_of_chain);
+      !status.ok()) {
+    return status;
+  }
   std::optional<WindSettings> wind;
   if (request.has_wind()) {
     wind = WindFromProto(request.wind());
@@ -194,11 +211,9 @@ absl::Status IkHandlers::StepPoseDynamics(
   // Every chain steps on the incoming pose; their rotations are set after.
   thread_local std::vector<std::pair<int, Quat>> stepped;
   stepped.clear();
-  for (const DynamicChainBinding* chain : *chains) {
-    auto found = state_index->find(chain->name);
+  for (size_t c = 0; c < chains.size(); ++c) {
     if (absl::Status status =
-            StepChain(request, character, *chain,
-                      found == state_index->end() ? -1 : found->second, world,
+            StepChain(request, character, *chains[c], state_of_chain[c], world,
                       pose.locals, wind.has_value() ? &*wind : nullptr,
                       revision, form, *response.add_results(), stepped);
         !status.ok()) {

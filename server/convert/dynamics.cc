@@ -67,8 +67,16 @@ v1::DynamicsReset ResetToProto(DynamicsReset reset) {
 
 DynamicState StateFromProto(const v1::DynamicChainState& state) {
   DynamicState out;
+  StateFromProto(state, out);
+  return out;
+}
+
+void StateFromProto(const v1::DynamicChainState& state, DynamicState& out) {
   out.time_remainder = state.time_remainder();
   out.noise_time = state.noise_time();
+  out.positions.clear();
+  out.previous_positions.clear();
+  out.rotations.clear();
   if (state.packed_size() > 0) {
     const int joints = state.packed_size() / kPackedPerJoint;
     out.positions.reserve(joints);
@@ -80,7 +88,7 @@ DynamicState StateFromProto(const v1::DynamicChainState& state) {
       out.previous_positions.emplace_back(v[3], v[4], v[5]);
       out.rotations.push_back(MakeQuat(v[6], v[7], v[8], v[9]));
     }
-    return out;
+    return;
   }
   for (const v1::Vec3& p : state.positions()) {
     out.positions.push_back(FromProto(p));
@@ -91,7 +99,6 @@ DynamicState StateFromProto(const v1::DynamicChainState& state) {
   for (const v1::Quat& q : state.rotations()) {
     out.rotations.push_back(FromProto(q));
   }
-  return out;
 }
 
 absl::Status CheckStateForm(const v1::DynamicChainState& state,

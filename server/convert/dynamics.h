@@ -19,6 +19,9 @@ namespace ik::server {
 // A state from a request, raw, from either of its forms (after
 // CheckStateForm).
 DynamicState StateFromProto(const v1::DynamicChainState& state);
+// The same into `out`, whose vectors keep their memory (a reused state
+// allocates nothing once it has held a chain's joints).
+void StateFromProto(const v1::DynamicChainState& state, DynamicState& out);
 
 // OK unless `state` mixes its two forms or its `packed` is not 10 numbers a
 // joint; errors name "<path>.packed".

@@ -227,10 +227,12 @@ TEST_F(StepDynamicsTest, ReportsWhyAChainStartedFromRest) {
       Vec(5.0, 0.0, 0.0);
   ASSERT_TRUE(Step(request, &response).ok());
   EXPECT_EQ(response.results(0).reset(), v1::DYNAMICS_RESET_TELEPORT);
-  // A huge step is clamped to the substep cap, and says so.
+  // A huge step is clamped to the substep cap, and says so. Without a
+  // state it starts from rest whatever the steps before it left.
   request.clear_states();
   request.set_delta_time(10.0);
   ASSERT_TRUE(Step(request, &response).ok());
+  EXPECT_EQ(response.results(0).reset(), v1::DYNAMICS_RESET_EMPTY_STATE);
   EXPECT_TRUE(response.results(0).clamped());
   EXPECT_EQ(response.results(0).substeps(), 16);
 }
