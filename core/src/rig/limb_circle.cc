@@ -41,15 +41,24 @@ struct Arcs {
   }
 };
 
+// The root's rest and solved rotations in model space (what both kinds of
+// arc start from).
+struct ModelRotations {
+  explicit ModelRotations(const LimbCircle& circle)
+      : rest(circle.parent_rotation * circle.rest_rotation),
+        solved(circle.parent_rotation * circle.root_solved) {}
+  Quat rest;
+  Quat solved;
+};
+
 // The swing cone's arc: the bone's model direction D turns about the axis,
 // so its cosine to the cone's model axis C is A + B1 cos + B2 sin of the
 // turn; at least cos(swing_max) on centre +- half_width.
-Arcs SwingArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
+Arcs SwingArcs(const LimbCircle& circle, const ModelRotations& model,
+               const BallSocketLimit& limit) {
   const Vec3& axis = circle.axis_model;
-  const Vec3 bone =
-      (circle.parent_rotation * circle.root_solved) * limit.twist_axis;
-  const Vec3 cone_axis =
-      (circle.parent_rotation * circle.rest_rotation) * limit.axis;
+  const Vec3 bone = model.solved * limit.twist_axis;
+  const Vec3 cone_axis = model.rest * limit.axis;
   const double along = glm::dot(bone, axis);
   const Vec3 across = bone - along * axis;
   const double constant = along * glm::dot(axis, cone_axis);
@@ -89,14 +98,15 @@ Arcs SwingArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
 // when sign(w) (s cos m - w sin m) >= 0 and sign(w) (w sin M - s cos M) >=
 // 0. Each wave changes sign once per half turn: the arcs lie between those
 // points.
-Arcs TwistArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
+Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
+               const BallSocketLimit& limit) {
   Arcs arcs;
   if (!limit.has_twist) {
     arcs.Add(-kPi, kPi);
     return arcs;
   }
-  const Quat rest_model = circle.parent_rotation * circle.rest_rotation;
-  const Quat solved_model = circle.parent_rotation * circle.root_solved;
+  const Quat& rest_model = model.rest;
+  const Quat& solved_model = model.solved;
   const Quat q0 = glm::conjugate(rest_model) * solved_model;
   const Vec3& a = circle.axis_model;
   const Quat q1 =
@@ -123,7 +133,7 @@ Arcs TwistArcs(const LimbCircle& circle, const BallSocketLimit& limit) {
   int count = 1;
   for (const Wave& wave : {w, above, below}) {
     if (wave.a == 0.0 && wave.b == 0.0) continue;
-    const double zero = std::remainder(Atan2(-wave.a, wave.b), kPi);
+    const double zero = RemainderOfHalfTurn(Atan2(-wave.a, wave.b));
     if (zero > -0.5 * kPi && zero < 0.5 * kPi) points[count++] = zero;
   }
   for (int i = 2; i < count; ++i) {  // insertion sort of at most 3
@@ -158,11 +168,12 @@ Quat TurnedRoot(const LimbCircle& circle, double angle) {
                         circle.parent_rotation * circle.root_solved);
 }
 
-std::optional<double> NearestAllowedTurn(const LimbCircle& circle,
-                                         const BallSocketLimit& limit,
-                                         const JointConstraint& constraint) {
-  const Arcs swing = SwingArcs(circle, limit);
-  const Arcs twist = TwistArcs(circle, limit);
+std::optional<AllowedTurn> NearestAllowedTurn(
+    const LimbCircle& circle, const BallSocketLimit& limit,
+    const JointConstraint& constraint) {
+  const ModelRotations model(circle);
+  const Arcs swing = SwingArcs(circle, model, limit);
+  const Arcs twist = TwistArcs(circle, model, limit);
   // Of the arcs both allow, the turn nearest 0, and the middle of its arc.
   bool found = false;
   double best = 0.0;
@@ -181,17 +192,25 @@ std::optional<double> NearestAllowedTurn(const LimbCircle& circle,
     }
   }
   if (!found) return std::nullopt;
-  const auto allowed = [&](double angle) {
-    return !ApplyJointConstraint(constraint, TurnedRoot(circle, angle)).clamped;
+  // Whether the clamp leaves the root turned by `turn.angle` alone; sets
+  // turn.root to that rotation.
+  const auto allowed = [&](AllowedTurn& turn) {
+    turn.root = TurnedRoot(circle, turn.angle);
+    return !ApplyJointConstraint(constraint, turn.root).clamped;
   };
-  if (allowed(best)) return best;
+  AllowedTurn nearest{best};
+  if (allowed(nearest)) return nearest;
   // Into the arc until the clamp leaves the root alone.
   double outside = best;
-  double inside = middle;
+  AllowedTurn inside{middle};
   if (!allowed(inside)) return std::nullopt;
   for (int i = 0; i < kInwardSteps; ++i) {
-    const double half = 0.5 * (outside + inside);
-    (allowed(half) ? inside : outside) = half;
+    AllowedTurn half{0.5 * (outside + inside.angle)};
+    if (allowed(half)) {
+      inside = half;
+    } else {
+      outside = half.angle;
+    }
   }
   return inside;
 }

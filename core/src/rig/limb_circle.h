@@ -27,15 +27,32 @@ struct LimbCircle {
 // right-handed about the axis).
 Quat TurnedRoot(const LimbCircle& circle, double angle);
 
+// std::remainder(x, kPi), bit for bit, for x in [-kPi, kPi] (an atan2's
+// range) and NaN: x less the nearest multiple of kPi (ties, +-kPi / 2, to
+// the even one, 0), which is exact (Sterbenz), without the library call. A
+// zero result has x's sign, as IEEE 754's remainder gives it.
+inline double RemainderOfHalfTurn(double x) {
+  if (x > 0.5 * kPi) return x - kPi;
+  if (x < -0.5 * kPi) return x == -kPi ? -0.0 : x + kPi;
+  return x;
+}
+
+// A turn of the circle and the root's local rotation it gives
+// (TurnedRoot(circle, angle)).
+struct AllowedTurn {
+  double angle = 0.0;
+  Quat root{1.0, 0.0, 0.0, 0.0};
+};
+
 // The turn in [-pi, pi] nearest 0 (the solver's own plane) whose root
 // rotation `limit` allows -- its swing cone and twist range, found in closed
 // form as arcs of the circle, the end of the nearest one checked with
 // ApplyJointConstraint (`constraint`, the same limit bound to the rest
 // rotation) and moved into the arc until the clamp leaves it alone; nullopt
 // when no turn is allowed. Deterministic.
-std::optional<double> NearestAllowedTurn(const LimbCircle& circle,
-                                         const BallSocketLimit& limit,
-                                         const JointConstraint& constraint);
+std::optional<AllowedTurn> NearestAllowedTurn(
+    const LimbCircle& circle, const BallSocketLimit& limit,
+    const JointConstraint& constraint);
 
 }  // namespace ik::internal
 

@@ -107,11 +107,11 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     circle.rest_rotation = root.rest.rotation;
     circle.root_solved = root_solved;
     circle.axis_model = to_target / distance;
-    if (const std::optional<double> turn = NearestAllowedTurn(
+    if (const std::optional<AllowedTurn> turn = NearestAllowedTurn(
             circle, root.limit.ball_socket, root_constraint)) {
       // Within the limit up to its clamp slack (kLimitClampSlack): kept as
       // found, so the tip stays on the circle through the target.
-      root_limited.rotation = TurnedRoot(circle, *turn);
+      root_limited.rotation = turn->root;
     }
   }
   locals[joints.root].rotation = root_limited.rotation;
