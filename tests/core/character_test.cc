@@ -15,8 +15,8 @@
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
-#include "ik/rig/forward_kinematics.h"
 #include "ik/rig/rig.h"
+#include "random_poses.h"
 #include "rig_fixtures.h"
 
 namespace ik {
@@ -98,18 +98,13 @@ TEST(CharacterTest, DynamicsWorldIsForwardKinematicsOfWhatDynamicsReads) {
         Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
   };
   std::vector<Transform> locals(rig.rest_pose().begin(), rig.rest_pose().end());
-  std::vector<Transform> models(locals.size());
   for (int i = 0; i < 200; ++i) {
     for (Transform& local : locals) local.rotation = rotation();
     Transform root;
     root.rotation = rotation();
     root.translation = Vec3(normal(engine), normal(engine), normal(engine));
-    LocalToModelJob fk;
-    fk.parents = rig.parents();
-    fk.locals = locals;
-    fk.root = root;
-    fk.models = absl::MakeSpan(models);
-    ASSERT_TRUE(fk.Run().ok());
+    const std::vector<Transform> models =
+        testing::ModelTransforms(rig, locals, root);
     Transform stale;
     stale.translation = Vec3(7.0, 7.0, 7.0);
     std::vector<Transform> world(locals.size(), stale);

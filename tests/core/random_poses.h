@@ -80,13 +80,15 @@ inline std::vector<Transform> RandomChainPose(const Rig& limits_rig,
   return pose;
 }
 
-// Model-space transforms of a pose.
+// Model-space transforms of a pose (world space under `root`).
 inline std::vector<Transform> ModelTransforms(
-    const Rig& rig, absl::Span<const Transform> pose) {
+    const Rig& rig, absl::Span<const Transform> pose,
+    const Transform& root = Transform()) {
   std::vector<Transform> models(pose.size());
   LocalToModelJob fk;
   fk.parents = rig.parents();
   fk.locals = pose;
+  fk.root = root;
   fk.models = absl::MakeSpan(models);
   if (!fk.Run().ok()) std::abort();  // rigs from Rig::Create never fail
   return models;
