@@ -140,6 +140,29 @@ Frame AxisFrame(const V3x2& upper, const V3x2& lower, const V3x2& given) {
   return frame;
 }
 
+// TwistedSwing's part of `offset` across the root -> target axis (scaled by
+// the target's squared distance, no square root) and whether it is off the
+// axis: the pole's and the turned middle joint's, as Run computes each.
+// `offset_sq` is the offset's squared length and `scale` that of the
+// factor the part carries, squared.
+struct AcrossAxis {
+  V3x2 across;
+  D2 across_sq;
+  decltype(D2{} > D2{}) off_axis;
+};
+AcrossAxis Across(const V3x2& offset, D2 offset_sq, const V3x2& to_target,
+                  D2 target_sq, D2 scale) {
+  AcrossAxis out;
+  out.across = target_sq * offset - Dot(offset, to_target) * to_target;
+  out.across_sq = Dot(out.across, out.across);
+  out.off_axis =
+      (out.across_sq > Splat(internal::kOnLineSine * internal::kOnLineSine) *
+                           offset_sq * scale) &
+      (out.across_sq >
+       Splat(kMinDirectionLength * kMinDirectionLength) * scale);
+  return out;
+}
+
 // Solves `first` and `second`, both with a middle-joint axis (kAxis) or
 // both without, their statuses into `statuses`. One function, as Run is
 // (two_bone.cc: its stages share some forty values).
@@ -253,33 +276,20 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
 
   // TwistedSwing, its common path.
   const V3x2 pole_offset = Load(pole0, pole1) - root_ms;
-  const V3x2 pole_across =
-      target_sq * pole_offset - Dot(pole_offset, to_target_ms) * to_target_ms;
-  const D2 pole_across_sq = Dot(pole_across, pole_across);
   const D2 target_sq_sq = target_sq * target_sq;
-  const auto pole_off_axis =
-      (pole_across_sq > Splat(internal::kOnLineSine * internal::kOnLineSine) *
-                            Dot(pole_offset, pole_offset) * target_sq_sq) &
-      (pole_across_sq >
-       Splat(kMinDirectionLength * kMinDirectionLength) * target_sq_sq);
+  const AcrossAxis pole = Across(pole_offset, Dot(pole_offset, pole_offset),
+                                 to_target_ms, target_sq, target_sq_sq);
   const D2 swing_sq = w * w + Dot(swing_axis, swing_axis);
   const D2 swing_sq_sq = swing_sq * swing_sq;
   const V3x2 mid_offset =
       (w * w - Dot(swing_axis, swing_axis)) * upper_ms +
       (Splat(2.0) * Dot(swing_axis, upper_ms)) * swing_axis +
       (Splat(2.0) * w) * Cross(swing_axis, upper_ms);
-  const V3x2 mid_across =
-      target_sq * mid_offset - Dot(mid_offset, to_target_ms) * to_target_ms;
-  const D2 mid_across_sq = Dot(mid_across, mid_across);
-  const D2 mid_scale_sq = swing_sq_sq * target_sq_sq;
-  const auto mid_off_axis =
-      (mid_across_sq > Splat(internal::kOnLineSine * internal::kOnLineSine) *
-                           upper_sq * mid_scale_sq) &
-      (mid_across_sq >
-       Splat(kMinDirectionLength * kMinDirectionLength) * mid_scale_sq);
-  const D2 cosine = Dot(mid_across, pole_across);
-  const D2 scale = Sqrt(mid_across_sq * pole_across_sq);
-  const V3x2 cross = Cross(mid_across, pole_across);
+  const AcrossAxis mid = Across(mid_offset, upper_sq, to_target_ms, target_sq,
+                                swing_sq_sq * target_sq_sq);
+  const D2 cosine = Dot(mid.across, pole.across);
+  const D2 scale = Sqrt(mid.across_sq * pole.across_sq);
+  const V3x2 cross = Cross(mid.across, pole.across);
   const auto near = cosine >= Splat(0.0);
   const V3x2 far_axis = (scale - cosine) * to_target_ms;
   const Qx2 twist{near ? scale + cosine : Dot(to_target_ms, cross),
@@ -310,7 +320,7 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
       local_axis.y * turn_inverse, local_axis.z * turn_inverse};
 
   const auto common = framed & off_root & exact & pending &
-                      (~has_pole | (in_range & pole_off_axis & mid_off_axis));
+                      (~has_pole | (in_range & pole.off_axis & mid.off_axis));
   for (int i = 0; i < 2; ++i) {
     const TwoBoneJob& job = *jobs[i];
     if (!lane_ok[i] || !within_range[i] || common[i] == 0) {
