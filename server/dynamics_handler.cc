@@ -116,12 +116,8 @@ absl::Status StepChain(const v1::StepDynamicsRequest& request,
   if (state_index >= 0) {
     StateFromProto(request.states(state_index), state);
     state_path = absl::StrCat("states[", state_index, "]");
-  } else {  // none: the chain starts from rest (its memory kept)
-    state.positions.clear();
-    state.previous_positions.clear();
-    state.rotations.clear();
-    state.time_remainder = 0.0;
-    state.noise_time = 0.0;
+  } else {  // none: an empty state, the chain starts from rest
+    StateFromProto(v1::DynamicChainState::default_instance(), state);
   }
   thread_local std::vector<Quat> rotations;
   rotations.assign(chain.joints.size(), IdentityQuat());
