@@ -61,9 +61,9 @@ const Ray& DownRay() {
   return ray;
 }
 
-// The seed's ray: straight down through `through`, from ray_above_hip above
-// `top` to ray_below_ankle below `through`. A miss for an origin beyond
-// kMaxCoordinate.
+// The leg ray of Szauer's foot grounding: straight down through `through`, from
+// ray_above_hip above `top` to ray_below_ankle below `through`. A miss for an
+// origin beyond kMaxCoordinate.
 RayHit CastDown(const Ground& ground, const Vec3& through, double top,
                 const LegSettings& settings) {
   const Vec3 origin(through.x, top + settings.ray_above_hip, through.z);

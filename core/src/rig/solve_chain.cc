@@ -117,7 +117,7 @@ void FinishSwivel(const SolveChainJob& job, const Transform& parent_model,
                           chain.joints.size()),
       plane.axis);
   if (!bend.has_value()) return;  // straight: no plane to turn
-  // Only the plane drifts: the solve keeps the side the seed bent to, while
+  // Only the plane drifts: the solve keeps the side BeginSwivel bent to, while
   // the side FitBendDirection reads off a zig-zag chain may change at once.
   // So the turn is the smaller one that lays the fitted line onto the plane.
   const double angle =

@@ -220,7 +220,7 @@ std::uint64_t SweepJoints(const ChainJob& job, bool two_bone_step,
     const Quat& parent_rotation =
         j == 0 ? ws.parent_rotation : ws.rotations[j - 1];
     tip_position = position + (parent_rotation * local) * to_tip_local;
-    // The seed's early exit inside the sweep.
+    // Early exit inside the sweep, as Szauer's CCDSolver does.
     const Vec3 miss = tip_position - target;
     if (glm::dot(miss, miss) <= tolerance_squared) break;
   }

@@ -20,12 +20,12 @@ bool IsHinge(const ChainJob& job, int i) {
          constraint->limit->kind == JointLimit::Kind::kHinge;
 }
 
-// Positions -> rotations with limits, root first (the seed's
-// WorldToIKChain): each joint turns its bone towards the reaching position
-// of the next joint from where it actually is, is clamped to its limit, and
-// the next joint's position follows from the result. Leaves the
-// workspace's positions and rotations as forward kinematics computes them
-// (the same bits). Returns the mask of clamped joints.
+// Positions -> rotations with limits, root first (Szauer's
+// FABRIKSolver::WorldToIKChain): each joint turns its bone towards the reaching
+// position of the next joint from where it actually is, is clamped to its
+// limit, and the next joint's position follows from the result. Leaves the
+// workspace's positions and rotations as forward kinematics computes them (the
+// same bits). Returns the mask of clamped joints.
 std::uint64_t ConvertToRotations(const ChainJob& job,
                                  const Vec3& root_position) {
   ChainWorkspace& ws = *job.workspace;

@@ -48,10 +48,10 @@ void ReachFree(const ChainJob& job, const Vec3& root_position,
   const int tip = static_cast<int>(job.locals.size()) - 1;
   const double* lengths = job.workspace->lengths.data();
   const Vec3& target = job.target_model;
-  // Part one (seed 001): the tip on the target, then from the tip to the
-  // root each joint slides along its bone so the bone's outer end sits on
-  // the joint placed before it. The root is not placed: part two puts it
-  // back on its base before reading it.
+  // Part one (the first stage of FABRIK, Aristidou & Lasenby 2011): the tip on
+  // the target, then from the tip to the root each joint slides along its bone
+  // so the bone's outer end sits on the joint placed before it. The root is not
+  // placed: part two puts it back on its base before reading it.
   Vec3 placed = target;
   if (tip >= 2) {
     const int i = tip - 1;
@@ -161,8 +161,8 @@ double ConvertReachedPose(const ChainJob& job, const Vec3& root_position,
 }  // namespace
 
 // Targets at least this fraction of the tip's distance from the root get
-// the aim below (measured on the humanoid arm's cold benchmark: 1.0 left
-// 7.7 iterations a solve, 0.999 7.1, 0.995 6.5, 0.99 7.4; 9.98 without).
+// the aim below: the fraction with the fewest iterations a solve on the
+// humanoid arm's cold benchmark (BM_ChainJob in bench/chain_bench.cc).
 constexpr double kAimFromDistance = 0.995;
 
 // Without limits, before the first iteration, when the target is about as

@@ -28,13 +28,14 @@ Quat ToLocal(const Quat& delta, const Quat& model_rotation) {
 
 }  // namespace
 
-// One function, by measurement: the stages (setup, bend frame, step 1: the
-// middle joint's turn, its range, step 2: the root's swing, step 3: the
-// pole's twist, the corrections, the report) share some forty scalars, and
-// passed between functions as structs GCC keeps them in memory: split, the
-// solve took 76 ns instead of 57 (BM_TwoBoneJobRun, no pole) and 132 instead
-// of 104 with a pole. Square roots and divisions dominate its cost, so each
-// one is taken only where it is needed and paired divisions share one.
+// One function, for speed: the stages (setup, bend frame, step 1: the middle
+// joint's turn, its range, step 2: the root's swing, step 3: the pole's twist,
+// the corrections, the report) share some forty scalars, which GCC keeps in
+// memory when they are passed between functions as structs, so split into
+// functions the solve is markedly slower (BM_TwoBoneJobRun in
+// bench/two_bone_bench.cc, with and without a pole). Square roots and divisions
+// dominate its cost, so each one is taken only where it is needed and paired
+// divisions share one.
 absl::Status TwoBoneJob::Run() const {
   if (!internal::LooksValid(*this)) {
     if (absl::Status status = Validate(); !status.ok()) return status;

@@ -15,7 +15,9 @@ inline constexpr int kMaxChainJoints = 64;
 // Bones shorter than this (metres, model space at rest) count as zero-length.
 inline constexpr double kMinBoneLength = 1e-6;
 
-// Default iteration cap and tolerance of a chain (the seed chapter's values).
+// Default iteration cap and tolerance of a chain (the values of the CCD and
+// FABRIK solvers in Szauer, "Hands-On C++ Game Animation Programming"
+// (2020), ch. 13).
 inline constexpr int kDefaultMaxIterations = 15;
 inline constexpr double kDefaultTolerance = 1e-5;
 

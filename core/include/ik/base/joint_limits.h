@@ -1,7 +1,8 @@
 // Joint limits: what "within a limit" means, and how the solvers clamp a
 // rotation back into one. Every solver applies these after each iteration
-// (the seed chapter's "apply constraints here"), so one definition serves
-// them all.
+// (as the constrained CCD and FABRIK solvers of Szauer, "Hands-On C++ Game
+// Animation Programming" (2020), ch. 13, do), so one definition serves them
+// all.
 //
 // Definitions. A limit is relative to the joint's rest local rotation: with
 // `local` the joint's local rotation and `rest` its rest local rotation,
@@ -26,8 +27,9 @@
 // Hinge (HingeLimit), t = axis:
 //   within when q_rel turns only about `axis` (its swing is the identity)
 //   and tau is within `range`.
-//   Clamp: drop the swing (the seed's realignment of the hinge axis with a
-//   fromTo correction does exactly this) and take tau to the nearer end:
+//   Clamp: drop the swing (realigning the joint's hinge axis with its
+//   parent's by a from-to correction, as Szauer's hinge constraint does, is
+//   exactly this) and take tau to the nearer end:
 //   q_rel' = AngleAxis(tau', axis).
 // "Nearer end" is measured around the circle: an angle outside [min, max]
 // goes to whichever end it reaches first turning either way (min on a tie).

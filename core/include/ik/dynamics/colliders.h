@@ -1,6 +1,7 @@
 // Sphere and capsule colliders for the dynamic-bone simulation, and the
 // push-out that keeps a simulated joint outside them without changing its
-// bone length (seed 002, "collision avoidance").
+// bone length (collisions resolved by projection, then the length constraint
+// restored, as in Jakobsen 2001, "Advanced Character Physics").
 //
 // A rig attaches colliders to joints, in the joint's space; the simulation
 // wants them in its own (world) space for the step. PlaceCollider does that
@@ -83,9 +84,9 @@ inline bool IsWithinReach(const Collider& collider, const Vec3& point,
 
 // The point at distance `length` from `parent` and `reach` from `center`
 // (the circle where those two spheres meet) that is closest to `near`. This
-// is seed 002's second correction made exact: the joint ends on the
-// collider's surface *and* keeps its bone length. Degenerate cases, never
-// NaN for finite input:
+// is the push-out followed by the length correction made exact: the joint
+// ends on the collider's surface *and* keeps its bone length. Degenerate
+// cases, never NaN for finite input:
 //  - the bone's sphere lies inside the collider's (the parent is deep
 //    inside): the point of the bone's sphere farthest from `center`;
 //  - the spheres do not meet: the point of the bone's sphere nearest to

@@ -1,5 +1,5 @@
 // The description of a dynamic chain: the joints a dynamic-bone simulation
-// moves (hair, tails, cloth strips, whips; seed 002) and how they behave.
+// moves (hair, tails, cloth strips, whips) and how they behave.
 //
 // A dynamic chain is a small tree of particles listed parent before child.
 // Particle 0 is the driving root: it follows the animation exactly. Every
@@ -86,29 +86,29 @@ struct DynamicChain {
   std::vector<DynamicJoint> joints;
 
   // --- Per chain; each joint may override. ---
-  // Drag r of seed 002's Verlet step p' = p + (p - p_prev)(1 - r) + a dt^2,
+  // Drag r of the Verlet step p' = p + (p - p_prev)(1 - r) + a dt^2,
   // in [0, 1], applied once per substep (so its effect per second depends
   // on `substep`): 0 keeps all velocity (swings longest), 1 removes it
   // every substep (no inertia: the chain creeps where the forces push it).
   double drag = 0.05;
   // Gravity, m/s², world space (the simulation's frame), each component
   // within +-kMaxGravity. Only its part normal to the bone accelerates the
-  // joint (seed 002: g_v = g - (g.u / |u|^2) u, u = parent -> joint).
+  // joint (g_v = g - (g.u / |u|^2) u, u = parent -> joint).
   Vec3 gravity{0.0, -9.81, 0.0};
   // Pull towards the animated pose, in [0, 1]: the fraction of the way to
   // its animated position a joint moves each substep, after the Verlet step
   // and before the constraints. 0: free; 1: follows the animation.
   double stiffness = 0.0;
-  // How far a joint's rotation follows its simulated bone direction, in
-  // [0, 1]: each substep the rotation turns by lerp(identity, turn,
-  // rotation_blend) of the turn that would align it (seed 002's smoothing
-  // quaternion.lerp(identity, rot, t)). 1: no smoothing, the rotations
-  // match the simulated positions; smaller values filter large swings
-  // (the rendered chain lags the simulated one); 0 freezes the rotations.
+  // How far a joint's rotation follows its simulated bone direction, in [0, 1]:
+  // each substep the rotation turns by lerp(identity, turn, rotation_blend) of
+  // the turn that would align it (smoothing by a lerp from the identity). 1: no
+  // smoothing, the rotations match the simulated positions; smaller values
+  // filter large swings (the rendered chain lags the simulated one); 0 freezes
+  // the rotations.
   double rotation_blend = 1.0;
   // Remove each rotation's twist about the joint's own bone (swing-twist
   // decomposition), so that smoothing and branching cannot wind the chain
-  // up over time (seed 002's twist removal).
+  // up over time.
   bool remove_twist = true;
   // Wind, the same field for every joint (scaled per joint by
   // overrides.wind_scale); its noise time is part of the step's state.

@@ -1,6 +1,7 @@
 // Simulated joint positions -> joint rotations: the last stage of the
-// dynamic-bone step (seed 002: "the position change becomes the parent's
-// rotation", smoothed, with the twist about the bone removed).
+// dynamic-bone step: each parent turns by the rotation that takes its bone
+// from the old direction to the simulated one, smoothed, with the twist about
+// the bone removed.
 //
 // Each joint keeps a world-space rotation delta D applied on top of its
 // animated rotation (new world rotation = D * animated rotation). Per step:
@@ -8,11 +9,10 @@
 //    children, the sum of the unit directions to them), s = the same on the
 //    simulated positions;
 //  - D turns by lerp(identity, FromTo(D a, s), blend), renormalised, where
-//    blend = 1 - (1 - rotation_blend)^substeps compounds the per-substep
-//    blend (seed 002's quaternion.lerp(identity, rot, t)), so the smoothing
-//    hardly depends on the caller's frame rate (for a still target and
-//    slerp it would not at all; lerp and a moving target leave a small
-//    difference). Blend 1 makes D a = s;
+//    blend = 1 - (1 - rotation_blend)^substeps compounds the per-substep blend
+//    lerp(identity, rot, rotation_blend), so the smoothing hardly depends on
+//    the caller's frame rate (for a still target and slerp it would not at all;
+//    lerp and a moving target leave a small difference). Blend 1 makes D a = s;
 //  - with remove_twist, D is replaced by its swing about a (the swing-twist
 //    decomposition D = swing * twist, twist about a, as ik/base/joint_limits.h
 //    defines it): D a is unchanged, the spin about the bone is gone;

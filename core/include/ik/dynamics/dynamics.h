@@ -1,5 +1,7 @@
-// One step of the dynamic-bone simulation (seed 002; issue 6): secondary
-// motion of hair, tails and cloth strips, as a pure function of its inputs.
+// One step of the dynamic-bone simulation: secondary motion of hair, tails
+// and cloth strips, as a pure function of its inputs. Verlet integration with
+// drag, the length constraint and collisions by projection (Jakobsen 2001,
+// "Advanced Character Physics"), gravity taken normal to the bone.
 //
 // The caller keeps the state between steps (a stateless service sends it
 // back and forth), so any replica can run any step, and the same inputs give
@@ -26,17 +28,16 @@
 //     its simulated child, smoothed by rotation_blend, its twist about the bone
 //     removed.
 //
-// Notes. Length correction pulls a joint towards its parent only (follow
-// the leader, as seed 002 does), so a joint never feels the weight of the
-// joints below it: with little drag a long chain whips (its tip can fly
-// above the root), which drag and stiffness tame. Moving colliders with the
-// root within a step is right for colliders attached to the character; one
-// fixed in the world is then off by at most the root's travel during one
-// substep. Callers at different rates see the same motion when they start
-// from the same state (e.g. a first step with delta_time 0 at the same
-// instant) and sample the same root path. Determinism: no fast-math, no
-// time-based termination, fixed iteration counts, and wind from the seeded
-// noise; the same binary gives the same bits.
+// Notes. Length correction pulls a joint towards its parent only (follow the
+// leader), so a joint never feels the weight of the joints below it: with
+// little drag a long chain whips (its tip can fly above the root), which drag
+// and stiffness tame. Moving colliders with the root within a step is right for
+// colliders attached to the character; one fixed in the world is then off by at
+// most the root's travel during one substep. Callers at different rates see the
+// same motion when they start from the same state (e.g. a first step with
+// delta_time 0 at the same instant) and sample the same root path. Determinism:
+// no fast-math, no time-based termination, fixed iteration counts, and wind
+// from the seeded noise; the same binary gives the same bits.
 //
 //   ik::DynamicState state;  // empty: the first step starts at rest
 //   ik::DynamicsReport report;

@@ -1,5 +1,5 @@
-// Seeded, deterministic wind for the dynamic-bone simulation (seed 002: the
-// disturbance acceleration d, "random direction, strength and duration").
+// Seeded, deterministic wind for the dynamic-bone simulation: a disturbance
+// acceleration of varying direction, strength and duration.
 //
 // The wind is a pure function of (settings, time): smooth value noise over a
 // lattice in time whose knot values come from an integer hash of (seed,

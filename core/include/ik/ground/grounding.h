@@ -1,5 +1,6 @@
-// The grounding pass: puts a walking character's feet on uneven ground
-// (seed 000, "foot grounding"; issue 5).
+// The grounding pass: puts a walking character's feet on uneven ground, by
+// rays and a two-bone leg solve with a pelvis drop (the foot grounding of
+// Szauer, "Hands-On C++ Game Animation Programming" (2020), ch. 13).
 //
 // For every leg of the rig (ik/ground/leg.h), on the animated pose in world
 // space:
@@ -8,8 +9,8 @@
 //      the ground under the foot (the nearest hit, point P, normal n);
 //   2. the ankle's clearance c = (ankle - P).n - ankle_height says how far
 //      the sole is above the ground (negative: the animation sinks it in).
-//      The clamped goal (the seed's "current" goal) lifts a sunk ankle out,
-//      the planted goal ("future") puts the sole on the ground, and the
+//      The clamped goal (Szauer's "current" IK target) lifts a sunk ankle out,
+//      the planted goal (his "future" one) puts the sole on the ground, and the
 //      leg's planted weight w (the caller samples its stride curve: 1 = foot
 //      on the ground, 0 = in the air) blends the animated ankle towards the
 //      planted goal:
@@ -17,8 +18,8 @@
 //      no hit within the ray leaves the animated ankle. The clearance is
 //      measured along n, as if the foot were turned to the ground (step 5),
 //      so a planted foot ends with its sole on the ground on slopes too (on
-//      level ground this is the seed's "hit raised by the ankle height");
-//   3. the pelvis drop: the character is lowered along world up (the seed's
+//      level ground this is Szauer's goal: the hit raised by the ankle height);
+//   3. the pelvis drop: the character is lowered along world up (Szauer's
 //      vertical placement) just enough that every goal is within reach: no
 //      further from its hip than the animation already stretches the leg,
 //      or (thigh + shin) * (1 - kLegReachMargin) if that is more. The drop

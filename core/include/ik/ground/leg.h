@@ -1,5 +1,5 @@
-// Legs of a rig, for the grounding pass (seed 000's foot grounding; issue
-// 5): which joints make each leg and how its rays are cast.
+// Legs of a rig, for the grounding pass (ik/ground/grounding.h): which
+// joints make each leg and how its rays are cast.
 //
 // A character lists legs by joint name (LegDefinition); BuildLegs checks
 // them against its rig and gives the resolved form (Leg, joint indices),

@@ -4,8 +4,8 @@
 // of vertex indices, three per triangle. Create validates everything, then
 // builds a BVH (ik/geometry/bvh.h: binned SAH, deterministic); a query reads
 // a leaf's triangles through their indices (a copy of each triangle's
-// vertices in BVH order was 9 % faster per ray and cost 72 bytes per
-// triangle more, over half of a registered mesh's memory). Triangles are
+// vertices in BVH order would save a little time per ray but cost 72 bytes
+// per triangle more, over half of a registered mesh's memory). Triangles are
 // two-sided and flat-shaded; winding does not matter.
 //
 //   ik::TriangleMeshDefinition def;

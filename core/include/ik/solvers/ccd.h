@@ -1,5 +1,7 @@
-// CCD (cyclic coordinate descent) for chains of 2..kMaxChainJoints joints,
-// after the seed chapter's CCDSolver (document 000).
+// CCD (cyclic coordinate descent) for chains of 2..kMaxChainJoints joints
+// (Wang & Chen 1991, "A combined optimization method for solving the
+// inverse kinematics problem of mechanical manipulators"; as the CCDSolver
+// of Szauer, "Hands-On C++ Game Animation Programming" (2020), ch. 13).
 //
 // Each iteration walks the joints from the one before the tip back to the
 // root and turns each so that the joint -> tip direction points along the

@@ -1,6 +1,7 @@
 // FABRIK (forward and backward reaching inverse kinematics) for chains of
-// 2..kMaxChainJoints joints, after the seed documents (000: the chapter's
-// FABRIKSolver; 001: the article's two parts).
+// 2..kMaxChainJoints joints (Aristidou & Lasenby 2011, "FABRIK: A fast,
+// iterative solver for the Inverse Kinematics problem"; as the FABRIKSolver
+// of Szauer, "Hands-On C++ Game Animation Programming" (2020), ch. 13).
 //
 // Each iteration works on model-space positions: the backward pass puts
 // the tip on the target and walks to the root keeping the bone lengths; the
@@ -36,8 +37,8 @@
 // the passes never leave that line.
 //
 // With limits, every iteration goes positions -> rotations -> limits ->
-// positions, as the seed chapter prescribes, and is shaped by them the way
-// Aristidou and Lasenby's constrained FABRIK is:
+// positions, as Szauer's constrained FABRIKSolver does, and is shaped by
+// them the way Aristidou and Lasenby's constrained FABRIK is:
 //   - the backward pass keeps each bone where the next joint's limit lets
 //     the next bone be (inside its cone; in its hinge's plane at a bend
 //     within the range), carrying joint frames along by shortest arcs;

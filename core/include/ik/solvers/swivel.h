@@ -1,4 +1,5 @@
-// Swivel angle, solver plane and the zero-plane map (seed 003).
+// Swivel angle, solver plane and the zero-plane map, as Autodesk 3ds Max's
+// history-independent (HI) IK solver defines them.
 //
 // With only a position goal a chain keeps one free degree of freedom: a turn
 // about its end-effector (EE) axis, the line from the start joint (the
@@ -12,11 +13,11 @@
 //   ik::Vec3 bend = ik::SwivelBendDirection(map, ee_axis, 0.5);
 //   bool flips_nearby = ik::AngleToSingularity(map, ee_axis) < 0.17;
 //
-// The default map (seed 003, rules A and B), built from the chain's preferred
-// pose. Let u0 be the preferred EE axis (unit), b0 the preferred bend
-// direction (unit, across u0: the side of the axis the middle joints lie on;
-// see FitBendDirection) and n0 = u0 x b0 the preferred solver plane's
-// normal. The sphere of EE-axis directions d has
+// The default map (the HI solver's, here as rules A and B), built from the
+// chain's preferred pose. Let u0 be the preferred EE axis (unit), b0 the
+// preferred bend direction (unit, across u0: the side of the axis the middle
+// joints lie on; see FitBendDirection) and n0 = u0 x b0 the preferred solver
+// plane's normal. The sphere of EE-axis directions d has
 //   - its equator in the preferred solver plane: the great circle of the
 //     directions across n0 (through u0 and b0);
 //   - its poles at +n0 and -n0;
@@ -54,7 +55,7 @@
 
 namespace ik {
 
-// The space the zero-plane map's sphere is fixed in (seed 003, "parent
+// The space the zero-plane map's sphere is fixed in (the HI solver's "parent
 // space"); it decides whether the chain turns with its parent and where the
 // singular directions lie in the world.
 enum class SwivelSpace {

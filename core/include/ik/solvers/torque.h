@@ -1,17 +1,17 @@
-// The torque solver for chains of 2..kMaxChainJoints joints, after seed 004
-// (Hugo Elias's iterative IK): a virtual force f pulls the tip towards the
-// target, and every joint turns in proportion to the torque that force
-// exerts about it. That is a Jacobian-transpose method.
+// The torque solver for chains of 2..kMaxChainJoints joints, after Hugo
+// Elias's article on iterative inverse kinematics: a virtual force f pulls
+// the tip towards the target, and every joint turns in proportion to the
+// torque that force exerts about it. That is a Jacobian-transpose method.
 //
-// The torque. The seed's rule for one axis a of a joint, with b the bone
+// The torque. Elias's rule for one axis a of a joint, with b the bone
 // and r perpendicular to both, is
 //   torque = |f| sin(a, f) sin(b, f) sign(cos(r, f)) k,
 // with b running from the joint to the tip for a twist axis (a along the
-// bone). Here b is the joint -> tip vector for every axis (for the seed's
+// bone). Here b is the joint -> tip vector for every axis (for Elias's
 // one-bone figures the two coincide), which makes every torque the
 // derivative of the tip's approach to the target: a joint free to turn about
-// any axis (ball-and-socket, or no limit) turns about b x f, where the
-// seed's rule is largest, by an angle proportional to |b x f|; a hinge
+// any axis (ball-and-socket, or no limit) turns about b x f, where Elias's
+// rule is largest, by an angle proportional to |b x f|; a hinge
 // turns about its axis a by a . (b x f). Summed over the joints, the
 // torques move the tip by A f, where A = sum_j (|b_j|^2 I - b_j b_j^T)
 // (a hinge adds (a x b)(a x b)^T instead) is a 3x3 matrix.
@@ -24,8 +24,8 @@
 //     the pseudo-inverse step away from singular poses and stays bounded
 //     near them (a straight chain cannot move its tip along itself);
 //   - plain (damping = 0): y = alpha f with alpha = (f . A f) / |A f|^2, the
-//     seed's torques with the sensitivity k chosen each iteration so the
-//     predicted move best matches f (Buss and Kim's Jacobian-transpose
+//     torques of Elias's rule with the sensitivity k chosen each iteration
+//     so the predicted move best matches f (Buss and Kim's Jacobian-transpose
 //     step). Converges linearly; more iterations than the damped step.
 // Every turn is then scaled by `gain` and, so the linear prediction holds,
 // all together by as much as keeps the largest turn within `max_step`. An
@@ -38,7 +38,7 @@
 // along the limits' boundaries, often until the iteration cap (the
 // property test prints how many iterations).
 //
-// Resistance (the seed's elasticity and comfort). Each joint j has a
+// Resistance (Elias's elasticity and comfort range). Each joint j has a
 // `stiffness` s_j (how hard it is to turn at all) and, beyond a `comfort`
 // angle c_j from its preferred rotation, a spring of `elasticity` e_j with
 // energy 1/2 e_j (bend_j - c_j)^2: no resistance inside the comfort range,
@@ -57,8 +57,8 @@
 // left out of the springs' part and the step is taken again (a clamped joint
 // cannot carry its share of undoing the springs' move). `root_stiffness` scales
 // s_j and e_j along the chain: a uniform chain pulled at its tip bends most at
-// the root (the longest lever), so a stiffer base spreads the bend evenly (the
-// seed's dinosaur neck).
+// the root (the longest lever), so a stiffer base spreads the bend evenly (as
+// in Elias's dinosaur neck).
 //
 // Limits are applied after every iteration; stopping rules and the report:
 // ik/solvers/chain_job.h. The property test

@@ -32,9 +32,9 @@ struct TorqueJointSettings {
 
 // How the torque solver steps. Owns nothing.
 struct TorqueSettings {
-  // The seed's sensitivity k: the fraction of the predicted step taken each
-  // iteration, (0, 1]. Below 1 the tip approaches more smoothly, in more
-  // iterations.
+  // The sensitivity k of Elias's torque rule (ik/solvers/torque.h): the
+  // fraction of the predicted step taken each iteration, (0, 1]. Below 1 the
+  // tip approaches more smoothly, in more iterations.
   double gain = 1.0;
   // The damped variant's lambda, as a fraction of the chain's length (the
   // sum of its bones), so one value suits chains of any size: finite,
