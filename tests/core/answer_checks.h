@@ -1,7 +1,7 @@
-// The one consistency check of a chain goal's answer, shared by every test
-// that solves goals (issue 13, "self-consistent answers, always"): the
-// answer agrees with itself and with forward kinematics written apart from
-// the solver (independent_checks.h), for every solver and option.
+// The one consistency check of a chain goal's answer, shared by every test that
+// solves goals (every answer is self-consistent, always): the answer agrees
+// with itself and with forward kinematics written apart from the solver
+// (independent_checks.h), for every solver and option.
 #ifndef IK_TESTS_CORE_ANSWER_CHECKS_H_
 #define IK_TESTS_CORE_ANSWER_CHECKS_H_
 

@@ -1,10 +1,10 @@
-// FABRIK and CCD at and near full reach (issue 13): targets made by poses
-// within the limits that leave the chain almost straight (every joint turned
-// within a tenth of its limit, so the tip is at 99% or more of the straight
-// chain's reach), and targets one joint's turn alone reaches (the rest pose
-// with one joint turned within its limit). Every answer passes the shared
-// consistency check (solve_chain_runner.h); the tip must end within the
-// chain's tolerance for at least 99.9% of them.
+// FABRIK and CCD at and near full reach: targets made by poses within the
+// limits that leave the chain almost straight (every joint turned within a
+// tenth of its limit, so the tip is at 99% or more of the straight chain's
+// reach), and targets one joint's turn alone reaches (the rest pose with one
+// joint turned within its limit). Every answer passes the shared consistency
+// check (solve_chain_runner.h); the tip must end within the chain's tolerance
+// for at least 99.9% of them.
 #include <cstdio>
 #include <random>
 #include <string>

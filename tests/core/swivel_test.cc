@@ -275,7 +275,8 @@ TEST_F(ChainSwivelSettingsTest, HumanoidSingularDirections) {
 TEST_F(ChainSwivelSettingsTest, APreferredPoseMovesTheSingularDirections) {
   // The left arm hanging down with the forearm forward: the preferred plane
   // is sagittal, so the arm flips when it points straight out sideways
-  // (+X) or across the chest (-X), no longer when it hangs down.
+  // (+X) or across the chest (-X), not (as with the default preferred pose)
+  // when it hangs down.
   RigDefinition definition = testing::HumanoidRigDefinition();
   definition.chains[0].preferred_pose = {
       {"left_shoulder", AngleAxis(-kPi / 2, Vec3(0.0, 0.0, 1.0))},

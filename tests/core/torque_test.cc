@@ -238,7 +238,7 @@ TEST_F(TorqueJobTest, StaysNearThePreferredPoseWhileReaching) {
 }
 
 TEST_F(TorqueJobTest, TurnsATwistJointAboutItsBone) {
-  // The seed's twist joint: joint 0 turns only about its own bone (+X),
+  // Elias's twist joint: joint 0 turns only about its own bone (+X),
   // joint 1 is fixed at a right angle. The torque about the bone comes
   // from the joint -> tip vector (the bone itself would give none); a
   // quarter turn about the bone reaches the target.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Bring your own character from Node.js (issue 17): a rig imported from glTF
-# with ikctl, given a dynamic chain, registered, solved, grounded and stepped
-# by examples/node/byo_character.mjs through a running ikd with the Node
-# package (client/node).
+# Bring your own character from Node.js: a rig imported from glTF with ikctl,
+# given a dynamic chain, registered, solved, grounded and stepped by
+# examples/node/byo_character.mjs through a running ikd with the Node package
+# (client/node).
 #   tests/e2e/byo_node_test.sh IKD IKCTL
 source "$(dirname "$0")/lib.sh"
 IKD=$(realpath "${1:?usage: byo_node_test.sh IKD IKCTL}")

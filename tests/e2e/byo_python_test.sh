@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 17, done when: a Python program registers a rig imported from glTF,
-# solves, grounds and steps it through a running ikd with the ikd_client
-# package. ikd serves no rigs (--rig_dir=), only the example terrains, so
-# the rig can only come from `ikctl rigs import examples/gltf/hero.gltf`.
+# A Python program registers a rig imported from glTF, solves, grounds and steps
+# it through a running ikd with the ikd_client package. ikd serves no rigs
+# (--rig_dir=), only the example terrains, so the rig can only come from
+# `ikctl rigs import examples/gltf/hero.gltf`.
 # Usage: byo_python_test.sh IKD IKCTL
 source "$(dirname "$0")/lib.sh"
 IKD=$1

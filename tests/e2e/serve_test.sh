@@ -26,7 +26,7 @@ out=$("$IKCTL" --server="$SERVER" solve --rig humanoid --chain left_arm \
   --target 5,5,5) || fail "unreachable solve failed: $out"
 grep -q 'NOT reached' <<<"$out" || fail "unreachable target reported: $out"
 
-# Every solver on the 13-joint tail (issue 3's "done when").
+# Every solver on the 13-joint tail.
 for solver in fabrik ccd auto; do
   out=$("$IKCTL" --server="$SERVER" solve --rig tail --chain tail \
     --target 0.25,0.55,-0.95 --solver $solver --json) || fail "tail $solver"
@@ -90,10 +90,10 @@ out=$("$IKCTL" --server="$SERVER" dynamics --rig tail --steps 3 --json) \
 [[ $(grep -c '"previous_positions"' <<<"$out") -ge 3 ]] \
   || fail "dynamics --json: $out"
 
-# GroundFeet (issue 5's "done when"): register the bundled stairs mesh and
-# put the humanoid's feet on them. Standing at floor level in front of step
-# 2, both soles go up onto its tread (y = 0.3); turned sideways across the
-# edge between steps 1 and 2, one foot lands on each tread.
+# GroundFeet: register the bundled stairs mesh and put the humanoid's feet on
+# them. Standing at floor level in front of step 2, both soles go up onto its
+# tread (y = 0.3); turned sideways across the edge between steps 1 and 2, one
+# foot lands on each tread.
 terrains=$("$IKCTL" --server="$SERVER" terrain list) || fail "terrain list"
 grep -q '^slope .* heightfield ' <<<"$terrains" || fail "slope: $terrains"
 sed 's/"name": "stairs"/"name": "e2e_stairs"/' \
@@ -155,8 +155,8 @@ grep -q 'INVALID_ARGUMENT: weights\[1\]' <<<"$err" || fail "weights: $err"
 out=$("$IKCTL" --server="$SERVER" terrain delete e2e_stairs) || fail "delete"
 grep -q '^deleted e2e_stairs sha256:' <<<"$out" || fail "delete: $out"
 
-# The tick (issue 14's "done when"): a crowd of 200 walking over the stairs,
-# unary and on one stream; every job of every character answered.
+# The tick: a crowd of 200 walking over the stairs, unary and on one stream;
+# every job of every character answered.
 for mode in "" "--stream"; do
   # shellcheck disable=SC2086  # empty or one flag
   out=$("$IKCTL" --server="$SERVER" tick --rig humanoid --characters 200 \

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Same bits on every machine (issue 13): replays the golden request set with
-# glibc free to pick its FMA/AVX2 builds of the math functions and with
-# those masked (GLIBC_TUNABLES hwcaps, what a CPU without FMA gets), and
-# compares the answers' text forms bit for bit. libm_probe first shows that
-# the mask changes the host libm's own results on this CPU (else there is
-# nothing to compare: skipped) and that it leaves the core's trig alone.
+# Same bits on every machine: replays the golden request set with glibc free to
+# pick its FMA/AVX2 builds of the math functions and with those masked
+# (GLIBC_TUNABLES hwcaps, what a CPU without FMA gets), and compares the
+# answers' text forms bit for bit. libm_probe first shows that the mask changes
+# the host libm's own results on this CPU (else there is nothing to compare:
+# skipped) and that it leaves the core's trig alone.
 #   golden_across_libm.sh LIBM_PROBE GOLDEN_ANSWERS_TEST
 set -euo pipefail
 probe=$1
