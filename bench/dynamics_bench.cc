@@ -1,7 +1,6 @@
-// Benchmarks of the dynamic-bone step (StepDynamicsJob::Run), the case of
-// issue 6: a 16-joint strand (the root and 15 simulated joints, 5 cm bones)
-// in gusty wind, its root circling (8 cm at about 1 Hz) so the strand keeps
-// moving. Arguments:
+// Benchmarks of the dynamic-bone step (StepDynamicsJob::Run) on a 16-joint
+// strand (the root and 15 simulated joints, 5 cm bones) in gusty wind, its root
+// circling (8 cm at about 1 Hz) so the strand keeps moving. Arguments:
 //  - substeps: substeps per call (delta_time = substeps / 120 s);
 //  - colliders: 0 = none, 1 = 2 spheres and 2 capsules around the strand,
 //    fixed in the world while the root circles, so joints keep meeting and
@@ -15,11 +14,11 @@
 //    (StepDynamicsJob::prepared_chain, PreparedDynamicChain::Create): each
 //    call still validates everything that changes between calls (the
 //    animated pose, the colliders, delta_time, the state, the outputs),
-//    prepares the colliders and converts the positions to rotations. Issue
-//    18's target (<= 25 ns per joint-substep at one substep per call with
-//    the four colliders, per-call preparation amortised) is
+//    prepares the colliders and converts the positions to rotations. The
+//    target of <= 25 ns per joint-substep (one substep per call with the
+//    four colliders, per-call preparation amortised) is measured by
 //    substeps:1/colliders:1/smoothing:0/prepared:1.
-// Counters: time_per_joint_substep, the issue's measure (CPU time per call /
+// Counters: time_per_joint_substep, the target's measure (CPU time per call /
 // (16 joints x substeps), the per-call work -- validation, the rotations,
 // collider preparation -- included and spread over the substeps; the same
 // as 1 / items_per_second); contacts_per_call, the joints touching a

@@ -42,7 +42,7 @@ Goals MakeGoals(const Rig& rig, const Chain& chain) {
 }
 
 // range(0): 0 a position goal only, 1 with a pole (the two-bone solver's
-// older control), 2 with a swivel. Each solve starts from the previous
+// other control), 2 with a swivel. Each solve starts from the previous
 // answer, as a tick-to-tick caller would (a swivel solve ignores it).
 void SolveChain(benchmark::State& state, const char* chain_name) {
   const Rig& rig = Humanoid();

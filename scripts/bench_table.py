@@ -14,8 +14,9 @@ import sys
 COUNTERS = {"time_per_joint_substep": 1e9, "per_character": 1e9,
             "cpu_us": 1.0, "core_us": 1.0}
 UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-# Arguments added since: a name with one of these suffixes is the old
-# benchmark's measure, and pairs with the name without it.
+# Arguments at the value that a benchmark without them measures: a name with
+# one of these suffixes pairs with the same name without it, as a build whose
+# benchmark lacks the argument reports it.
 DEFAULT_ARGS = ("/prepared:0",)
 
 
