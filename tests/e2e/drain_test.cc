@@ -81,7 +81,7 @@ TEST(DrainE2eTest, SigtermAnswersEveryCallInFlight) {
   ASSERT_LT(answered_before, kClients) << "the ticks are too light";
 
   ikd.Signal(SIGTERM);
-  // Health says NOT_SERVING, or the port no longer accepts connections.
+  // Health says NOT_SERVING, or the port refuses connections.
   for (;;) {
     HealthCheckResponse::ServingStatus serving;
     const grpc::Status status = ikd.CheckHealth(1000, &serving);

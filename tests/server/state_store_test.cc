@@ -149,7 +149,7 @@ TEST_F(StateStoreTest, DamagedFilesAreReportedAndSkipped) {
   // Cut short.
   WriteFile("rig.cut.binpb", good.substr(0, good.size() / 2));
   // A changed number (the forearm's length, in its last bit): the
-  // definition still parses and validates, but no longer hashes to the
+  // definition still parses and validates, but does not hash to the
   // revision it was acknowledged with.
   const double forearm = -0.2625;
   ASSERT_TRUE(
