@@ -23,7 +23,7 @@ namespace ik::testing {
 // Solver settings of the 4-joint clavicle-to-wrist chains (AUTO: FABRIK).
 // 1 mm is close enough for a hand; CCD needs up to ~200 sweeps for the
 // hardest targets (the property test), FABRIK ~100, and both stop early
-// once an iteration no longer gets closer.
+// once an iteration does not get closer.
 inline constexpr int kClavicleArmMaxIterations = 300;
 inline constexpr double kClavicleArmTolerance = 1e-3;
 

@@ -80,8 +80,8 @@ inline std::string ReadFile(const std::string& path) {
 
 // deploy/nginx/ikd.conf with the replicas' ports (replica i in place of
 // 127.0.0.1:50051 + i), the listener on 127.0.0.1:`port` and the logs in
-// `directory`; empty (and `error` says why) when the file no longer has the
-// lines the test fills in.
+// `directory`; empty (and `error` says why) when the file lacks the lines
+// the test fills in.
 inline std::string FillNginxConf(const std::vector<int>& upstream_ports,
                                  int port, const std::string& directory,
                                  std::string* error) {

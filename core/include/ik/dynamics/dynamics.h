@@ -139,7 +139,7 @@ struct StepDynamicsJob {
   double delta_time = 0.0;
   // Start from rest in the animated pose regardless of the state (whose
   // vectors are then not checked, only its clocks: a caller may reset a
-  // state it no longer trusts).
+  // state it does not trust).
   bool reset = false;
 
   // In and out: the state from the previous step (empty on the first),
