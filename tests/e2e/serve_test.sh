@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts ikd exactly as README command (a) does (scripts/serve.sh), on a free
-# port instead of 50051 so a developer's running ikd does not interfere, and
-# drives it with ikctl.
+# port rather than the default 50051 so a developer's running ikd does not
+# interfere, and drives it with ikctl.
 # Usage: serve_test.sh BUILD_DIR
 source "$(dirname "$0")/lib.sh"
 BUILD=$1
