@@ -1,5 +1,5 @@
 // The tick's crowd through the core alone: the 1,000 humanoids of
-// client/crowd.h (every joint animated, both legs grounded on the bundled
+// client/crowd/crowd.h (every joint animated, both legs grounded on the bundled
 // stairs mesh, two hand goals, the ponytail stepped from the states of the
 // tick before), converted once from the crowd's fourth tick request (three
 // ticks absorbed first, through IkHandlers::Tick, so dynamics has states).
@@ -30,13 +30,13 @@
 
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
+#include "convert/dynamics.h"
+#include "convert/ground.h"
+#include "convert/solve.h"
+#include "convert/values.h"
 #include "crowd_fixture.h"
+#include "handlers/request_ground.h"
 #include "ik/character/tick_batch.h"
-#include "server/convert/dynamics.h"
-#include "server/convert/ground.h"
-#include "server/convert/solve.h"
-#include "server/convert/values.h"
-#include "server/request_ground.h"
 #include "single_character_jobs.h"
 
 namespace ik::server {

@@ -1,6 +1,6 @@
 // The tick benchmarks' shared set-up: the example rigs and terrains, the
-// handlers over them, and the 1,000-character crowd of client/crowd.h with
-// three ticks absorbed (so dynamics has states); `request` is its fourth
+// handlers over them, and the 1,000-character crowd of client/crowd/crowd.h
+// with three ticks absorbed (so dynamics has states); `request` is its fourth
 // tick. Built once per benchmark program.
 #ifndef IK_BENCH_CROWD_FIXTURE_H_
 #define IK_BENCH_CROWD_FIXTURE_H_
@@ -11,11 +11,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "client/crowd.h"
+#include "crowd.h"
+#include "handlers/handlers.h"
 #include "ik/rig_json.h"
-#include "server/directory_loader.h"
-#include "server/handlers.h"
-#include "server/solver_pool.h"
+#include "rpc/solver_pool.h"
+#include "state/directory_loader.h"
 
 namespace ik::server {
 

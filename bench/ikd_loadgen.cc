@@ -17,14 +17,14 @@
 // itself: the work is a fixed count, and every call has a deadline. Use only
 // against servers on this machine (loopback).
 //
-// Tick (--rpc=tick): the synthetic crowd of client/crowd.h (--characters of
-// --rig walking over --terrain: full animated pose, grounding of both legs,
-// two hand goals, dynamics states carried tick to tick), --ticks ticks back
-// to back from one caller, unary or on one TickStream; then the same crowd's
-// next --single_ticks ticks as single calls (GroundFeet, SolveChain,
-// StepDynamics per character), for the ratio in the same run. With
-// --ikd_pid, ikd's CPU time (user + system, /proc/PID/stat) per tick and per
-// character for both (bench/loadgen_tick.cc).
+// Tick (--rpc=tick): the synthetic crowd of client/crowd/crowd.h
+// (--characters of --rig walking over --terrain: full animated pose,
+// grounding of both legs, two hand goals, dynamics states carried tick to
+// tick), --ticks ticks back to back from one caller, unary or on one
+// TickStream; then the same crowd's next --single_ticks ticks as single
+// calls (GroundFeet, SolveChain, StepDynamics per character), for the ratio
+// in the same run. With --ikd_pid, ikd's CPU time (user + system,
+// /proc/PID/stat) per tick and per character for both (bench/loadgen_tick.cc).
 //
 // Fairness (--rpc=fairness): a victim client (one --chain goal per
 // SolveChain, back to back) for --seconds alone, then for --seconds while a
@@ -50,9 +50,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "bench/loadgen_tick.h"
-#include "bench/loadgen_util.h"
 #include "ik/client.h"
+#include "loadgen_tick.h"
+#include "loadgen_util.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address");
 ABSL_FLAG(int, threads, 2, "concurrent callers");

@@ -1,4 +1,4 @@
-#include "bench/loadgen_tick.h"
+#include "loadgen_tick.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
-#include "bench/loadgen_util.h"
+#include "loadgen_util.h"
 
 namespace ik::loadgen {
 namespace {

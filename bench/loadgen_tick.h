@@ -1,7 +1,7 @@
-// ikd_loadgen --rpc=tick: a synthetic crowd (client/crowd.h) ticked against a
-// running ikd, unary or on one TickStream, then the same crowd's next ticks
-// as single calls for comparison; prints ticks/s, tick latency, ikd's CPU per
-// character (from /proc) and the bytes per character each way.
+// ikd_loadgen --rpc=tick: a synthetic crowd (client/crowd/crowd.h) ticked
+// against a running ikd, unary or on one TickStream, then the same crowd's next
+// ticks as single calls for comparison; prints ticks/s, tick latency, ikd's CPU
+// per character (from /proc) and the bytes per character each way.
 #ifndef IK_BENCH_LOADGEN_TICK_H_
 #define IK_BENCH_LOADGEN_TICK_H_
 

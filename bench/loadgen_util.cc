@@ -1,4 +1,4 @@
-#include "bench/loadgen_util.h"
+#include "loadgen_util.h"
 
 #include <unistd.h>
 

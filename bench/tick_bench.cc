@@ -1,13 +1,13 @@
-// A tick in process, without gRPC: the crowd of client/crowd.h (the example
-// humanoid walking over the bundled stairs, all 28 joints animated, both legs
-// grounded, two hand goals, the ponytail stepped with the states of the tick
-// before) through IkHandlers::Tick, as ikd runs it on a pool of one worker
-// (the calling thread takes part, as a gRPC call's does).
+// A tick in process, without gRPC: the crowd of client/crowd/crowd.h (the
+// example humanoid walking over the bundled stairs, all 28 joints animated,
+// both legs grounded, two hand goals, the ponytail stepped with the states of
+// the tick before) through IkHandlers::Tick, as ikd runs it on a pool of one
+// worker (the calling thread takes part, as a gRPC call's does).
 //
 // Each benchmark reports, per character: `cpu_us` (process CPU time, every
 // thread), `core_us` (time inside the core's jobs: GroundFeetJob,
 // SolveChainJob, forward kinematics and RigDynamicsStep, see
-// server/core_time.h) and their ratio `cpu/core`:
+// server/rpc/core_time.h) and their ratio `cpu/core`:
 //   BM_TickHandler   the handler alone: converting, solving, answering;
 //   BM_TickWithWire  also parsing the request's bytes and serialising the
 //                    answer, as gRPC has protobuf do for ikd.
@@ -29,8 +29,8 @@
 #include "benchmark/benchmark.h"
 #include "crowd_fixture.h"
 #include "google/protobuf/arena.h"
-#include "server/core_time.h"
-#include "server/handlers.h"
+#include "handlers/handlers.h"
+#include "rpc/core_time.h"
 
 namespace ik::server {
 namespace {

@@ -21,10 +21,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
-#include "server/memory_reclaimer.h"
-#include "server/server.h"
+#include "ops/memory_reclaimer.h"
+#include "server.h"
 
 #ifndef IK_DEFAULT_RIG_DIR
 #define IK_DEFAULT_RIG_DIR "examples/rigs"
@@ -324,9 +326,26 @@ int ConnectionsWithin(rlim_t file_limit) {
       file_limit > spare ? file_limit - spare : 1, 1, 1 << 20));
 }
 
+// `ikd --help` lists ikd's flags (all defined in this file) under one
+// heading. Abseil would look for flags in files named after the program,
+// find none and say "No flags matched", and would print source paths.
+void ConfigureHelp() {
+  absl::FlagsUsageConfig config;
+  config.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc") || file == "ikd";
+  };
+  config.contains_helpshort_flags = config.contains_help_flags;
+  config.normalize_filename = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc") ? std::string("ikd")
+                                                  : std::string(file);
+  };
+  absl::SetFlagsUsageConfig(config);
+}
+
 int main(int argc, char** argv) {
+  ConfigureHelp();
   absl::SetProgramUsageMessage(
-      "ikd: inverse kinematics as a gRPC service.\n"
+      "inverse kinematics as a gRPC service.\n"
       "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [--terrain_dir=DIR] "
       "[--state_dir=DIR] "
       "[limits...]");

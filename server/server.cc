@@ -1,4 +1,4 @@
-#include "server/server.h"
+#include "server.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
-#include "server/directory_loader.h"
+#include "state/directory_loader.h"
 
 namespace ik::server {
 

@@ -18,16 +18,16 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "server/access_log.h"
-#include "server/ik_service.h"
-#include "server/listener.h"
-#include "server/metrics.h"
-#include "server/rig_registry.h"
-#include "server/service_limits.h"
-#include "server/solver_pool.h"
-#include "server/state_store.h"
-#include "server/terrain_registry.h"
-#include "server/transport_security.h"
+#include "ops/access_log.h"
+#include "ops/listener.h"
+#include "ops/metrics.h"
+#include "ops/transport_security.h"
+#include "rpc/ik_service.h"
+#include "rpc/solver_pool.h"
+#include "service_limits.h"
+#include "state/rig_registry.h"
+#include "state/state_store.h"
+#include "state/terrain_registry.h"
 
 namespace ik::server {
 

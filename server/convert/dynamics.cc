@@ -1,4 +1,4 @@
-#include "server/convert/dynamics.h"
+#include "convert/dynamics.h"
 
 #include <optional>
 #include <string>
@@ -7,9 +7,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "convert/values.h"
 #include "ik/base/field_error.h"
 #include "ik/base/math.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 namespace {

@@ -8,11 +8,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "convert/values.h"
 #include "ik/dynamics/dynamic_chain_binding.h"
 #include "ik/dynamics/dynamics.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/dynamics.pb.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 

@@ -1,11 +1,11 @@
-#include "server/convert/ground.h"
+#include "convert/ground.h"
 
 #include <cmath>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "convert/values.h"
 #include "ik/base/field_error.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 

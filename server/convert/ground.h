@@ -12,11 +12,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "convert/values.h"
 #include "ik/ground/ground_plane.h"
 #include "ik/ground/grounding.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/ground.pb.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 

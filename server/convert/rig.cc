@@ -1,4 +1,4 @@
-#include "server/convert/rig.h"
+#include "convert/rig.h"
 
 #include <cmath>
 #include <string>
@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "convert/values.h"
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 namespace {

@@ -12,7 +12,7 @@
 #include "ik/dynamics/dynamics.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/rig.pb.h"
-#include "server/service_limits.h"
+#include "service_limits.h"
 
 namespace ik::server {
 

@@ -1,4 +1,4 @@
-#include "server/convert/solve.h"
+#include "convert/solve.h"
 
 #include <string>
 #include <utility>
@@ -6,10 +6,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "convert/rig.h"
+#include "convert/values.h"
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
-#include "server/convert/rig.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 namespace {

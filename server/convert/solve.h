@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "convert/values.h"
 #include "ik/rig/rig.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/v1/solve.pb.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 

@@ -1,13 +1,13 @@
-#include "server/convert/terrain.h"
+#include "convert/terrain.h"
 
 #include <cmath>
 #include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "convert/values.h"
 #include "ik/base/field_error.h"
 #include "ik/base/math.h"
-#include "server/convert/values.h"
 
 namespace ik::server {
 namespace {

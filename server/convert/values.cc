@@ -1,4 +1,4 @@
-#include "server/convert/values.h"
+#include "convert/values.h"
 
 #include <string>
 

@@ -10,8 +10,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/rig_json.h"
-#include "server/server.h"
-#include "tests/server/test_rigs.h"
+#include "server.h"
+#include "test_rigs.h"
 
 namespace ik {
 namespace {

@@ -1,4 +1,4 @@
-// Rigs from glTF (client/gltf_rig.h): humanoid skeletons the test writes
+// Rigs from glTF (client/gltf/gltf_rig.h): humanoid skeletons the test writes
 // with tinygltf's writer in three naming schemes (Mixamo under a Z-up
 // centimetre armature, VRM, the common upperarm_l / thigh_l names), with
 // seeded random joint rotations; the rest pose checked by the test's own
@@ -26,7 +26,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
-#include "server/server.h"
+#include "server.h"
 
 #ifndef IK_GLTF_SAMPLES_DIR
 #error "IK_GLTF_SAMPLES_DIR must name assimp-testmodels' glTF2 folder"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/e2e/ikd_process.h"
+#include "ikd_process.h"
 
 namespace ik {
 namespace {

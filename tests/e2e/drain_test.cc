@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
-#include "client/crowd.h"
+#include "crowd.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
 #include "ik/v1/ik.grpc.pb.h"
-#include "tests/e2e/ikd_process.h"
+#include "ikd_process.h"
 
 namespace ik {
 namespace {

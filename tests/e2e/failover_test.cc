@@ -39,11 +39,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "channelz_counts.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.grpc.pb.h"
-#include "tests/e2e/channelz_counts.h"
-#include "tests/e2e/ikd_process.h"
-#include "tests/e2e/nginx_process.h"
+#include "ikd_process.h"
+#include "nginx_process.h"
 
 namespace ik {
 namespace {

@@ -18,8 +18,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.grpc.pb.h"
-#include "tests/e2e/ikd_process.h"
-#include "tests/server/test_rigs.h"
+#include "ikd_process.h"
+#include "test_rigs.h"
 
 namespace ik {
 namespace {

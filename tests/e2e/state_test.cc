@@ -21,8 +21,8 @@
 #include "absl/synchronization/mutex.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
-#include "tests/e2e/ikd_process.h"
-#include "tests/server/test_rigs.h"
+#include "ikd_process.h"
+#include "test_rigs.h"
 
 namespace ik {
 namespace {

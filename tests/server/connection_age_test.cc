@@ -17,7 +17,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
-#include "server/server.h"
+#include "server.h"
 
 namespace ik::server {
 namespace {

@@ -16,8 +16,8 @@
 #include "absl/time/time.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
-#include "tests/server/pool_fixture.h"
-#include "tests/server/service_fixture.h"
+#include "pool_fixture.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/server/error_paths.h"
-#include "tests/server/test_rigs.h"
+#include "error_paths.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 

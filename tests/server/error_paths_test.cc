@@ -6,7 +6,7 @@
 // element that exists, never a oneof's name), that it is the path the table
 // expects, and that the status details carry the same path and description
 // as a google.rpc.BadRequest field violation. A wrong path cannot pass.
-#include "tests/server/error_paths.h"
+#include "error_paths.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -23,8 +23,8 @@
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "gtest/gtest.h"
-#include "server/server.h"
-#include "tests/server/test_rigs.h"
+#include "server.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 

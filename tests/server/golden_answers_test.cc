@@ -23,9 +23,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "golden_requests.h"
 #include "gtest/gtest.h"
-#include "server/server.h"
-#include "tests/server/golden_requests.h"
+#include "server.h"
 
 namespace ik::testing {
 namespace {

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "golden_requests.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "tests/server/golden_requests.h"
 
 namespace ik::testing {
 

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tests/server/golden_calls.h"
-#include "tests/server/test_rigs.h"
+#include "golden_calls.h"
+#include "test_rigs.h"
 
 namespace ik::testing {
 

@@ -1,4 +1,4 @@
-#include "tests/server/golden_requests.h"
+#include "golden_requests.h"
 
 #include <openssl/sha.h>
 
@@ -9,9 +9,9 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "golden_calls.h"
 #include "ik/base/trig.h"
-#include "tests/server/golden_calls.h"
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 namespace ik::testing {
 namespace {

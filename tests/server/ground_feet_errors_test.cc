@@ -6,8 +6,8 @@
 #include <string>
 
 #include "gmock/gmock.h"
+#include "ground_feet_fixture.h"
 #include "gtest/gtest.h"
-#include "tests/server/ground_feet_fixture.h"
 
 namespace ik::server {
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "convert/values.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -22,8 +23,7 @@
 #include "ik/base/math.h"
 #include "ik/rig/forward_kinematics.h"
 #include "ik/rig_json.h"
-#include "server/convert/values.h"
-#include "tests/server/service_fixture.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 

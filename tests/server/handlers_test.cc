@@ -1,7 +1,7 @@
 // IkHandlers without the network: seeded random requests (well-formed and
 // not) never crash the service, never leave a half-registered rig, and every
 // accepted answer is finite.
-#include "server/handlers.h"
+#include "handlers/handlers.h"
 
 #include <cmath>
 #include <limits>
@@ -11,7 +11,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/service_fixture.h"
-#include "tests/server/test_rigs.h"
+#include "service_fixture.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

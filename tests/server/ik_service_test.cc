@@ -1,6 +1,6 @@
 // IkService over a real loopback channel: the whole rig lifecycle, solving,
 // determinism and every error path with its code and field path.
-#include "server/ik_service.h"
+#include "rpc/ik_service.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -17,9 +17,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.grpc.pb.h"
-#include "server/server.h"
-#include "tests/server/service_fixture.h"
-#include "tests/server/test_rigs.h"
+#include "server.h"
+#include "service_fixture.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

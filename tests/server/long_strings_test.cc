@@ -16,8 +16,8 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/reflection.h"
 #include "gtest/gtest.h"
-#include "tests/server/service_fixture.h"
-#include "tests/server/test_rigs.h"
+#include "service_fixture.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

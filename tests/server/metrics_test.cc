@@ -18,9 +18,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
-#include "server/server.h"
-#include "tests/server/metrics_scrape.h"
-#include "tests/server/test_rigs.h"
+#include "metrics_scrape.h"
+#include "server.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

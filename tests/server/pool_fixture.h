@@ -11,8 +11,8 @@
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.pb.h"
-#include "server/server.h"
-#include "server/solver_pool.h"
+#include "rpc/solver_pool.h"
+#include "server.h"
 
 namespace ik::testing {
 

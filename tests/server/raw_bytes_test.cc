@@ -13,8 +13,8 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/pool_fixture.h"
-#include "tests/server/service_fixture.h"
+#include "pool_fixture.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/directory_loader.h"
+#include "state/directory_loader.h"
 
 namespace ik::server {
 namespace {

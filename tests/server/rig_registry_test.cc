@@ -1,8 +1,8 @@
-#include "server/rig_registry.h"
+#include "state/rig_registry.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

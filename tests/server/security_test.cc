@@ -17,10 +17,10 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "ik/client.h"
-#include "server/access_tokens.h"
-#include "server/server.h"
-#include "tests/server/test_certs.h"
-#include "tests/server/test_rigs.h"
+#include "ops/access_tokens.h"
+#include "server.h"
+#include "test_certs.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ik/v1/ik.grpc.pb.h"
-#include "server/server.h"
-#include "tests/server/test_rigs.h"
+#include "server.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 

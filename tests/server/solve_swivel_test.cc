@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/rig_json.h"
-#include "tests/server/service_fixture.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 namespace {

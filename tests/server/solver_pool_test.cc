@@ -1,7 +1,7 @@
 // SolverPool: clients take turns, the queue is bounded, ParallelFor runs
 // every index once and never waits on itself. Ordering is observed with the
 // workers held at a gate, so nothing here depends on timing.
-#include "server/solver_pool.h"
+#include "rpc/solver_pool.h"
 
 #include <atomic>
 #include <string>

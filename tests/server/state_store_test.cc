@@ -1,7 +1,7 @@
 // The state directory on real files: changes saved, replayed over what the
 // rig and terrain directories loaded (API changes winning), damaged files
 // reported and skipped, failed writes leaving the registry as it was.
-#include "server/state_store.h"
+#include "state/state_store.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,9 +13,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "handlers/handlers.h"
 #include "ik/base/field_error.h"
-#include "server/handlers.h"
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

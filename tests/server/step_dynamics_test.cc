@@ -8,8 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/rig_json.h"
-#include "tests/server/packed_state.h"
-#include "tests/server/service_fixture.h"
+#include "packed_state.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 namespace {

@@ -19,13 +19,13 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "handlers/handlers.h"
 #include "ik/base/field_error.h"
-#include "server/core_time.h"
-#include "server/handlers.h"
-#include "server/solver_pool.h"
-#include "tests/server/metrics_scrape.h"
-#include "tests/server/pool_fixture.h"
-#include "tests/server/service_fixture.h"
+#include "metrics_scrape.h"
+#include "pool_fixture.h"
+#include "rpc/core_time.h"
+#include "rpc/solver_pool.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 namespace {

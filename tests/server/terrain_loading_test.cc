@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/terrain_service_fixture.h"
+#include "terrain_service_fixture.h"
 
 namespace ik::server {
 namespace {

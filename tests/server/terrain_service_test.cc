@@ -7,7 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/server/terrain_service_fixture.h"
+#include "terrain_service_fixture.h"
 
 namespace ik::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/server/test_certs.h"
+#include "test_certs.h"
 
 #include <openssl/bio.h>
 #include <openssl/evp.h>

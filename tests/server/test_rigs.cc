@@ -1,4 +1,4 @@
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 #include <cstdint>
 

@@ -12,11 +12,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "client/crowd.h"
+#include "crowd.h"
+#include "ground_feet_fixture.h"
 #include "gtest/gtest.h"
-#include "tests/server/ground_feet_fixture.h"
-#include "tests/server/packed_state.h"
-#include "tests/server/service_fixture.h"
+#include "packed_state.h"
+#include "service_fixture.h"
 
 namespace ik::server {
 

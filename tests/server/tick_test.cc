@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/crowd.h"
+#include "crowd.h"
 #include "gtest/gtest.h"
-#include "tests/server/tick_fixture.h"
+#include "tick_fixture.h"
 
 namespace ik::server {
 namespace {

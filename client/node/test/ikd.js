@@ -1,6 +1,6 @@
-// Test helper: starts a real ikd (the binary in $IKD) on a free loopback
-// port, waits for its "ikd: listening on HOST:PORT ..." line and stops it
-// with SIGTERM (by its pid) at the end.
+// Test helper: starts a real ikd (the binary in $IKD, else the repository's
+// build/server/ikd) on a free loopback port, waits for its "ikd: listening
+// on HOST:PORT ..." line and stops it with SIGTERM (by its pid) at the end.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url';
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export function ikdBinary() {
-  const ikd = process.env.IKD;
-  if (!ikd) throw new Error('set IKD to the ikd binary (client/node/test.sh IKD)');
+  const ikd = process.env.IKD || path.join(REPO, 'build/server/ikd');
+  if (!fs.existsSync(ikd)) {
+    throw new Error(`no ikd binary at ${ikd}: build it (scripts/build.sh) or set IKD to one`);
+  }
   return ikd;
 }
 

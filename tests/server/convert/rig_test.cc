@@ -1,11 +1,11 @@
 // server/convert/rig: rigs from the wire, and their content revision.
-#include "server/convert/rig.h"
+#include "convert/rig.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ik/base/field_error.h"
-#include "server/registry.h"
-#include "tests/server/test_rigs.h"
+#include "state/registry.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

@@ -1,12 +1,12 @@
 // server/convert/solve: SolveChain goals from the wire.
-#include "server/convert/solve.h"
+#include "convert/solve.h"
 
 #include <list>
 
+#include "convert/rig.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/convert/rig.h"
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

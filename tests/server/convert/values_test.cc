@@ -1,15 +1,15 @@
 // server/convert/values: wire <-> core for the shared value types.
-#include "server/convert/values.h"
+#include "convert/values.h"
 
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
 
+#include "convert/rig.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/convert/rig.h"
-#include "tests/server/test_rigs.h"
+#include "test_rigs.h"
 
 namespace ik::server {
 namespace {

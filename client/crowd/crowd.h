@@ -1,0 +1,101 @@
+// A synthetic crowd for `ikctl tick` and `ikd_loadgen --rpc=tick`: N
+// characters of one rig walking across a terrain, each tick asking for what
+// a game server asks for -- the full animated pose (every joint, by index),
+// grounding of every leg on the shared terrain, two hand goals and one step
+// of every dynamic chain with the state the previous tick returned.
+//
+//   ik::SyntheticCrowd crowd(rig, options);  // rig: Client::GetRig's
+//   for (int t = 0; t < ticks; ++t) {
+//     absl::StatusOr<v1::TickResponse> answer = client.Tick(crowd.NextTick());
+//     crowd.Absorb(*answer);
+//   }
+//
+// Deterministic: the same options give the same requests.
+#ifndef IK_CLIENT_CROWD_CROWD_H_
+#define IK_CLIENT_CROWD_CROWD_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ik/client.h"
+#include "ik/v1/ik.pb.h"
+
+namespace ik {
+
+// Sets joint `index`'s local rotation in `pose`: in its packed `rotations`
+// when they cover the joint, else replacing its override in `joints` (or
+// adding one by index).
+void SetJointRotation(v1::Pose& pose, int index, const v1::Quat& rotation);
+// The same for every rotation of an answer (by index).
+void SetJointRotations(
+    v1::Pose& pose,
+    const google::protobuf::RepeatedPtrField<v1::JointRotation>& rotations);
+// The same for a tick's final pose (TickCharacterResult.joints and
+// .rotations, packed).
+void SetJointRotations(v1::Pose& pose, const v1::TickCharacterResult& result);
+
+struct CrowdOptions {
+  int characters = 1000;
+  // Registered terrain the crowd walks on (the bundled stairs: x in [-1, 1],
+  // z in [-1, 2.8], up to 0.9 m high); empty: no grounding.
+  std::string terrain = "stairs";
+  // Chains given a hand goal each tick; empty: no goals.
+  std::vector<std::string> goal_chains = {"left_arm", "right_arm"};
+  // Step the rig's dynamic chains each tick.
+  bool dynamics = true;
+  // Seconds per tick.
+  double delta_time = 1.0 / 60.0;
+  // The pose as packed rotations (Pose.rotations), the lean form; false:
+  // one JointPose per joint.
+  bool packed_pose = true;
+  // Ask for each job's rotations too (TickRequest.job_rotations).
+  bool job_rotations = false;
+  // How much of each answer to ask for (TickRequest.detail).
+  v1::TickDetail detail = v1::TICK_DETAIL_FULL;
+  std::uint64_t seed = 1;
+};
+
+class SyntheticCrowd {
+ public:
+  SyntheticCrowd(const v1::Rig& rig, const CrowdOptions& options);
+
+  // The next tick's request: time advanced by delta_time, the dynamics
+  // states of the last absorbed answer carried over.
+  const v1::TickRequest& NextTick();
+
+  // Takes a tick's answer: keeps each character's dynamics states.
+  void Absorb(const v1::TickResponse& response);
+
+  // The current tick as single calls (GroundFeet, SolveChain, StepDynamics
+  // per character, each on the pose the one before left), gathered into the
+  // answer a tick would give (jobs' answers and statuses; the final pose is
+  // not filled). For comparing the cost of the two.
+  absl::StatusOr<v1::TickResponse> RunAsSingleCalls(Client& client) const;
+
+  int characters() const { return options_.characters; }
+
+ private:
+  struct Walker {
+    double x = 0.0;
+    double z = 0.0;
+    double heading = 0.0;
+    double phase = 0.0;
+    double speed = 1.2;
+    std::vector<v1::DynamicChainState> states;
+  };
+
+  void Pose(const Walker& walker, v1::TickCharacter& character) const;
+
+  v1::Rig rig_;
+  CrowdOptions options_;
+  std::vector<Walker> walkers_;
+  v1::TickRequest request_;
+  double time_ = 0.0;
+  std::uint64_t sequence_ = 0;
+};
+
+}  // namespace ik
+
+#endif  // IK_CLIENT_CROWD_CROWD_H_

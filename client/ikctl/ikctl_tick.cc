@@ -1,0 +1,111 @@
+// ikctl tick: drives a synthetic crowd (client/crowd/crowd.h) through ikd's
+// Tick or TickStream and prints each tick's time and its per-job failures.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "crowd.h"
+#include "ikctl_util.h"
+
+ABSL_FLAG(int, characters, 100, "tick: characters in the crowd");
+ABSL_FLAG(int, ticks, 10, "tick: ticks to run");
+ABSL_FLAG(bool, stream, false,
+          "tick: send the ticks on one TickStream instead of unary Ticks");
+ABSL_DECLARE_FLAG(std::string, terrain);
+ABSL_DECLARE_FLAG(double, dt);
+
+namespace ik::ctl {
+namespace {
+
+// Counts of one tick's answers, and its first few failures.
+struct TickSummary {
+  int failed_characters = 0;
+  int failed_jobs = 0;
+  int feet = 0;
+  int grounded = 0;
+  int goals = 0;
+  int reached = 0;
+  int stepped = 0;
+  std::vector<std::string> failures;
+};
+
+TickSummary Summarise(const v1::TickResponse& answer) {
+  TickSummary summary;
+  const auto note = [&](const v1::JobStatus& status) {
+    if (status.code() == 0) return false;
+    if (summary.failures.size() < 5)
+      summary.failures.push_back(status.message());
+    return true;
+  };
+  for (const v1::TickCharacterResult& character : answer.characters()) {
+    if (note(character.status())) {
+      ++summary.failed_characters;
+      continue;
+    }
+    summary.failed_jobs += note(character.ground_status()) +
+                           note(character.goals_status()) +
+                           note(character.dynamics_status());
+    for (const v1::FootResult& foot : character.ground().feet()) {
+      ++summary.feet;
+      summary.grounded += foot.grounded();
+    }
+    for (const v1::GoalResult& goal : character.goals()) {
+      ++summary.goals;
+      summary.reached += goal.reached();
+    }
+    summary.stepped += character.dynamics().results_size();
+  }
+  return summary;
+}
+
+}  // namespace
+
+int TickCommand(ik::Client& client, const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("tick takes flags only");
+  const std::string rig_name = absl::GetFlag(FLAGS_rig);
+  if (rig_name.empty()) return Usage("tick needs --rig");
+  const int characters = absl::GetFlag(FLAGS_characters);
+  const int ticks = absl::GetFlag(FLAGS_ticks);
+  if (characters < 1 || ticks < 1) {
+    return Usage("--characters and --ticks must be >= 1");
+  }
+  absl::StatusOr<v1::GetRigResponse> rig = client.GetRig(rig_name);
+  if (!rig.ok()) return Failed(rig.status());
+  CrowdOptions options;
+  options.characters = characters;
+  options.terrain = absl::GetFlag(FLAGS_terrain);
+  options.delta_time = absl::GetFlag(FLAGS_dt);
+  SyntheticCrowd crowd(rig->rig(), options);
+  std::optional<TickStream> stream;
+  if (absl::GetFlag(FLAGS_stream)) stream.emplace(client);
+
+  int failures = 0;
+  for (int t = 1; t <= ticks; ++t) {
+    const v1::TickRequest& request = crowd.NextTick();
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<v1::TickResponse> answer =
+        stream.has_value() ? stream->Tick(request) : client.Tick(request);
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    if (!answer.ok()) return Failed(answer.status());
+    crowd.Absorb(*answer);
+    const TickSummary s = Summarise(*answer);
+    absl::PrintF(
+        "tick %d: %d characters in %.2f ms; feet grounded %d/%d, goals "
+        "reached %d/%d, dynamic chains stepped %d; failed: %d characters, %d "
+        "jobs\n",
+        t, characters, ms, s.grounded, s.feet, s.reached, s.goals, s.stepped,
+        s.failed_characters, s.failed_jobs);
+    for (const std::string& failure : s.failures) {
+      absl::PrintF("  %s\n", failure);
+    }
+    failures += s.failed_characters + s.failed_jobs;
+  }
+  return failures == 0 ? kOk : kFailed;
+}
+
+}  // namespace ik::ctl

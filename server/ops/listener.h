@@ -1,0 +1,91 @@
+// ikd's own listening sockets, accepting connections and handing them to
+// gRPC (ServerBuilder's external connection acceptor, which runs the usual
+// handshake with the server's credentials, TLS included).
+//
+// gRPC 1.51's own listener stops for good after one failed accept with
+// EMFILE (tcp_server_posix.cc never re-arms it): a burst of idle
+// connections at the file limit left ikd deaf until restarted. This one
+//   - closes, on EMFILE/ENFILE, a spare descriptor kept for the purpose,
+//     accepts the waiting connection and closes it at once (the client sees
+//     the connection end, UNAVAILABLE, instead of waiting in the backlog),
+//     then takes the spare back -- and keeps listening;
+//   - holds the connections it handed over to `max_connections`: beyond it
+//     a new connection is closed at once. A handed-over connection counts
+//     until gRPC closes it (its descriptor no longer names its socket).
+//
+//   auto listener = Listener::Bind("0.0.0.0:50051");
+//   auto acceptor = builder.experimental().AddExternalConnectionAcceptor(
+//       ExternalConnectionType::FROM_FD, credentials);
+//   ... BuildAndStart ...
+//   (*listener)->Start(acceptor.get(), 10000);
+//   (*listener)->Stop();  // before the gRPC server's Shutdown
+#ifndef IK_SERVER_OPS_LISTENER_H_
+#define IK_SERVER_OPS_LISTENER_H_
+
+#include <grpcpp/server_builder.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace ik::server {
+
+class Listener {
+ public:
+  // Binds and listens on every address `host_port` resolves to ("HOST:PORT",
+  // HOST a name, an IPv4 address or an [IPv6] address; port 0 picks a free
+  // port, the same for every address). UNAVAILABLE naming the address when
+  // it cannot be bound.
+  static absl::StatusOr<std::unique_ptr<Listener>> Bind(
+      const std::string& host_port);
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+
+  int port() const { return port_; }
+
+  // Starts accepting on a thread of its own.
+  void Start(grpc::experimental::ExternalConnectionAcceptor* acceptor,
+             int max_connections);
+  // Stops accepting and closes the listening sockets (new connections are
+  // refused). Idempotent.
+  void Stop();
+
+  // Connections closed at once since the start: over max_connections, or
+  // while the process had no descriptor to spare.
+  long refused() const { return refused_.load(); }
+
+ private:
+  struct Connection {
+    int fd;
+    ino_t inode;
+  };
+
+  Listener(std::vector<int> sockets, int port);
+  void Run(grpc::experimental::ExternalConnectionAcceptor* acceptor,
+           int max_connections);
+  // Accepts what waits on `socket`.
+  void AcceptAll(int socket,
+                 grpc::experimental::ExternalConnectionAcceptor* acceptor,
+                 int max_connections);
+  // Forgets the connections gRPC has closed; the number still open.
+  int Prune();
+
+  std::vector<int> sockets_;
+  const int port_;
+  int wake_[2] = {-1, -1};               // a pipe: Stop writes, the loop wakes
+  int spare_ = -1;                       // closed to make room on EMFILE
+  std::vector<Connection> connections_;  // handed over (the loop's own)
+  std::atomic<long> refused_{0};
+  std::thread thread_;
+  bool stopped_ = false;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_OPS_LISTENER_H_

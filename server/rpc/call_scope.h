@@ -1,0 +1,28 @@
+// What a call run on the solver pool knows of its gRPC call: its client
+// (whose share of the pool it uses) and whether it should stop (cancelled,
+// or past its deadline); and the answer when the pool has no room for it.
+#ifndef IK_SERVER_RPC_CALL_SCOPE_H_
+#define IK_SERVER_RPC_CALL_SCOPE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "handlers/handlers.h"
+#include "rpc/solver_pool.h"
+
+namespace ik::server {
+
+// Why a call taken from the pool should not run (cancelled, or past its
+// deadline); OK when it should.
+absl::Status Stopped(grpc::CallbackServerContext& context);
+
+// The scope of a call on `pool`: its client is the call's peer, and it is
+// stopped when Stopped(context) is not OK. `context` must outlive the scope.
+CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool);
+
+// The answer when the pool's queue is full (RESOURCE_EXHAUSTED).
+absl::Status Busy();
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_RPC_CALL_SCOPE_H_

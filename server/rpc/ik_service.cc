@@ -1,0 +1,234 @@
+#include "rpc/ik_service.h"
+
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "rpc/call_scope.h"
+
+namespace ik::server {
+namespace {
+
+// The role a unary method needs: registrations and deletions change what
+// every client sees, so they take an admin token.
+template <typename Request>
+constexpr Role NeededRole() {
+  if constexpr (std::is_same_v<Request, v1::RegisterRigRequest> ||
+                std::is_same_v<Request, v1::DeleteRigRequest> ||
+                std::is_same_v<Request, v1::RegisterTerrainRequest> ||
+                std::is_same_v<Request, v1::DeleteTerrainRequest>) {
+    return Role::kAdmin;
+  }
+  return Role::kRead;
+}
+
+// The method's name, from its request type's ("RegisterRigRequest").
+template <typename Request>
+absl::string_view MethodName() {
+  absl::string_view name = Request::descriptor()->name();
+  absl::ConsumeSuffix(&name, "Request");
+  return name;
+}
+
+}  // namespace
+
+absl::Status IkService::Authorize(grpc::CallbackServerContext* context,
+                                  Role needed, absl::string_view method) const {
+  if (tokens_ == nullptr) return absl::OkStatus();
+  const auto& metadata = context->client_metadata();
+  auto found = metadata.find("authorization");
+  return tokens_->Check(
+      found == metadata.end()
+          ? absl::string_view()
+          : absl::string_view(found->second.data(), found->second.size()),
+      needed, method);
+}
+
+bool IkService::observers_want_peer() const {
+  for (const CallObserver* observer : observers_) {
+    if (observer->wants_peer()) return true;
+  }
+  return false;
+}
+
+template <typename Request, typename Response>
+bool IkService::Admit(grpc::CallbackServerContext* context,
+                      const grpc::ByteBuffer* request,
+                      UnaryCall<Request, Response>* call) {
+  if (!observers_.empty()) {
+    call->Observe(observers_,
+                  CallRecord{MethodName<Request>(), absl::Now(),
+                             observers_want_peer() ? context->peer() : "",
+                             static_cast<std::int64_t>(request->Length())});
+  }
+  if (!gate_.Enter()) {
+    call->Answer(CallGate::ShuttingDown());
+    return false;
+  }
+  if (absl::Status allowed =
+          Authorize(context, NeededRole<Request>(), MethodName<Request>());
+      !allowed.ok()) {
+    call->Answer(std::move(allowed));
+    gate_.Leave();
+    return false;
+  }
+  if (!call->Parse(request)) {
+    gate_.Leave();
+    return false;
+  }
+  return true;
+}
+
+template <typename Request, typename Response, typename Handler>
+grpc::ServerUnaryReactor* IkService::Inline(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Handler handler) {
+  auto* call = new UnaryCall<Request, Response>(response);
+  if (!Admit(context, request, call)) return call;
+  call->Answer(handler(call->request(), call->response()));
+  gate_.Leave();
+  return call;
+}
+
+template <typename Request, typename Response, typename Handler>
+grpc::ServerUnaryReactor* IkService::OnPool(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Handler handler) {
+  auto* call = new UnaryCall<Request, Response>(response);
+  if (!Admit(context, request, call)) return call;
+  const bool posted = pool_.Post(
+      context->peer(), [this, context, call, handler = std::move(handler)] {
+        absl::Status stopped = Stopped(*context);
+        call->Answer(stopped.ok() ? handler(call->request(), call->response())
+                                  : stopped);
+        gate_.Leave();
+      });
+  if (!posted) {
+    call->Answer(Busy());
+    gate_.Leave();
+  }
+  return call;
+}
+
+template <typename Request, typename Response>
+grpc::ServerUnaryReactor* IkService::Inline(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Method<Request, Response> method) {
+  return Inline<Request, Response>(
+      context, request, response,
+      [this, method](const Request& in, Response& out) {
+        return (handlers_.*method)(in, out);
+      });
+}
+
+template <typename Request, typename Response>
+grpc::ServerUnaryReactor* IkService::OnPool(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response, Method<Request, Response> method) {
+  return OnPool<Request, Response>(
+      context, request, response,
+      [this, method](const Request& in, Response& out) {
+        return (handlers_.*method)(in, out);
+      });
+}
+
+void IkService::Drain() {
+  gate_.Close();
+  streams_.Drain();
+}
+
+IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
+                     const ServiceLimits& limits, SolverPool& pool,
+                     const StateStore* store, const AccessTokens* tokens)
+    : handlers_(rigs, terrains, limits, store),
+      pool_(pool),
+      tokens_(tokens),
+      streams_(gate_) {}
+
+grpc::ServerUnaryReactor* IkService::RegisterRig(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::RegisterRig);
+}
+
+grpc::ServerUnaryReactor* IkService::GetRig(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::GetRig);
+}
+
+grpc::ServerUnaryReactor* IkService::ListRigs(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::ListRigs);
+}
+
+grpc::ServerUnaryReactor* IkService::DeleteRig(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::DeleteRig);
+}
+
+grpc::ServerUnaryReactor* IkService::SolveChain(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return OnPool<v1::SolveChainRequest, v1::SolveChainResponse>(
+      context, request, response,
+      [this, context](const v1::SolveChainRequest& in,
+                      v1::SolveChainResponse& out) {
+        const CallScope scope = ScopeOf(context, pool_);
+        return handlers_.SolveChain(in, out, &scope);
+      });
+}
+
+grpc::ServerUnaryReactor* IkService::StepDynamics(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return OnPool(context, request, response, &IkHandlers::StepDynamics);
+}
+
+grpc::ServerUnaryReactor* IkService::GroundFeet(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return OnPool(context, request, response, &IkHandlers::GroundFeet);
+}
+
+grpc::ServerUnaryReactor* IkService::RegisterTerrain(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::RegisterTerrain);
+}
+
+grpc::ServerUnaryReactor* IkService::ListTerrains(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::ListTerrains);
+}
+
+grpc::ServerUnaryReactor* IkService::DeleteTerrain(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+    grpc::ByteBuffer* response) {
+  return Inline(context, request, response, &IkHandlers::DeleteTerrain);
+}
+
+grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) {
+  return OnPool<v1::TickRequest, v1::TickResponse>(
+      context, request, response,
+      [this, context](const v1::TickRequest& in, v1::TickResponse& out) {
+        return handlers_.Tick(in, out, ScopeOf(context, pool_));
+      });
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
+IkService::TickStream(grpc::CallbackServerContext* context) {
+  return StartTickStream(context, handlers_, pool_, streams_,
+                         Authorize(context, Role::kRead, "TickStream"),
+                         observers_, observers_want_peer());
+}
+
+}  // namespace ik::server

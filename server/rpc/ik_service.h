@@ -1,0 +1,159 @@
+// IkService on gRPC's callback API, each method taking its request as bytes
+// and parsing it itself (raw_call.h). The registry methods run their
+// handler inline on the callback thread (short, never blocking); the
+// solving methods (SolveChain, GroundFeet, StepDynamics, Tick, TickStream)
+// post theirs to the solver pool, which finishes the call with the
+// handler's status, so gRPC's threads (and the health service on them) stay
+// free.
+#ifndef IK_SERVER_RPC_IK_SERVICE_H_
+#define IK_SERVER_RPC_IK_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "handlers/handlers.h"
+#include "ik/v1/ik.grpc.pb.h"
+#include "ops/access_tokens.h"
+#include "ops/call_record.h"
+#include "rpc/call_gate.h"
+#include "rpc/raw_call.h"
+#include "rpc/solver_pool.h"
+#include "rpc/tick_stream.h"
+
+namespace ik::server {
+
+// Every method of ik.v1.IkService on raw bytes (raw_call.h says why).
+using RawIkService = v1::IkService::WithRawCallbackMethod_RegisterRig<
+    v1::IkService::WithRawCallbackMethod_GetRig<
+        v1::IkService::WithRawCallbackMethod_ListRigs<
+            v1::IkService::WithRawCallbackMethod_DeleteRig<
+                v1::IkService::WithRawCallbackMethod_SolveChain<
+                    v1::IkService::WithRawCallbackMethod_StepDynamics<
+                        v1::IkService::WithRawCallbackMethod_GroundFeet<
+                            v1::IkService::WithRawCallbackMethod_RegisterTerrain<
+                                v1::IkService::WithRawCallbackMethod_ListTerrains<
+                                    v1::IkService::WithRawCallbackMethod_DeleteTerrain<
+                                        v1::IkService::WithRawCallbackMethod_Tick<
+                                            v1::IkService::
+                                                WithRawCallbackMethod_TickStream<
+                                                    v1::IkService::
+                                                        Service>>>>>>>>>>>>;
+
+class IkService final : public RawIkService {
+ public:
+  // The registries, the pool, the state store (null: registrations are not
+  // kept) and the access tokens (null: every call is allowed) must outlive
+  // the service.
+  IkService(RigRegistry& rigs, TerrainRegistry& terrains,
+            const ServiceLimits& limits, SolverPool& pool,
+            const StateStore* store = nullptr,
+            const AccessTokens* tokens = nullptr);
+
+  grpc::ServerUnaryReactor* RegisterRig(grpc::CallbackServerContext* context,
+                                        const grpc::ByteBuffer* request,
+                                        grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* GetRig(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* ListRigs(grpc::CallbackServerContext* context,
+                                     const grpc::ByteBuffer* request,
+                                     grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* DeleteRig(grpc::CallbackServerContext* context,
+                                      const grpc::ByteBuffer* request,
+                                      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* SolveChain(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* StepDynamics(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* GroundFeet(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* RegisterTerrain(
+      grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
+      grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* ListTerrains(grpc::CallbackServerContext* context,
+                                         const grpc::ByteBuffer* request,
+                                         grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* DeleteTerrain(grpc::CallbackServerContext* context,
+                                          const grpc::ByteBuffer* request,
+                                          grpc::ByteBuffer* response) override;
+  grpc::ServerUnaryReactor* Tick(grpc::CallbackServerContext* context,
+                                 const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override;
+  grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* TickStream(
+      grpc::CallbackServerContext* context) override;
+
+  // Reports every call's end to `observer` (metrics, access log), which
+  // must outlive the service. Only before the service is registered with a
+  // gRPC server.
+  void AddObserver(CallObserver* observer) { observers_.push_back(observer); }
+  // Whether any observer wants each call's peer.
+  bool observers_want_peer() const;
+  // Calls received and not yet answered (the drain waits for them).
+  int calls_inside() const { return gate_.inside(); }
+  bool draining() const { return gate_.closed(); }
+  const IkHandlers& handlers() const { return handlers_; }
+
+  // Starts the drain: every call from now on is answered UNAVAILABLE; open
+  // TickStreams end after the tick in progress. Calls already received run
+  // to the end (see WaitIdle).
+  void Drain();
+  // Waits until no received call is left or `deadline` passes; true when
+  // none is left.
+  bool WaitIdle(absl::Time deadline) { return gate_.WaitIdle(deadline); }
+
+ private:
+  // OK when the call's bearer token grants `needed` (or no tokens are
+  // configured); `method` names the call in the message.
+  absl::Status Authorize(grpc::CallbackServerContext* context, Role needed,
+                         absl::string_view method) const;
+  // Lets the call in: through the gate, its token checked (registrations
+  // and deletions need the admin role), its request parsed; otherwise
+  // answers it (leaving the gate) and returns false.
+  template <typename Request, typename Response>
+  bool Admit(grpc::CallbackServerContext* context,
+             const grpc::ByteBuffer* request,
+             UnaryCall<Request, Response>* call);
+  // Admits the call, runs handler(request, response) here,
+  // on gRPC's thread, and finishes the call with its status (the registry
+  // methods: short, never blocking).
+  template <typename Request, typename Response, typename Handler>
+  grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response, Handler handler);
+  // The same with the handler run on the pool.
+  template <typename Request, typename Response, typename Handler>
+  grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response, Handler handler);
+  // Both for a handler that is just an IkHandlers method.
+  template <typename Request, typename Response>
+  using Method = absl::Status (IkHandlers::*)(const Request&, Response&);
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response,
+                                   Method<Request, Response> method);
+  template <typename Request, typename Response>
+  grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
+                                   const grpc::ByteBuffer* request,
+                                   grpc::ByteBuffer* response,
+                                   Method<Request, Response> method);
+
+  IkHandlers handlers_;
+  SolverPool& pool_;
+  const AccessTokens* const tokens_;
+  std::vector<CallObserver*> observers_;
+  // Every call enters here; the drain closes it.
+  CallGate gate_;
+  TickStreams streams_;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_RPC_IK_SERVICE_H_

@@ -1,0 +1,132 @@
+// IkService's methods take their requests as bytes and parse them
+// themselves: gRPC 1.51's callback API answers a request it cannot parse
+// with UNIMPLEMENTED and an empty message (server_callback_handlers.h),
+// before the service sees it; parsed here, such a request is answered
+// INVALID_ARGUMENT saying what it should have been. Each call's request and
+// answer live on one protobuf arena, freed when the call ends.
+#ifndef IK_SERVER_RPC_RAW_CALL_H_
+#define IK_SERVER_RPC_RAW_CALL_H_
+
+#include <google/protobuf/arena.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/proto_utils.h>
+
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "google/protobuf/message.h"
+#include "ops/call_record.h"
+
+namespace ik::server {
+
+// absl::Status -> grpc::Status; the codes share their numbering. A status
+// that names its field (ik/base/field_error.h) also carries, in the status
+// details (gRPC's richer error model, the `grpc-status-details-bin` trailer), a
+// google.rpc.Status with the same code and message whose details hold one
+// google.rpc.BadRequest with a field violation {field: the path,
+// description: the message without the path}. Messages are cut to 1 KiB.
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// Arena blocks of 16 KiB growing to 64 KiB: below glibc's mmap threshold,
+// so freed blocks go back to the heap and are reused by the next call
+// instead of being unmapped and faulted in again.
+inline google::protobuf::ArenaOptions CallArenaOptions() {
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = 16 * 1024;
+  options.max_block_size = 64 * 1024;
+  return options;
+}
+
+// Parses `bytes` into `message`; INVALID_ARGUMENT when they are not one.
+template <typename Message>
+absl::Status ParseRequest(const grpc::ByteBuffer& bytes, Message* message) {
+  grpc::ByteBuffer copy(bytes);  // shares the slices; Deserialize empties it
+  if (grpc::SerializationTraits<Message>::Deserialize(&copy, message).ok()) {
+    return absl::OkStatus();
+  }
+  message->Clear();
+  return absl::InvalidArgumentError(
+      absl::StrCat("the request's ", bytes.Length(), " bytes do not parse as ",
+                   Message::descriptor()->full_name(),
+                   " (is the client using this method's request type?)"));
+}
+
+// `message` serialised into `bytes`.
+inline absl::Status SerializeAnswer(const google::protobuf::Message& message,
+                                    grpc::ByteBuffer* bytes) {
+  bool own_buffer = false;
+  if (grpc::SerializationTraits<google::protobuf::Message>::Serialize(
+          message, bytes, &own_buffer)
+          .ok()) {
+    return absl::OkStatus();
+  }
+  return absl::InternalError("the answer could not be serialised");
+}
+
+// One unary call: its request parsed from the bytes received, its answer
+// written to the bytes sent when it finishes. Deletes itself when the call
+// is done.
+template <typename Request, typename Response>
+class UnaryCall final : public grpc::ServerUnaryReactor {
+ public:
+  explicit UnaryCall(grpc::ByteBuffer* answer_bytes)
+      : arena_(CallArenaOptions()),
+        request_(google::protobuf::Arena::CreateMessage<Request>(&arena_)),
+        response_(google::protobuf::Arena::CreateMessage<Response>(&arena_)),
+        answer_bytes_(answer_bytes) {}
+
+  // Reports the call's end to `observers` (which outlive the call), with
+  // `record` as it began.
+  void Observe(const std::vector<CallObserver*>& observers, CallRecord record) {
+    observers_ = &observers;
+    record_ = std::move(record);
+  }
+
+  // Parses the request; when it does not parse, answers so and returns
+  // false.
+  bool Parse(const grpc::ByteBuffer* request_bytes) {
+    absl::Status parsed = ParseRequest(*request_bytes, request_);
+    if (parsed.ok()) return true;
+    Answer(std::move(parsed));
+    return false;
+  }
+
+  const Request& request() const { return *request_; }
+  Response& response() { return *response_; }
+
+  // Finishes the call with `status`, and the answer when it is OK.
+  void Answer(absl::Status status) {
+    if (status.ok()) status = SerializeAnswer(*response_, answer_bytes_);
+    if (observers_ != nullptr) {
+      const absl::Time end = absl::Now();
+      for (CallObserver* observer : *observers_) {
+        observer->CallEnded(record_, status.code(), end);
+      }
+    }
+    Finish(ToGrpcStatus(status));  // the call may be deleted from here on
+  }
+
+  // gRPC calls this at most once, before OnDone, only when the call ends
+  // without its status sent (gRPC proposal L66).
+  void OnCancel() override {
+    if (observers_ == nullptr) return;
+    for (CallObserver* observer : *observers_) observer->CallCancelled(record_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  google::protobuf::Arena arena_;
+  Request* request_;
+  Response* response_;
+  grpc::ByteBuffer* answer_bytes_;
+  const std::vector<CallObserver*>* observers_ = nullptr;
+  CallRecord record_;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_RPC_RAW_CALL_H_

@@ -1,0 +1,96 @@
+// The fixed pool of threads that runs ikd's solving, off gRPC's callback
+// threads: every solving RPC is posted here as one task, and a tick spreads
+// its characters over the pool with ParallelFor.
+//
+// Fair and bounded: each task belongs to a client (the caller's connection,
+// gRPC's peer string). The workers take the clients in turn, one task each
+// (round robin), and each client's tasks in the order posted, so a client
+// with many calls in flight gets no more of the pool than one with a single
+// call. At most `max_queued` tasks wait at once; Post refuses more (the
+// caller answers RESOURCE_EXHAUSTED at once).
+//
+// Answers do not depend on which thread ran what: each character's jobs run
+// start to end on one thread, on data of their own.
+//
+//   SolverPool pool(4, 1024);
+//   if (!pool.Post("ipv4:127.0.0.1:5000", [&] { ... })) ...;  // full
+//   pool.ParallelFor("ipv4:127.0.0.1:5000", n, [&](int i) { ... });
+#ifndef IK_SERVER_RPC_SOLVER_POOL_H_
+#define IK_SERVER_RPC_SOLVER_POOL_H_
+
+#include <atomic>
+#include <deque>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/any_invocable.h"
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+
+namespace ik::server {
+
+class SolverPool {
+ public:
+  // `threads` >= 1 workers; `max_queued` >= 1 tasks waiting at most; the
+  // workers run at nice value `nice` (0: the process's own).
+  SolverPool(int threads, int max_queued, int nice = 0);
+  // Runs the tasks already posted, then joins the workers.
+  ~SolverPool();
+  SolverPool(const SolverPool&) = delete;
+  SolverPool& operator=(const SolverPool&) = delete;
+
+  int threads() const { return static_cast<int>(workers_.size()); }
+
+  // Queues `task` for `client`; false (and `task` dropped) when `max_queued`
+  // tasks are waiting already.
+  bool Post(absl::string_view client, absl::AnyInvocable<void() &&> task);
+
+  // Calls fn(i) once for every i in [0, count), on the calling thread and on
+  // workers that take the helper tasks it posts for `client` (in its turn,
+  // like any of the client's tasks), yielding to other clients between two
+  // calls; returns when every call returned. Safe to call from a worker:
+  // the caller does the work nobody takes, so it never waits on itself (a
+  // full queue only means fewer helpers).
+  void ParallelFor(absl::string_view client, int count,
+                   absl::FunctionRef<void(int)> fn);
+
+  // Tasks waiting now.
+  int queued() const;
+
+  // From a task of `client` running on one of this pool's workers, at a
+  // point where it may pause (between a call's goals, between a tick's
+  // characters): runs one waiting task of the next other client in turn on
+  // this thread, then returns. So a heavy call gives way piece by piece and
+  // a light call waits for a piece of it, not for all of it. Does nothing
+  // when no other client waits, off the pool's workers, or inside a task
+  // that Yield itself runs (no nesting).
+  void Yield(absl::string_view client);
+
+ private:
+  using Task = absl::AnyInvocable<void() &&>;
+  void Work();
+  // Takes the first task of the client at turns_[turn]; that client goes to
+  // the back of the line if it has more.
+  Task TakeLocked(size_t turn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  const int max_queued_;
+  mutable absl::Mutex mutex_;
+  // Each client's waiting tasks, and the clients with waiting tasks in the
+  // order they take their turns.
+  absl::flat_hash_map<std::string, std::deque<Task>> queues_
+      ABSL_GUARDED_BY(mutex_);
+  std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
+  int queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  // queued_, readable without the lock (Yield's quick way out).
+  std::atomic<int> waiting_{0};
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_RPC_SOLVER_POOL_H_

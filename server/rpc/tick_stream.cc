@@ -1,0 +1,208 @@
+#include "rpc/tick_stream.h"
+
+#include <cstdint>
+#include <utility>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "convert/tick.h"
+#include "rpc/call_scope.h"
+#include "rpc/raw_call.h"
+
+namespace ik::server {
+namespace {
+
+// One TickStream: read a tick, run it on the pool, write its answer, read
+// the next. At most one operation is outstanding, so Finish (after the
+// client's half-close or a failed write) never races a tick in flight.
+// Counted in the service's call gate from start to OnDone; on a drain it
+// answers the tick in progress, then ends with UNAVAILABLE (at once when it
+// is waiting for the next tick).
+//
+// Reactions are never run inline from StartRead, StartWrite or Finish
+// (gRPC's server_callback_handlers.h: their tags are not inlineable), so
+// they are called under the reactor's mutex.
+class TickStreamReactor final
+    : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>,
+      public TickStreams::Stream {
+ public:
+  // `allowed`: the caller's token check; the stream ends at once with it
+  // when it is not OK.
+  // `observers`: each tick answered is reported to them as one call.
+  TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
+                    SolverPool& pool, TickStreams& streams,
+                    const absl::Status& allowed,
+                    const std::vector<CallObserver*>& observers,
+                    bool observers_want_peer)
+      : handlers_(handlers),
+        streams_(streams),
+        scope_(ScopeOf(context, pool)),
+        observers_(observers),
+        arena_(CallArenaOptions()) {
+    record_.method = "TickStream";
+    if (observers_want_peer) record_.peer = scope_.client;
+    const bool added = streams_.Add(this);  // not under mutex_: Drain's order
+    absl::MutexLock lock(&mutex_);
+    added_ = added;
+    if (!added || draining_) {
+      FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
+      return;
+    }
+    if (!allowed.ok()) {
+      record_.start = absl::Now();
+      Report(allowed.code());
+      FinishLocked(ToGrpcStatus(allowed));
+      return;
+    }
+    ReadNext();
+  }
+
+  void OnReadDone(bool ok) override {
+    absl::MutexLock lock(&mutex_);
+    if (finished_) return;
+    if (!ok) {  // the client closed its side (or the call ended)
+      FinishLocked(grpc::Status::OK);
+      return;
+    }
+    reading_ = false;
+    record_.start = absl::Now();
+    record_.request_bytes = static_cast<std::int64_t>(request_bytes_.Length());
+    // A message that is not a TickRequest is answered like a failed tick.
+    if (absl::Status parsed = ParseRequest(request_bytes_, request_);
+        !parsed.ok()) {
+      Answer(parsed);
+      return;
+    }
+    const bool posted = scope_.pool->Post(scope_.client, [this] {
+      Answer(handlers_.Tick(*request_, *response_, scope_));
+    });
+    if (!posted) Answer(Busy());
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::MutexLock lock(&mutex_);
+    if (!ok) {
+      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED,
+                                "the answer could not be written"));
+      return;
+    }
+    if (draining_) {
+      FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
+      return;
+    }
+    ReadNext();
+  }
+
+  void OnDone() override {
+    bool added;
+    {
+      absl::MutexLock lock(&mutex_);
+      added = added_;
+    }
+    if (added) streams_.Remove(this);
+    delete this;
+  }
+
+  // The service drains: no tick is read after the one in progress. Called
+  // under the TickStreams' lock, which OnDone takes too: the reactor outlives
+  // the call.
+  void Drain() override ABSL_LOCKS_EXCLUDED(mutex_) {
+    absl::MutexLock lock(&mutex_);
+    draining_ = true;
+    if (reading_) FinishLocked(ToGrpcStatus(CallGate::ShuttingDown()));
+  }
+
+ private:
+  void FinishLocked(grpc::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    if (finished_) return;
+    finished_ = true;
+    reading_ = false;
+    Finish(std::move(status));
+  }
+
+  // Each tick's request and answer on the stream's arena, emptied first:
+  // its blocks are reused tick after tick.
+  void ReadNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    arena_.Reset();
+    request_ = google::protobuf::Arena::CreateMessage<v1::TickRequest>(&arena_);
+    response_ =
+        google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena_);
+    reading_ = true;
+    request_bytes_.Clear();
+    StartRead(&request_bytes_);
+  }
+
+  // Writes the tick's answer, or only `status` when the tick failed as a
+  // whole.
+  void Answer(const absl::Status& status) {
+    if (!status.ok()) {
+      response_->Clear();
+      response_->set_sequence(request_->sequence());
+      StatusToProto(status, *response_->mutable_status());
+    }
+    response_bytes_.Clear();
+    if (!SerializeAnswer(*response_, &response_bytes_).ok()) {
+      response_->Clear();
+      StatusToProto(absl::InternalError("the answer could not be serialised"),
+                    *response_->mutable_status());
+      SerializeAnswer(*response_, &response_bytes_).IgnoreError();
+    }
+    Report(static_cast<absl::StatusCode>(response_->status().code()));
+    StartWrite(&response_bytes_);
+  }
+
+  void Report(absl::StatusCode code) {
+    const absl::Time end = absl::Now();
+    for (CallObserver* observer : observers_) {
+      observer->CallEnded(record_, code, end);
+    }
+  }
+
+  IkHandlers& handlers_;
+  TickStreams& streams_;
+  const CallScope scope_;
+  const std::vector<CallObserver*>& observers_;
+  // The tick in progress, as the observers see it.
+  CallRecord record_;
+  google::protobuf::Arena arena_;
+  v1::TickRequest* request_ = nullptr;
+  v1::TickResponse* response_ = nullptr;
+  grpc::ByteBuffer request_bytes_;
+  grpc::ByteBuffer response_bytes_;
+  absl::Mutex mutex_;
+  bool reading_ ABSL_GUARDED_BY(mutex_) = false;
+  bool draining_ ABSL_GUARDED_BY(mutex_) = false;
+  bool finished_ ABSL_GUARDED_BY(mutex_) = false;
+  // In the service's TickStreams (false when refused at the start).
+  bool added_ ABSL_GUARDED_BY(mutex_) = false;
+};
+
+}  // namespace
+
+bool TickStreams::Add(Stream* stream) {
+  absl::MutexLock lock(&mutex_);
+  if (!gate_.Enter()) return false;
+  streams_.insert(stream);
+  return true;
+}
+
+void TickStreams::Remove(Stream* stream) {
+  absl::MutexLock lock(&mutex_);
+  streams_.erase(stream);
+  gate_.Leave();
+}
+
+void TickStreams::Drain() {
+  absl::MutexLock lock(&mutex_);
+  for (Stream* stream : streams_) stream->Drain();
+}
+
+grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
+    grpc::CallbackServerContext* context, IkHandlers& handlers,
+    SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
+    const std::vector<CallObserver*>& observers, bool observers_want_peer) {
+  return new TickStreamReactor(context, handlers, pool, streams, allowed,
+                               observers, observers_want_peer);
+}
+
+}  // namespace ik::server
