@@ -79,7 +79,7 @@ ABSL_FLAG(int, max_message_bytes,
 ABSL_FLAG(int64_t, max_registry_bytes,
           ik::server::ServerOptions().max_registry_bytes,
           "memory all registered rigs and terrains may hold together, bytes "
-          "(a mesh holds about 130 bytes per triangle); a registration "
+          "(a mesh holds about 82 bytes per triangle); a registration "
           "beyond it is answered RESOURCE_EXHAUSTED");
 ABSL_FLAG(int64_t, transport_memory_bytes, 0,
           "bytes gRPC's transport may buffer for all connections together "
