@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -112,38 +114,49 @@ double CountEntries(const Layout& layout, absl::Span<const XzBox> boxes) {
   return entries;
 }
 
-}  // namespace
-
-VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
-  VerticalRayGrid grid;
-  if (boxes.empty()) return grid;
-  std::vector<XzBox> padded(boxes.size());
+// The boxes padded for rays, flattened to their x/z extents, and their
+// bounds.
+struct PaddedBoxes {
+  std::vector<XzBox> boxes;
   XzBox bounds{kInfinity, -kInfinity, kInfinity, -kInfinity};
+};
+PaddedBoxes PadBoxes(absl::Span<const Aabb> boxes) {
+  PaddedBoxes padded;
+  padded.boxes.resize(boxes.size());
+  XzBox& bounds = padded.bounds;
   for (size_t i = 0; i < boxes.size(); ++i) {
     const Aabb box = PaddedForRays(boxes[i]);
-    padded[i] = {box.min.x, box.max.x, box.min.z, box.max.z};
+    padded.boxes[i] = {box.min.x, box.max.x, box.min.z, box.max.z};
     bounds.min_x = std::min(bounds.min_x, box.min.x);
     bounds.max_x = std::max(bounds.max_x, box.max.x);
     bounds.min_z = std::min(bounds.min_z, box.min.z);
     bounds.max_z = std::max(bounds.max_z, box.max.z);
   }
-  const double count = static_cast<double>(boxes.size());
-  const double budget_bytes = std::max(4096.0, kGridBytesPerPrimitive * count);
+  return padded;
+}
 
-  // The finest resolution within the budget (finer cells list fewer
-  // triangles per quarter; counting the cells is the build's main cost).
-  bool found = false;
-  Layout best_layout;
-  std::vector<std::uint32_t> best_counts;
+// A layout and its boxes per cell.
+struct Resolution {
+  Layout layout;
+  std::vector<std::uint32_t> counts;
+};
+
+// The finest resolution within the memory budget, if any (finer cells list
+// fewer triangles per quarter; counting the cells is the build's main
+// cost).
+std::optional<Resolution> FinestResolution(const PaddedBoxes& padded) {
+  const double count = static_cast<double>(padded.boxes.size());
+  const double budget_bytes = std::max(4096.0, kGridBytesPerPrimitive * count);
   for (const double cells_per_primitive : kCellsPerPrimitive) {
-    const Layout layout = MakeLayout(bounds, cells_per_primitive * count);
+    const Layout layout =
+        MakeLayout(padded.bounds, cells_per_primitive * count);
     const double cells = static_cast<double>(layout.cells());
     if (4.0 * (cells + 1.0) > budget_bytes) continue;
-    if (4.0 * CountEntries(layout, padded) >
+    if (4.0 * CountEntries(layout, padded.boxes) >
         kMaxCountedOverBudget * budget_bytes) {
       continue;
     }
-    std::vector<std::uint32_t> counts = CountPerCell(layout, padded);
+    std::vector<std::uint32_t> counts = CountPerCell(layout, padded.boxes);
     double listed = 0.0;
     for (const std::uint32_t cell_count : counts) {
       if (cell_count <= static_cast<std::uint32_t>(kMaxGridCellPrimitives)) {
@@ -151,47 +164,76 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
       }
     }
     if (4.0 * (cells + 1.0 + listed) > budget_bytes) continue;
-    found = true;
-    best_layout = layout;
-    best_counts = std::move(counts);
-    break;
+    return Resolution{layout, std::move(counts)};
   }
-  if (!found) return grid;
+  return std::nullopt;
+}
 
-  grid.axis_x_ = best_layout.x;
-  grid.axis_z_ = best_layout.z;
-  grid.columns_ = best_layout.columns();
-  grid.min_x_ = bounds.min_x;
-  grid.max_x_ = bounds.max_x;
-  grid.min_z_ = bounds.min_z;
-  grid.max_z_ = bounds.max_z;
-  const size_t cells = best_layout.cells();
-  grid.offsets_.resize(cells + 1);
+// Each cell's first list entry, or-ed with `overfull` where the cell has
+// more than kMaxGridCellPrimitives boxes (it lists none), and the total
+// last. `counts` turns into each cell's first entry.
+std::vector<std::uint32_t> CellOffsets(std::vector<std::uint32_t>* counts,
+                                       std::uint32_t overfull) {
+  const size_t cells = counts->size();
+  std::vector<std::uint32_t> offsets(cells + 1);
   std::uint32_t total = 0;
   for (size_t c = 0; c < cells; ++c) {
-    const bool overfull =
-        best_counts[c] > static_cast<std::uint32_t>(kMaxGridCellPrimitives);
-    grid.offsets_[c] = total | (overfull ? kOverfull : 0u);
-    // From here on, the cell's next free entry (unused when overfull).
-    const std::uint32_t cell_count = overfull ? 0u : best_counts[c];
-    best_counts[c] = total;
+    const bool is_overfull =
+        (*counts)[c] > static_cast<std::uint32_t>(kMaxGridCellPrimitives);
+    offsets[c] = total | (is_overfull ? overfull : 0u);
+    const std::uint32_t cell_count = is_overfull ? 0u : (*counts)[c];
+    (*counts)[c] = total;
     total += cell_count;
   }
-  grid.offsets_[cells] = total;
-  grid.lists_.resize(total);
+  offsets[cells] = total;
+  return offsets;
+}
+
+// The cells' lists, each box's entry (its index and the quarters it
+// overlaps) in every cell it overlaps that is not flagged `overfull`.
+// `next` holds each cell's next free entry.
+std::vector<std::int32_t> ListBoxes(const Layout& layout,
+                                    absl::Span<const XzBox> boxes,
+                                    absl::Span<const std::uint32_t> offsets,
+                                    std::uint32_t overfull,
+                                    std::vector<std::uint32_t>* next) {
+  std::vector<std::int32_t> lists(offsets.back());
   // Boxes in index order: every list ascends.
-  const size_t columns = static_cast<size_t>(best_layout.columns());
-  for (size_t i = 0; i < padded.size(); ++i) {
-    const SubCellSpan span = best_layout.Span(padded[i]);
+  const size_t columns = static_cast<size_t>(layout.columns());
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    const SubCellSpan span = layout.Span(boxes[i]);
     for (int z = span.z0 >> 1; z <= span.z1 >> 1; ++z) {
       for (int x = span.x0 >> 1; x <= span.x1 >> 1; ++x) {
         const size_t c = z * columns + x;
-        if ((grid.offsets_[c] & kOverfull) != 0) continue;
-        grid.lists_[best_counts[c]++] =
+        if ((offsets[c] & overfull) != 0) continue;
+        lists[(*next)[c]++] =
             static_cast<std::int32_t>(i) | QuarterBits(span, x, z);
       }
     }
   }
+  return lists;
+}
+
+}  // namespace
+
+VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
+  VerticalRayGrid grid;
+  if (boxes.empty()) return grid;
+  const PaddedBoxes padded = PadBoxes(boxes);
+  std::optional<Resolution> resolution = FinestResolution(padded);
+  if (!resolution.has_value()) return grid;
+
+  const Layout& layout = resolution->layout;
+  grid.axis_x_ = layout.x;
+  grid.axis_z_ = layout.z;
+  grid.columns_ = layout.columns();
+  grid.min_x_ = padded.bounds.min_x;
+  grid.max_x_ = padded.bounds.max_x;
+  grid.min_z_ = padded.bounds.min_z;
+  grid.max_z_ = padded.bounds.max_z;
+  grid.offsets_ = CellOffsets(&resolution->counts, kOverfull);
+  grid.lists_ = ListBoxes(layout, padded.boxes, grid.offsets_, kOverfull,
+                          &resolution->counts);
   return grid;
 }
 
