@@ -34,6 +34,8 @@ namespace {
 using internal::kStraightSine;
 
 using D2 = double __attribute__((vector_size(16)));
+// Per lane: all ones where a comparison holds, all zeros where not.
+using M2 = decltype(D2{} > D2{});
 
 struct V3x2 {
   D2 x, y, z;
@@ -148,7 +150,7 @@ Frame AxisFrame(const V3x2& upper, const V3x2& lower, const V3x2& given) {
 struct AcrossAxis {
   V3x2 across;
   D2 across_sq;
-  decltype(D2{} > D2{}) off_axis;
+  M2 off_axis;
 };
 AcrossAxis Across(const V3x2& offset, D2 offset_sq, const V3x2& to_target,
                   D2 target_sq, D2 scale) {
@@ -163,9 +165,239 @@ AcrossAxis Across(const V3x2& offset, D2 offset_sq, const V3x2& to_target,
   return out;
 }
 
+// SolvePair's stages follow, in Run's order. Each is forced inline: both
+// of SolvePair's instantiations call it, and out of line the lanes' values
+// would pass between the stages through memory.
+
+// The limb in model space, per lane: its bones, the root -> target offset
+// and the squared lengths every stage reads.
+struct Limb {
+  V3x2 root_ms, upper_ms, lower_ms, to_target_ms, bend_normal_ms;
+  D2 upper_sq, lower_sq, target_sq, lengths_sq, bend_normal_sq;
+  M2 bent;      // the bones are not in line
+  M2 off_root;  // the target is not on the root
+};
+
+// Run's setup.
+[[gnu::always_inline]] inline Limb LoadLimb(const TwoBoneJob& first,
+                                            const TwoBoneJob& second) {
+  Limb limb;
+  limb.root_ms =
+      Load(first.root_model.translation, second.root_model.translation);
+  const V3x2 mid_ms =
+      Load(first.mid_model.translation, second.mid_model.translation);
+  limb.upper_ms = mid_ms - limb.root_ms;
+  limb.lower_ms =
+      Load(first.tip_model.translation, second.tip_model.translation) - mid_ms;
+  limb.to_target_ms =
+      Load(first.target_model, second.target_model) - limb.root_ms;
+  limb.upper_sq = Dot(limb.upper_ms, limb.upper_ms);
+  limb.lower_sq = Dot(limb.lower_ms, limb.lower_ms);
+  limb.target_sq = Dot(limb.to_target_ms, limb.to_target_ms);
+  limb.lengths_sq = limb.upper_sq * limb.lower_sq;
+  limb.bend_normal_ms = Cross(limb.upper_ms, limb.lower_ms);
+  limb.bend_normal_sq = Dot(limb.bend_normal_ms, limb.bend_normal_ms);
+  limb.bent = limb.bend_normal_sq >
+              Splat(kStraightSine * kStraightSine) * limb.lengths_sq;
+  limb.off_root =
+      limb.target_sq >= Splat(kMinDirectionLength * kMinDirectionLength);
+  return limb;
+}
+
+// Step 1's turn alpha of the middle joint where it is exact (c^2 < r^2):
+// (cos, sin)(alpha) = (cos0 + t cos1, sin0 + t sin1), Run's root choice.
+struct MidTurn {
+  D2 cos0, sin0, cos1, sin1, t, cos_alpha, sin_alpha;
+  M2 exact;
+};
+[[gnu::always_inline]] inline MidTurn TurnMiddleJoint(const Limb& limb,
+                                                      const Frame& frame) {
+  MidTurn turn;
+  const D2 c = (Splat(0.5) * (limb.upper_sq + limb.lower_sq) - frame.k) -
+               Splat(0.5) * limb.target_sq;
+  turn.exact = c * c < frame.r_sq;
+  turn.t = Sqrt(frame.r_sq - c * c);  // used only where exact
+  const auto take_minus =
+      limb.bent ? (frame.b > Splat(0.0)) |
+                      ((frame.b == Splat(0.0)) & (frame.a <= Splat(0.0)))
+                : frame.a <= Splat(0.0);
+  const D2 sigma = take_minus ? Splat(1.0) : Splat(-1.0);
+  turn.cos0 = frame.a * c * frame.inverse_r_sq;
+  turn.sin0 = frame.b * c * frame.inverse_r_sq;
+  turn.cos1 = sigma * frame.b * frame.inverse_r_sq;
+  turn.sin1 = -sigma * frame.a * frame.inverse_r_sq;
+  turn.cos_alpha = turn.cos0 + turn.t * turn.cos1;
+  turn.sin_alpha = turn.sin0 + turn.t * turn.sin1;
+  return turn;
+}
+
+// A turn range costs Run an angle; a lane whose turn it clamps leaves
+// (lane_ok[i] turns false).
+[[gnu::always_inline]] inline void LeaveClampedTurns(
+    const TwoBoneJob* const jobs[2], const MidTurn& turn, bool lane_ok[2]) {
+  for (int i = 0; i < 2; ++i) {
+    if (!lane_ok[i] || !jobs[i]->mid_turn_range.has_value()) continue;
+    const double alpha = Atan2(turn.sin_alpha[i], turn.cos_alpha[i]);
+    lane_ok[i] = ClampAngleToRange(alpha, *jobs[i]->mid_turn_range) == alpha;
+  }
+}
+
+// The middle joint's correction, (w, v * axis_local) up to normalisation.
+struct Bend {
+  V3x2 axis_local;
+  D2 w, v, norm_sq;
+};
+[[gnu::always_inline]] inline Bend BendMiddleJoint(const TwoBoneJob& first,
+                                                   const TwoBoneJob& second,
+                                                   const Frame& frame,
+                                                   const MidTurn& turn) {
+  Bend bend;
+  const Qx2 mid_rotation =
+      Load(first.mid_model.rotation, second.mid_model.rotation);
+  bend.axis_local = Rotate(Conjugate(mid_rotation), frame.axis);
+  const auto opening = turn.cos_alpha >= Splat(0.0);
+  bend.w = opening ? Splat(1.0) + turn.cos_alpha : turn.sin_alpha;
+  bend.v = opening ? turn.sin_alpha : Splat(1.0) - turn.cos_alpha;
+  bend.norm_sq = bend.w * bend.w + bend.v * bend.v;
+  return bend;
+}
+
+// Step 2: the root's swing (w, axis) up to normalisation, s.r and s x r
+// expanded over the turned tip's parts; pending where it is no half turn.
+struct Swing {
+  V3x2 axis;
+  D2 w;
+  M2 pending;
+};
+[[gnu::always_inline]] inline Swing SwingRoot(const Limb& limb,
+                                              const Frame& frame,
+                                              const MidTurn& turn) {
+  const V3x2& to_target_ms = limb.to_target_ms;
+  const V3x2 base_ms = limb.upper_ms + frame.along;
+  const D2 lengths = limb.target_sq;  // exact: |s| = |r|
+  const D2 across_dot = Dot(frame.across, to_target_ms);
+  const D2 side_dot = Dot(frame.side, to_target_ms);
+  const V3x2 across_cross = Cross(frame.across, to_target_ms);
+  const V3x2 side_cross = Cross(frame.side, to_target_ms);
+  Swing swing;
+  swing.w = (lengths + (Dot(base_ms, to_target_ms) + turn.cos0 * across_dot +
+                        turn.sin0 * side_dot)) +
+            turn.t * (turn.cos1 * across_dot + turn.sin1 * side_dot);
+  swing.axis = (Cross(base_ms, to_target_ms) + turn.cos0 * across_cross +
+                turn.sin0 * side_cross) +
+               turn.t * (turn.cos1 * across_cross + turn.sin1 * side_cross);
+  swing.pending = swing.w > Splat(kOppositeThreshold) * lengths;
+  return swing;
+}
+
+// Step 3 with step 2: the root's model-space turn up to normalisation, the
+// pole's twist composed with the swing (TwistedSwing, its common path) or,
+// without a pole, the swing alone. on_path: the lanes TwistedSwing's
+// common path holds for (all lanes without a pole).
+struct RootTurn {
+  Qx2 turn_ms;
+  M2 on_path;
+};
+[[gnu::always_inline]] inline RootTurn TurnRoot(const TwoBoneJob& first,
+                                                const TwoBoneJob& second,
+                                                const Limb& limb,
+                                                const Swing& swing) {
+  const V3x2& to_target_ms = limb.to_target_ms;
+  const D2 target_sq = limb.target_sq;
+  // Per lane: all ones where the job has a pole.
+  const auto has_pole = D2{first.pole_model.has_value() ? 1.0 : 0.0,
+                           second.pole_model.has_value() ? 1.0 : 0.0} > 0.5;
+  const Vec3 pole0 = first.pole_model.value_or(Vec3(0.0));
+  const Vec3 pole1 = second.pole_model.value_or(Vec3(0.0));
+  const auto in_range =
+      (target_sq >= Splat(internal::kTwistedSwingMinSquared)) &
+      (target_sq <= Splat(internal::kTwistedSwingMaxSquared));
+  const V3x2 pole_offset = Load(pole0, pole1) - limb.root_ms;
+  const D2 target_sq_sq = target_sq * target_sq;
+  const AcrossAxis pole = Across(pole_offset, Dot(pole_offset, pole_offset),
+                                 to_target_ms, target_sq, target_sq_sq);
+  const D2 w = swing.w;
+  const V3x2& swing_axis = swing.axis;
+  const V3x2& upper_ms = limb.upper_ms;
+  const D2 swing_sq = w * w + Dot(swing_axis, swing_axis);
+  const D2 swing_sq_sq = swing_sq * swing_sq;
+  const V3x2 mid_offset =
+      (w * w - Dot(swing_axis, swing_axis)) * upper_ms +
+      (Splat(2.0) * Dot(swing_axis, upper_ms)) * swing_axis +
+      (Splat(2.0) * w) * Cross(swing_axis, upper_ms);
+  const AcrossAxis mid = Across(mid_offset, limb.upper_sq, to_target_ms,
+                                target_sq, swing_sq_sq * target_sq_sq);
+  const D2 cosine = Dot(mid.across, pole.across);
+  const D2 scale = Sqrt(mid.across_sq * pole.across_sq);
+  const V3x2 cross = Cross(mid.across, pole.across);
+  const auto near = cosine >= Splat(0.0);
+  const V3x2 far_axis = (scale - cosine) * to_target_ms;
+  const Qx2 twist{near ? scale + cosine : Dot(to_target_ms, cross),
+                  near ? cross.x : far_axis.x, near ? cross.y : far_axis.y,
+                  near ? cross.z : far_axis.z};
+  const Qx2 swing_ms{w, swing_axis.x, swing_axis.y, swing_axis.z};
+  const Qx2 twisted = Multiply(twist, swing_ms);
+  RootTurn out;
+  out.turn_ms = {
+      has_pole ? twisted.w : swing_ms.w, has_pole ? twisted.x : swing_ms.x,
+      has_pole ? twisted.y : swing_ms.y, has_pole ? twisted.z : swing_ms.z};
+  out.on_path = ~has_pole | (in_range & pole.off_axis & mid.off_axis);
+  return out;
+}
+
+// Both corrections normalised, the divisions sharing one (1/|q| = |q| /
+// |q|^2), the root's turn carried into the root's frame.
+struct Corrections {
+  Qx2 mid, root;
+};
+[[gnu::always_inline]] inline Corrections NormalizeCorrections(
+    const TwoBoneJob& first, const TwoBoneJob& second, const Bend& bend,
+    const Qx2& turn_ms) {
+  const D2 turn_norm_sq =
+      turn_ms.w * turn_ms.w +
+      (turn_ms.x * turn_ms.x + turn_ms.y * turn_ms.y + turn_ms.z * turn_ms.z);
+  const D2 inverse_both = Splat(1.0) / (bend.norm_sq * turn_norm_sq);
+  const D2 bend_inverse = (inverse_both * turn_norm_sq) * Sqrt(bend.norm_sq);
+  const D2 turn_inverse = (inverse_both * bend.norm_sq) * Sqrt(turn_norm_sq);
+  const D2 bend_scale = bend.v * bend_inverse;
+  Corrections out;
+  out.mid = {bend.w * bend_inverse, bend.axis_local.x * bend_scale,
+             bend.axis_local.y * bend_scale, bend.axis_local.z * bend_scale};
+  const V3x2 local_axis = Rotate(
+      Conjugate(Load(first.root_model.rotation, second.root_model.rotation)),
+      V3x2{turn_ms.x, turn_ms.y, turn_ms.z});
+  out.root = {turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
+              local_axis.y * turn_inverse, local_axis.z * turn_inverse};
+  return out;
+}
+
+// Each lane's answer: the lanes' corrections and an exact report where the
+// lane stayed on the path (`common`), else Run's.
+[[gnu::always_inline]] inline void FinishLanes(const TwoBoneJob* const jobs[2],
+                                               const bool lane_ok[2], M2 common,
+                                               const Corrections& corrections,
+                                               absl::Status* statuses) {
+  for (int i = 0; i < 2; ++i) {
+    const TwoBoneJob& job = *jobs[i];
+    if (!lane_ok[i] || common[i] == 0) {
+      statuses[i] = job.Run();
+      continue;
+    }
+    statuses[i] = absl::OkStatus();
+    *job.mid_correction = Lane(corrections.mid, i);
+    *job.root_correction = Lane(corrections.root, i);
+    SolveReport& out = *job.report;
+    out.tip_model = job.target_model;
+    out.residual = 0.0;
+    out.reached = out.residual <= job.tolerance;
+    out.iterations = 1;
+    if (job.mid_turn_clamped != nullptr) *job.mid_turn_clamped = false;
+  }
+}
+
 // Solves `first` and `second`, both with a middle-joint axis (kAxis) or
-// both without, their statuses into `statuses`. One function, as Run is
-// (two_bone.cc: its stages share some forty values).
+// both without, their statuses into `statuses`: Run's stages, each over
+// both lanes.
 template <bool kAxis>
 void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
                absl::Status* statuses) {
@@ -179,164 +411,31 @@ void SolvePair(const TwoBoneJob& first, const TwoBoneJob& second,
     statuses[1] = second.Run();
     return;
   }
-  // Per lane: all ones where the job has a pole (a middle-joint axis).
-  const auto has_pole = D2{first.pole_model.has_value() ? 1.0 : 0.0,
-                           second.pole_model.has_value() ? 1.0 : 0.0} > 0.5;
-  const Vec3 pole0 = first.pole_model.value_or(Vec3(0.0));
-  const Vec3 pole1 = second.pole_model.value_or(Vec3(0.0));
-
-  const V3x2 root_ms =
-      Load(first.root_model.translation, second.root_model.translation);
-  const V3x2 mid_ms =
-      Load(first.mid_model.translation, second.mid_model.translation);
-  const V3x2 upper_ms = mid_ms - root_ms;
-  const V3x2 lower_ms =
-      Load(first.tip_model.translation, second.tip_model.translation) - mid_ms;
-  const V3x2 to_target_ms =
-      Load(first.target_model, second.target_model) - root_ms;
-  const D2 upper_sq = Dot(upper_ms, upper_ms);
-  const D2 lower_sq = Dot(lower_ms, lower_ms);
-  const D2 target_sq = Dot(to_target_ms, to_target_ms);
-  const D2 lengths_sq = upper_sq * lower_sq;
-  const V3x2 bend_normal_ms = Cross(upper_ms, lower_ms);
-  const D2 bend_normal_sq = Dot(bend_normal_ms, bend_normal_ms);
-  const auto bent =
-      bend_normal_sq > Splat(kStraightSine * kStraightSine) * lengths_sq;
-  const auto off_root =
-      target_sq >= Splat(kMinDirectionLength * kMinDirectionLength);
-
+  const Limb limb = LoadLimb(first, second);
   Frame frame;
   if constexpr (kAxis) {
-    frame = AxisFrame(upper_ms, lower_ms,
+    frame = AxisFrame(limb.upper_ms, limb.lower_ms,
                       Load(*first.mid_axis_model, *second.mid_axis_model));
   } else {
-    frame = NormalFrame(upper_ms, lower_ms, bend_normal_ms, bend_normal_sq,
-                        lengths_sq);
+    frame = NormalFrame(limb.upper_ms, limb.lower_ms, limb.bend_normal_ms,
+                        limb.bend_normal_sq, limb.lengths_sq);
   }
-  const V3x2& axis_ms = frame.axis;
-  const V3x2& side_ms = frame.side;
-  const V3x2& along_ms = frame.along;
-  const V3x2& across_ms = frame.across;
-  const D2 a = frame.a;
-  const D2 b = frame.b;
-  const D2 k = frame.k;
-  const D2 r_sq = frame.r_sq;
-  const D2 inverse_r_sq = frame.inverse_r_sq;
   // Without an axis the limb must be bent (else Run derives the axis from
   // the pole); either way step 1 needs a turn to solve.
-  auto framed = r_sq > Splat(kStraightSine * kStraightSine) * lengths_sq;
-  if constexpr (!kAxis) framed &= bent;
+  auto framed =
+      frame.r_sq > Splat(kStraightSine * kStraightSine) * limb.lengths_sq;
+  if constexpr (!kAxis) framed &= limb.bent;
 
-  const D2 c =
-      (Splat(0.5) * (upper_sq + lower_sq) - k) - Splat(0.5) * target_sq;
-  const auto exact = c * c < r_sq;
-  const D2 t = Sqrt(r_sq - c * c);  // used only where exact
-  const auto take_minus =
-      bent ? (b > Splat(0.0)) | ((b == Splat(0.0)) & (a <= Splat(0.0)))
-           : a <= Splat(0.0);
-  const D2 sigma = take_minus ? Splat(1.0) : Splat(-1.0);
-  const D2 cos0 = a * c * inverse_r_sq;
-  const D2 sin0 = b * c * inverse_r_sq;
-  const D2 cos1 = sigma * b * inverse_r_sq;
-  const D2 sin1 = -sigma * a * inverse_r_sq;
-  const D2 cos_alpha = cos0 + t * cos1;
-  const D2 sin_alpha = sin0 + t * sin1;
-  // A turn range costs Run an angle; a lane whose turn it clamps leaves.
-  bool within_range[2] = {true, true};
-  for (int i = 0; i < 2; ++i) {
-    if (!lane_ok[i] || !jobs[i]->mid_turn_range.has_value()) continue;
-    const double alpha = Atan2(sin_alpha[i], cos_alpha[i]);
-    within_range[i] =
-        ClampAngleToRange(alpha, *jobs[i]->mid_turn_range) == alpha;
-  }
-  const V3x2 base_ms = upper_ms + along_ms;
-  const Qx2 mid_rotation =
-      Load(first.mid_model.rotation, second.mid_model.rotation);
-  const V3x2 axis_local = Rotate(Conjugate(mid_rotation), axis_ms);
-  const auto opening = cos_alpha >= Splat(0.0);
-  const D2 bend_w = opening ? Splat(1.0) + cos_alpha : sin_alpha;
-  const D2 bend_v = opening ? sin_alpha : Splat(1.0) - cos_alpha;
-  const D2 bend_norm_sq = bend_w * bend_w + bend_v * bend_v;
-
-  const D2 lengths = target_sq;  // exact: |s| = |r|
-  const D2 across_dot = Dot(across_ms, to_target_ms);
-  const D2 side_dot = Dot(side_ms, to_target_ms);
-  const V3x2 across_cross = Cross(across_ms, to_target_ms);
-  const V3x2 side_cross = Cross(side_ms, to_target_ms);
-  const D2 w = (lengths + (Dot(base_ms, to_target_ms) + cos0 * across_dot +
-                           sin0 * side_dot)) +
-               t * (cos1 * across_dot + sin1 * side_dot);
-  const V3x2 swing_axis =
-      (Cross(base_ms, to_target_ms) + cos0 * across_cross + sin0 * side_cross) +
-      t * (cos1 * across_cross + sin1 * side_cross);
-  const auto pending = w > Splat(kOppositeThreshold) * lengths;
-  const auto in_range =
-      (target_sq >= Splat(internal::kTwistedSwingMinSquared)) &
-      (target_sq <= Splat(internal::kTwistedSwingMaxSquared));
-
-  // TwistedSwing, its common path.
-  const V3x2 pole_offset = Load(pole0, pole1) - root_ms;
-  const D2 target_sq_sq = target_sq * target_sq;
-  const AcrossAxis pole = Across(pole_offset, Dot(pole_offset, pole_offset),
-                                 to_target_ms, target_sq, target_sq_sq);
-  const D2 swing_sq = w * w + Dot(swing_axis, swing_axis);
-  const D2 swing_sq_sq = swing_sq * swing_sq;
-  const V3x2 mid_offset =
-      (w * w - Dot(swing_axis, swing_axis)) * upper_ms +
-      (Splat(2.0) * Dot(swing_axis, upper_ms)) * swing_axis +
-      (Splat(2.0) * w) * Cross(swing_axis, upper_ms);
-  const AcrossAxis mid = Across(mid_offset, upper_sq, to_target_ms, target_sq,
-                                swing_sq_sq * target_sq_sq);
-  const D2 cosine = Dot(mid.across, pole.across);
-  const D2 scale = Sqrt(mid.across_sq * pole.across_sq);
-  const V3x2 cross = Cross(mid.across, pole.across);
-  const auto near = cosine >= Splat(0.0);
-  const V3x2 far_axis = (scale - cosine) * to_target_ms;
-  const Qx2 twist{near ? scale + cosine : Dot(to_target_ms, cross),
-                  near ? cross.x : far_axis.x, near ? cross.y : far_axis.y,
-                  near ? cross.z : far_axis.z};
-  const Qx2 swing{w, swing_axis.x, swing_axis.y, swing_axis.z};
-  const Qx2 twisted = Multiply(twist, swing);
-  // Without a pole the turn is the swing alone.
-  const Qx2 turn_ms{
-      has_pole ? twisted.w : swing.w, has_pole ? twisted.x : swing.x,
-      has_pole ? twisted.y : swing.y, has_pole ? twisted.z : swing.z};
-
-  const D2 turn_norm_sq =
-      turn_ms.w * turn_ms.w +
-      (turn_ms.x * turn_ms.x + turn_ms.y * turn_ms.y + turn_ms.z * turn_ms.z);
-  const D2 inverse_both = Splat(1.0) / (bend_norm_sq * turn_norm_sq);
-  const D2 bend_inverse = (inverse_both * turn_norm_sq) * Sqrt(bend_norm_sq);
-  const D2 turn_inverse = (inverse_both * bend_norm_sq) * Sqrt(turn_norm_sq);
-  const D2 bend_scale = bend_v * bend_inverse;
-  const Qx2 mid_correction{bend_w * bend_inverse, axis_local.x * bend_scale,
-                           axis_local.y * bend_scale,
-                           axis_local.z * bend_scale};
-  const V3x2 local_axis = Rotate(
-      Conjugate(Load(first.root_model.rotation, second.root_model.rotation)),
-      V3x2{turn_ms.x, turn_ms.y, turn_ms.z});
-  const Qx2 root_correction{
-      turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
-      local_axis.y * turn_inverse, local_axis.z * turn_inverse};
-
-  const auto common = framed & off_root & exact & pending &
-                      (~has_pole | (in_range & pole.off_axis & mid.off_axis));
-  for (int i = 0; i < 2; ++i) {
-    const TwoBoneJob& job = *jobs[i];
-    if (!lane_ok[i] || !within_range[i] || common[i] == 0) {
-      statuses[i] = job.Run();
-      continue;
-    }
-    statuses[i] = absl::OkStatus();
-    *job.mid_correction = Lane(mid_correction, i);
-    *job.root_correction = Lane(root_correction, i);
-    SolveReport& out = *job.report;
-    out.tip_model = job.target_model;
-    out.residual = 0.0;
-    out.reached = out.residual <= job.tolerance;
-    out.iterations = 1;
-    if (job.mid_turn_clamped != nullptr) *job.mid_turn_clamped = false;
-  }
+  const MidTurn turn = TurnMiddleJoint(limb, frame);
+  LeaveClampedTurns(jobs, turn, lane_ok);
+  const Bend bend = BendMiddleJoint(first, second, frame, turn);
+  const Swing swing = SwingRoot(limb, frame, turn);
+  const RootTurn root_turn = TurnRoot(first, second, limb, swing);
+  const Corrections corrections =
+      NormalizeCorrections(first, second, bend, root_turn.turn_ms);
+  const M2 common =
+      framed & limb.off_root & turn.exact & swing.pending & root_turn.on_path;
+  FinishLanes(jobs, lane_ok, common, corrections, statuses);
 }
 
 }  // namespace
