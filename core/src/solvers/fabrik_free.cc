@@ -158,6 +158,26 @@ double ConvertReachedPose(const ChainJob& job, const Vec3& root_position,
   return SquaredDistance(poses->next[count - 1], job.target_model);
 }
 
+// The passes' start: for two bones, TriangleApex's pose in `poses->next`
+// (true: the first iteration goes where the passes converge); else, for a
+// target in reach, `poses->current` aimed at the target where AimApplies,
+// `best_squared` lowered to the aimed pose's miss.
+bool StartPose(const ChainJob& job, const Vec3& root_position,
+               bool out_of_reach, double chain_length, PoseBuffers* poses,
+               double* best_squared) {
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const bool triangle =
+      tip == 2 && TriangleApex(job, root_position, poses->current, poses->next);
+  if (!triangle && !out_of_reach &&
+      AimApplies(job, root_position, chain_length, poses->current)) {
+    TurnAboutRoot(job, root_position,
+                  AimTurn(job, root_position, poses->current), poses->current);
+    *best_squared = std::min(
+        *best_squared, SquaredDistance(poses->current[tip], job.target_model));
+  }
+  return triangle;
+}
+
 }  // namespace
 
 // Targets at least this fraction of the tip's distance from the root get
@@ -225,16 +245,8 @@ StopReason IterateFree(const ChainJob& job, const Vec3& root_position,
   PoseBuffers poses{ws.positions.data(), ws.saved_positions.data()};
   bool converted = false;  // the locals are `poses.current`'s
   double tip_scale = 0.0;  // see ReachFree
-  // Two bones: the first iteration goes where the passes converge.
-  bool triangle =
-      tip == 2 && TriangleApex(job, root_position, poses.current, poses.next);
-  if (!triangle && !out_of_reach &&
-      AimApplies(job, root_position, chain_length, poses.current)) {
-    TurnAboutRoot(job, root_position,
-                  AimTurn(job, root_position, poses.current), poses.current);
-    best_squared =
-        std::min(best_squared, SquaredDistance(poses.current[tip], target));
-  }
+  bool triangle = StartPose(job, root_position, out_of_reach, chain_length,
+                            &poses, &best_squared);
   while (*iterations < job.max_iterations) {
     ++*iterations;
     const bool triangle_iteration = triangle;
