@@ -91,20 +91,14 @@ Arcs SwingArcs(const LimbCircle& circle, const ModelRotations& model,
   return arcs;
 }
 
-// The twist range's arcs. In the half turn theta, the root's rotation
-// relative to its rest is cos(theta) Q0 + sin(theta) Q1, so the twist's
-// (w, s) (w the scalar part, s the vector part along the bone) are waves,
-// and with w made >= 0 its half angle atan(s / w) lies in [min, max] / 2
-// when sign(w) (s cos m - w sin m) >= 0 and sign(w) (w sin M - s cos M) >=
-// 0. Each wave changes sign once per half turn: the arcs lie between those
-// points.
-Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
-               const BallSocketLimit& limit) {
-  Arcs arcs;
-  if (!limit.has_twist) {
-    arcs.Add(-kPi, kPi);
-    return arcs;
-  }
+// TwistArcs' waves in the half turn theta for the twist range [2m, 2M]: w,
+// the twist's scalar part; above = s cos m - w sin m; below = w sin M -
+// s cos M (s the twist's vector part along the bone).
+struct TwistWaves {
+  Wave w, above, below;
+};
+TwistWaves WavesOfTwist(const LimbCircle& circle, const ModelRotations& model,
+                        const BallSocketLimit& limit) {
   const Quat& rest_model = model.rest;
   const Quat& solved_model = model.solved;
   const Quat q0 = glm::conjugate(rest_model) * solved_model;
@@ -128,6 +122,27 @@ Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
   const Wave above{s.a * cos_m - w.a * sin_m, s.b * cos_m - w.b * sin_m};
   const Wave below{w.a * sin_big_m - s.a * cos_big_m,
                    w.b * sin_big_m - s.b * cos_big_m};
+  return {w, above, below};
+}
+
+// The twist range's arcs. In the half turn theta, the root's rotation
+// relative to its rest is cos(theta) Q0 + sin(theta) Q1, so the twist's
+// (w, s) (w the scalar part, s the vector part along the bone) are waves,
+// and with w made >= 0 its half angle atan(s / w) lies in [min, max] / 2
+// when sign(w) (s cos m - w sin m) >= 0 and sign(w) (w sin M - s cos M) >=
+// 0. Each wave changes sign once per half turn: the arcs lie between those
+// points.
+Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
+               const BallSocketLimit& limit) {
+  Arcs arcs;
+  if (!limit.has_twist) {
+    arcs.Add(-kPi, kPi);
+    return arcs;
+  }
+  const TwistWaves waves = WavesOfTwist(circle, model, limit);
+  const Wave& w = waves.w;
+  const Wave& above = waves.above;
+  const Wave& below = waves.below;
   // The sign changes in (-pi/2, pi/2), sorted, between the ends.
   std::array<double, 5> points{-0.5 * kPi};
   int count = 1;
