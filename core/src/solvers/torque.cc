@@ -127,6 +127,30 @@ void AddJoint(const Vec3* hinge_axis, const Vec3& lever, double inverse,
   a[5] += inverse * (squared - lever.z * lever.z);
 }
 
+// Joint j's bend from its preferred rotation: local = preferred * q, q
+// with w >= 0; a turn about q's axis (in the joint's rotated frame,
+// post-multiplied) changes the bend alone. `axis` is q's vector part,
+// `sine` its length, and `excess` the bend's angle past the joint's
+// comfort (radians; 0 within it).
+struct ComfortExcess {
+  Vec3 axis;
+  double sine;
+  double excess;
+};
+ComfortExcess ExcessOverComfort(const TorqueJob& job, int j,
+                                const TorqueScratch& scratch) {
+  const TorqueJointSettings& joint = job.settings.joints[j];
+  Quat q = glm::conjugate(joint.preferred_rotation) * job.locals[j].rotation;
+  if (q.w < 0.0) q = -q;
+  ComfortExcess out;
+  out.axis = Vec3(q.x, q.y, q.z);
+  out.sine = glm::length(out.axis);
+  out.excess = out.sine > scratch.comfort_tangent[j] * q.w
+                   ? 2.0 * Atan2(out.sine, q.w) - joint.comfort
+                   : 0.0;
+  return out;
+}
+
 // The first half of a step, from the pose in the workspace (forward
 // kinematics current): each joint's resistance and spring-back, the matrix
 // A and the force that undoes the springs' move of the tip. The springs
@@ -152,17 +176,10 @@ void PrepareStep(const TorqueJob& job, std::uint64_t held,
     Vec3 spring(0.0);
     const double elasticity = scratch.elasticity[j];
     if (elasticity > 0.0) {
-      const TorqueJointSettings& joint = job.settings.joints[j];
-      // local = preferred * q: a turn about q's axis (in the joint's
-      // rotated frame, post-multiplied) changes the bend alone.
-      Quat q =
-          glm::conjugate(joint.preferred_rotation) * job.locals[j].rotation;
-      if (q.w < 0.0) q = -q;
-      const Vec3 v(q.x, q.y, q.z);
-      const double sine = glm::length(v);
-      const double excess = sine > scratch.comfort_tangent[j] * q.w
-                                ? 2.0 * Atan2(sine, q.w) - joint.comfort
-                                : 0.0;
+      const ComfortExcess comfort = ExcessOverComfort(job, j, scratch);
+      const Vec3& v = comfort.axis;
+      const double sine = comfort.sine;
+      const double excess = comfort.excess;
       if (excess > 0.0 && sine >= kMinDirectionLength) {
         resistance += elasticity;
         if (!((held >> j) & 1)) {
