@@ -89,6 +89,36 @@ int JointsTouching(const DynamicChain& chain,
   return touching;
 }
 
+// Steps of the root's path (one per call).
+constexpr int kPathLength = 1024;
+
+// The root's offsets along its path, a circle of 8 cm at about 1 Hz in
+// steps of `call_time` seconds: precomputed, so the timed loop does no
+// trigonometry of its own.
+std::vector<Vec3> RootPath(double call_time) {
+  std::vector<Vec3> offsets(kPathLength);
+  for (int i = 0; i < kPathLength; ++i) {
+    const double angle = 2.0 * kPi * i * call_time;
+    offsets[i] = 0.08 * Vec3(std::cos(angle), 0.0, std::sin(angle));
+  }
+  return offsets;
+}
+
+// The counters of a run of `substeps` substeps per call, `contacts` the
+// joints touching a collider summed over one pass over the root's path.
+void SetCounters(benchmark::State& state, int substeps, int contacts) {
+  const int joint_substeps = kJoints * substeps;
+  state.SetItemsProcessed(state.iterations() * joint_substeps);
+  // CPU seconds per joint-substep (the inverted rate: CPU time /
+  // (iterations x joint_substeps)); the console shows it as e.g. "25.1ns".
+  state.counters["time_per_joint_substep"] = benchmark::Counter(
+      joint_substeps, benchmark::Counter::kIsIterationInvariantRate |
+                          benchmark::Counter::kInvert);
+  state.counters["contacts_per_call"] =
+      static_cast<double>(contacts) / kPathLength;
+  state.counters["substeps/call"] = substeps;
+}
+
 void BM_StepDynamics(benchmark::State& state) {
   const int substeps = static_cast<int>(state.range(0));
   const DynamicChain chain = Strand(state.range(2) != 0);
@@ -116,14 +146,7 @@ void BM_StepDynamics(benchmark::State& state) {
   job.state = &dynamic_state;
   job.corrections_local = absl::MakeSpan(corrections);
   job.report = &report;
-  // Precomputed root path (a circle of 8 cm at about 1 Hz in steps of the
-  // call length), so the timed loop does no trigonometry of its own.
-  constexpr int kPathLength = 1024;
-  std::vector<Vec3> offsets(kPathLength);
-  for (int i = 0; i < kPathLength; ++i) {
-    const double angle = 2.0 * kPi * i * job.delta_time;
-    offsets[i] = 0.08 * Vec3(std::cos(angle), 0.0, std::sin(angle));
-  }
+  const std::vector<Vec3> offsets = RootPath(job.delta_time);
   int next = 0;
   const auto step = [&] {
     const Vec3& offset = offsets[next];
@@ -146,16 +169,7 @@ void BM_StepDynamics(benchmark::State& state) {
     benchmark::DoNotOptimize(corrections.data());
     benchmark::ClobberMemory();
   }
-  const int joint_substeps = kJoints * substeps;
-  state.SetItemsProcessed(state.iterations() * joint_substeps);
-  // CPU seconds per joint-substep (the inverted rate: CPU time /
-  // (iterations x joint_substeps)); the console shows it as e.g. "25.1ns".
-  state.counters["time_per_joint_substep"] = benchmark::Counter(
-      joint_substeps, benchmark::Counter::kIsIterationInvariantRate |
-                          benchmark::Counter::kInvert);
-  state.counters["contacts_per_call"] =
-      static_cast<double>(contacts) / kPathLength;
-  state.counters["substeps/call"] = substeps;
+  SetCounters(state, substeps, contacts);
 }
 BENCHMARK(BM_StepDynamics)
     ->ArgNames({"substeps", "colliders", "smoothing", "prepared"})
