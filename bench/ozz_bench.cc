@@ -199,62 +199,75 @@ bool BuildProblems(Problems& p) {
   return true;
 }
 
-// Solves every arm once with each library, ikd twice and in pairs; records the
-// worst errors in `p`, prints them and returns false (printing why) when an
-// answer is off, a solve fails or ikd's two answers differ in a bit.
-bool CheckAnswers(Problems& p) {
+// Solves that failed and arms whose answers differed in a bit.
+struct CheckCounts {
   int failed_solves = 0;
   int different_bits = 0;
-  SolveChainWorkspace workspace;
-  ChainSolveResult result;
-  // RunTwoBoneJobs, a pair at a time: each arm Run's bits.
+};
+
+// RunTwoBoneJobs, a pair at a time: each arm Run's bits.
+void CheckPairs(Problems& p, CheckCounts& counts) {
   for (int i = 0; i < kArmCount; i += 2) {
     absl::Status statuses[2];
     if (!RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_pair_jobs[i], 2),
                         absl::MakeSpan(statuses))
              .ok() ||
         !statuses[0].ok() || !statuses[1].ok()) {
-      ++failed_solves;
+      ++counts.failed_solves;
     }
     for (int lane = 0; lane < 2; ++lane) {
-      if (!p.ikd_jobs[i + lane].Run().ok()) ++failed_solves;
+      if (!p.ikd_jobs[i + lane].Run().ok()) ++counts.failed_solves;
       if (std::memcmp(&p.ikd_root_correction,
                       &p.ikd_pair_root_corrections[lane], sizeof(Quat)) != 0 ||
           std::memcmp(&p.ikd_mid_correction, &p.ikd_pair_mid_corrections[lane],
                       sizeof(Quat)) != 0) {
-        ++different_bits;
+        ++counts.different_bits;
       }
     }
   }
+}
+
+// Each arm solved by ikd's two-bone job and whole goal (each twice: the
+// same bits) and by ozz's; the worst errors into `p`.
+void CheckArms(Problems& p, CheckCounts& counts) {
+  SolveChainWorkspace workspace;
+  ChainSolveResult result;
   for (int i = 0; i < kArmCount; ++i) {
     const Arm& arm = p.arms[i];
     // ikd's two-bone job, twice: the same bits.
-    if (!p.ikd_jobs[i].Run().ok()) ++failed_solves;
+    if (!p.ikd_jobs[i].Run().ok()) ++counts.failed_solves;
     const Quat root = p.ikd_root_correction, mid = p.ikd_mid_correction;
-    if (!p.ikd_jobs[i].Run().ok()) ++failed_solves;
+    if (!p.ikd_jobs[i].Run().ok()) ++counts.failed_solves;
     if (std::memcmp(&root, &p.ikd_root_correction, sizeof(Quat)) != 0 ||
         std::memcmp(&mid, &p.ikd_mid_correction, sizeof(Quat)) != 0) {
-      ++different_bits;
+      ++counts.different_bits;
     }
     CheckAnswer(arm, Corrected(arm.locals, root, mid), p.ikd_two_bone);
     // ikd's whole goal, twice from the same start: the same bits.
     ArmPose first, second;
     if (!SolveIkdGoal(p, i, first, workspace, result).ok() ||
         !SolveIkdGoal(p, i, second, workspace, result).ok()) {
-      ++failed_solves;
+      ++counts.failed_solves;
     }
-    if (std::memcmp(&first, &second, sizeof(ArmPose)) != 0) ++different_bits;
+    if (std::memcmp(&first, &second, sizeof(ArmPose)) != 0) {
+      ++counts.different_bits;
+    }
     CheckAnswer(arm, first, p.ikd_goal);
     // ozz's.
-    if (!p.ozz_jobs[i].Run()) ++failed_solves;
+    if (!p.ozz_jobs[i].Run()) ++counts.failed_solves;
     CheckAnswer(arm,
                 Corrected(arm.locals, ToQuat(p.ozz_root_correction),
                           ToQuat(p.ozz_mid_correction)),
                 p.ozz_two_bone);
     om::SoaTransform solved;
-    if (!SolveOzzGoal(p, i, solved)) ++failed_solves;
+    if (!SolveOzzGoal(p, i, solved)) ++counts.failed_solves;
     CheckAnswer(arm, FromSoa(solved), p.ozz_goal);
   }
+}
+
+// Prints the worst errors and the bit check; false (printing why) when an
+// answer is off, a solve failed or ikd's answers differed in a bit.
+bool ReportAnswers(const Problems& p, const CheckCounts& counts) {
   const struct {
     const char* name;
     const AnswerErrors& errors;
@@ -275,9 +288,9 @@ bool CheckAnswers(Problems& p) {
   std::printf(
       "ikd solved twice, and by Run and RunTwoBoneJobs: %d of %d arms gave "
       "different bits\n",
-      different_bits, kArmCount);
+      counts.different_bits, kArmCount);
   std::fflush(stdout);
-  bool ok = failed_solves == 0 && different_bits == 0;
+  bool ok = counts.failed_solves == 0 && counts.different_bits == 0;
   for (const auto& row : rows) {
     if (!WithinBound(row.errors, row.bound)) {
       std::fprintf(stderr, "FAIL: %s is off by more than %g m\n", row.name,
@@ -285,13 +298,24 @@ bool CheckAnswers(Problems& p) {
       ok = false;
     }
   }
-  if (failed_solves != 0) {
-    std::fprintf(stderr, "FAIL: %d solves returned an error\n", failed_solves);
+  if (counts.failed_solves != 0) {
+    std::fprintf(stderr, "FAIL: %d solves returned an error\n",
+                 counts.failed_solves);
   }
-  if (different_bits != 0) {
+  if (counts.different_bits != 0) {
     std::fprintf(stderr, "FAIL: ikd gave different bits for the same arm\n");
   }
   return ok;
+}
+
+// Solves every arm once with each library, ikd twice and in pairs; records the
+// worst errors in `p`, prints them and returns false (printing why) when an
+// answer is off, a solve fails or ikd's two answers differ in a bit.
+bool CheckAnswers(Problems& p) {
+  CheckCounts counts;
+  CheckPairs(p, counts);
+  CheckArms(p, counts);
+  return ReportAnswers(p, counts);
 }
 
 void SetCounters(benchmark::State& state, const AnswerErrors& errors) {
