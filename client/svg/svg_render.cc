@@ -81,6 +81,145 @@ double ScaleBarLength(double most) {
   return best;
 }
 
+// The box around everything drawn (all zeros for an empty scene).
+struct Bounds {
+  Point3 low{0, 0, 0};
+  Point3 high{0, 0, 0};
+};
+Bounds SceneBounds(const SvgScene& scene) {
+  std::vector<Point3> points;
+  for (const SvgJoint& joint : scene.joints) points.push_back(joint.position);
+  for (const SvgTarget& target : scene.targets)
+    points.push_back(target.position);
+  for (const SvgContact& contact : scene.contacts) {
+    points.push_back(contact.point);
+    points.push_back({contact.point[0] + kNormalLength * contact.normal[0],
+                      contact.point[1] + kNormalLength * contact.normal[1],
+                      contact.point[2] + kNormalLength * contact.normal[2]});
+  }
+  for (const SvgTrail& trail : scene.trails) {
+    points.insert(points.end(), trail.points.begin(), trail.points.end());
+  }
+  Bounds bounds;
+  if (!points.empty()) {
+    bounds.low = bounds.high = points.front();
+    for (const Point3& p : points) {
+      for (int i = 0; i < 3; ++i) {
+        bounds.low[i] = std::min(bounds.low[i], p[i]);
+        bounds.high[i] = std::max(bounds.high[i], p[i]);
+      }
+    }
+  }
+  return bounds;
+}
+
+// Bones, then joints over them, in one view.
+void AppendSkeleton(const SvgScene& scene, const View& view,
+                    const Projection& projection, std::string& svg) {
+  auto sx = [&](const Point3& p) { return projection.Sx(view, p); };
+  auto sy = [&](const Point3& p) { return projection.Sy(p); };
+  for (const SvgJoint& joint : scene.joints) {
+    if (joint.parent < 0) continue;
+    const Point3& from = scene.joints[joint.parent].position;
+    absl::StrAppendFormat(
+        &svg,
+        "<line class=\"bone\" data-joint=\"%s\" x1=\"%.9f\" y1=\"%.9f\" "
+        "x2=\"%.9f\" y2=\"%.9f\" stroke=\"#345\" stroke-width=\"2\"/>\n",
+        Escaped(joint.name), sx(from), sy(from), sx(joint.position),
+        sy(joint.position));
+  }
+  for (const SvgJoint& joint : scene.joints) {
+    absl::StrAppendFormat(
+        &svg,
+        "<circle class=\"joint\" data-joint=\"%s\" data-model=\"%s\" "
+        "cx=\"%.9f\" cy=\"%.9f\" r=\"3\" fill=\"#c33\"><title>%s</title>"
+        "</circle>\n",
+        Escaped(joint.name), Model(joint.position), sx(joint.position),
+        sy(joint.position), Escaped(joint.name));
+  }
+}
+
+// Each target in one view: a green ring where reached, else a red cross.
+void AppendTargets(const SvgScene& scene, const View& view,
+                   const Projection& projection, std::string& svg) {
+  for (const SvgTarget& target : scene.targets) {
+    const double x = projection.Sx(view, target.position);
+    const double y = projection.Sy(target.position);
+    if (target.reached) {
+      absl::StrAppendFormat(
+          &svg,
+          "<circle class=\"target reached\" data-chain=\"%s\" "
+          "data-model=\"%s\" cx=\"%.9f\" cy=\"%.9f\" r=\"7\" fill=\"none\" "
+          "stroke=\"#2a2\" stroke-width=\"2\"><title>%s: reached</title>"
+          "</circle>\n",
+          Escaped(target.chain), Model(target.position), x, y,
+          Escaped(target.chain));
+    } else {
+      absl::StrAppendFormat(
+          &svg,
+          "<path class=\"target unreached\" data-chain=\"%s\" "
+          "data-model=\"%s\" d=\"M %.9f %.9f L %.9f %.9f M %.9f %.9f L %.9f "
+          "%.9f\" stroke=\"#d22\" stroke-width=\"2\"><title>%s: not "
+          "reached</title></path>\n",
+          Escaped(target.chain), Model(target.position), x - 6, y - 6, x + 6,
+          y + 6, x - 6, y + 6, x + 6, y - 6, Escaped(target.chain));
+    }
+  }
+}
+
+// Each ground contact in one view: its point and its normal.
+void AppendContacts(const SvgScene& scene, const View& view,
+                    const Projection& projection, std::string& svg) {
+  auto sx = [&](const Point3& p) { return projection.Sx(view, p); };
+  auto sy = [&](const Point3& p) { return projection.Sy(p); };
+  for (const SvgContact& contact : scene.contacts) {
+    const Point3 tip{contact.point[0] + kNormalLength * contact.normal[0],
+                     contact.point[1] + kNormalLength * contact.normal[1],
+                     contact.point[2] + kNormalLength * contact.normal[2]};
+    absl::StrAppendFormat(
+        &svg,
+        "<circle class=\"contact\" data-leg=\"%s\" data-model=\"%s\" "
+        "cx=\"%.9f\" cy=\"%.9f\" r=\"4\" fill=\"#27c\"/>\n"
+        "<line class=\"normal\" data-leg=\"%s\" x1=\"%.9f\" y1=\"%.9f\" "
+        "x2=\"%.9f\" y2=\"%.9f\" stroke=\"#27c\" stroke-width=\"1.5\"/>\n",
+        Escaped(contact.leg), Model(contact.point), sx(contact.point),
+        sy(contact.point), Escaped(contact.leg), sx(contact.point),
+        sy(contact.point), sx(tip), sy(tip));
+  }
+}
+
+// Each trail in one view, as a polyline.
+void AppendTrails(const SvgScene& scene, const View& view,
+                  const Projection& projection, std::string& svg) {
+  for (const SvgTrail& trail : scene.trails) {
+    std::vector<std::string> screen;
+    for (const Point3& p : trail.points) {
+      screen.push_back(absl::StrFormat("%.9f,%.9f", projection.Sx(view, p),
+                                       projection.Sy(p)));
+    }
+    absl::StrAppendFormat(
+        &svg,
+        "<polyline class=\"trail\" data-chain=\"%s\" points=\"%s\" "
+        "fill=\"none\" stroke=\"#a5c\" stroke-width=\"1.2\"/>\n",
+        Escaped(trail.chain), absl::StrJoin(screen, " "));
+  }
+}
+
+// The scale bar, under the front view, and the picture's end.
+void AppendScaleBar(double range, const Projection& projection,
+                    std::string& svg) {
+  const double bar = ScaleBarLength(range / 3.0);
+  const double bar_y = projection.y0 + 20.0;
+  absl::StrAppendFormat(
+      &svg,
+      "<g class=\"scale-bar\" data-metres=\"%g\">\n"
+      "<line x1=\"%.3f\" y1=\"%.3f\" x2=\"%.3f\" y2=\"%.3f\" stroke=\"black\" "
+      "stroke-width=\"2\"/>\n"
+      "<text x=\"%.3f\" y=\"%.3f\">%g m</text>\n</g>\n</svg>\n",
+      bar, kMargin, bar_y, kMargin + projection.scale * bar, bar_y,
+      kMargin + projection.scale * bar + 6.0, bar_y + 4.0, bar);
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<SvgJoint>> PoseJoints(
@@ -140,31 +279,9 @@ absl::StatusOr<std::vector<SvgJoint>> PoseJoints(
 }
 
 std::string RenderSvg(const SvgScene& scene) {
-  // Bounds over everything drawn.
-  std::vector<Point3> points;
-  for (const SvgJoint& joint : scene.joints) points.push_back(joint.position);
-  for (const SvgTarget& target : scene.targets)
-    points.push_back(target.position);
-  for (const SvgContact& contact : scene.contacts) {
-    points.push_back(contact.point);
-    points.push_back({contact.point[0] + kNormalLength * contact.normal[0],
-                      contact.point[1] + kNormalLength * contact.normal[1],
-                      contact.point[2] + kNormalLength * contact.normal[2]});
-  }
-  for (const SvgTrail& trail : scene.trails) {
-    points.insert(points.end(), trail.points.begin(), trail.points.end());
-  }
-  Point3 low{0, 0, 0};
-  Point3 high{0, 0, 0};
-  if (!points.empty()) {
-    low = high = points.front();
-    for (const Point3& p : points) {
-      for (int i = 0; i < 3; ++i) {
-        low[i] = std::min(low[i], p[i]);
-        high[i] = std::max(high[i], p[i]);
-      }
-    }
-  }
+  const Bounds bounds = SceneBounds(scene);
+  const Point3& low = bounds.low;
+  const Point3& high = bounds.high;
   const double range =
       std::max({high[0] - low[0], high[1] - low[1], high[2] - low[2], 0.1});
   Projection projection;
@@ -189,8 +306,6 @@ std::string RenderSvg(const SvgScene& scene) {
       width, height, width, height, projection.scale, projection.min_y,
       projection.y0, kMargin, Escaped(scene.title));
   for (const View& view : views) {
-    auto sx = [&](const Point3& p) { return projection.Sx(view, p); };
-    auto sy = [&](const Point3& p) { return projection.Sy(p); };
     absl::StrAppendFormat(
         &svg,
         "<g class=\"view\" id=\"%s\" data-axis=\"%s\" data-min-h=\"%.12g\" "
@@ -199,87 +314,13 @@ std::string RenderSvg(const SvgScene& scene) {
         view.name, view.axis == 0 ? "x" : "z", view.min_h, view.x0, view.x0,
         kMargin + 12.0, view.name,
         view.axis == 0 ? "+X right, +Y up" : "+Z forward right, +Y up");
-    // Bones, then joints over them.
-    for (const SvgJoint& joint : scene.joints) {
-      if (joint.parent < 0) continue;
-      const Point3& from = scene.joints[joint.parent].position;
-      absl::StrAppendFormat(
-          &svg,
-          "<line class=\"bone\" data-joint=\"%s\" x1=\"%.9f\" y1=\"%.9f\" "
-          "x2=\"%.9f\" y2=\"%.9f\" stroke=\"#345\" stroke-width=\"2\"/>\n",
-          Escaped(joint.name), sx(from), sy(from), sx(joint.position),
-          sy(joint.position));
-    }
-    for (const SvgJoint& joint : scene.joints) {
-      absl::StrAppendFormat(
-          &svg,
-          "<circle class=\"joint\" data-joint=\"%s\" data-model=\"%s\" "
-          "cx=\"%.9f\" cy=\"%.9f\" r=\"3\" fill=\"#c33\"><title>%s</title>"
-          "</circle>\n",
-          Escaped(joint.name), Model(joint.position), sx(joint.position),
-          sy(joint.position), Escaped(joint.name));
-    }
-    for (const SvgTarget& target : scene.targets) {
-      const double x = sx(target.position);
-      const double y = sy(target.position);
-      if (target.reached) {
-        absl::StrAppendFormat(
-            &svg,
-            "<circle class=\"target reached\" data-chain=\"%s\" "
-            "data-model=\"%s\" cx=\"%.9f\" cy=\"%.9f\" r=\"7\" fill=\"none\" "
-            "stroke=\"#2a2\" stroke-width=\"2\"><title>%s: reached</title>"
-            "</circle>\n",
-            Escaped(target.chain), Model(target.position), x, y,
-            Escaped(target.chain));
-      } else {
-        absl::StrAppendFormat(
-            &svg,
-            "<path class=\"target unreached\" data-chain=\"%s\" "
-            "data-model=\"%s\" d=\"M %.9f %.9f L %.9f %.9f M %.9f %.9f L %.9f "
-            "%.9f\" stroke=\"#d22\" stroke-width=\"2\"><title>%s: not "
-            "reached</title></path>\n",
-            Escaped(target.chain), Model(target.position), x - 6, y - 6, x + 6,
-            y + 6, x - 6, y + 6, x + 6, y - 6, Escaped(target.chain));
-      }
-    }
-    for (const SvgContact& contact : scene.contacts) {
-      const Point3 tip{contact.point[0] + kNormalLength * contact.normal[0],
-                       contact.point[1] + kNormalLength * contact.normal[1],
-                       contact.point[2] + kNormalLength * contact.normal[2]};
-      absl::StrAppendFormat(
-          &svg,
-          "<circle class=\"contact\" data-leg=\"%s\" data-model=\"%s\" "
-          "cx=\"%.9f\" cy=\"%.9f\" r=\"4\" fill=\"#27c\"/>\n"
-          "<line class=\"normal\" data-leg=\"%s\" x1=\"%.9f\" y1=\"%.9f\" "
-          "x2=\"%.9f\" y2=\"%.9f\" stroke=\"#27c\" stroke-width=\"1.5\"/>\n",
-          Escaped(contact.leg), Model(contact.point), sx(contact.point),
-          sy(contact.point), Escaped(contact.leg), sx(contact.point),
-          sy(contact.point), sx(tip), sy(tip));
-    }
-    for (const SvgTrail& trail : scene.trails) {
-      std::vector<std::string> screen;
-      for (const Point3& p : trail.points) {
-        screen.push_back(absl::StrFormat("%.9f,%.9f", sx(p), sy(p)));
-      }
-      absl::StrAppendFormat(
-          &svg,
-          "<polyline class=\"trail\" data-chain=\"%s\" points=\"%s\" "
-          "fill=\"none\" stroke=\"#a5c\" stroke-width=\"1.2\"/>\n",
-          Escaped(trail.chain), absl::StrJoin(screen, " "));
-    }
+    AppendSkeleton(scene, view, projection, svg);
+    AppendTargets(scene, view, projection, svg);
+    AppendContacts(scene, view, projection, svg);
+    AppendTrails(scene, view, projection, svg);
     svg += "</g>\n";
   }
-  // The scale bar, under the front view.
-  const double bar = ScaleBarLength(range / 3.0);
-  const double bar_y = projection.y0 + 20.0;
-  absl::StrAppendFormat(
-      &svg,
-      "<g class=\"scale-bar\" data-metres=\"%g\">\n"
-      "<line x1=\"%.3f\" y1=\"%.3f\" x2=\"%.3f\" y2=\"%.3f\" stroke=\"black\" "
-      "stroke-width=\"2\"/>\n"
-      "<text x=\"%.3f\" y=\"%.3f\">%g m</text>\n</g>\n</svg>\n",
-      bar, kMargin, bar_y, kMargin + projection.scale * bar, bar_y,
-      kMargin + projection.scale * bar + 6.0, bar_y + 4.0, bar);
+  AppendScaleBar(range, projection, svg);
   return svg;
 }
 
