@@ -86,6 +86,23 @@ std::optional<std::pair<Side, Part>> HumanoidBone(absl::string_view name) {
   return std::pair{*side, found->second};
 }
 
+// Each humanoid part the joints' node names name once (a part that two
+// joints claim is left out), as the joint's index.
+std::map<std::pair<Side, Part>, int> FindParts(
+    const std::vector<ImportedJoint>& joints) {
+  std::map<std::pair<Side, Part>, int> found;
+  std::set<std::pair<Side, Part>> ambiguous;
+  for (size_t i = 0; i < joints.size(); ++i) {
+    auto bone = HumanoidBone(joints[i].node_name);
+    if (!bone.has_value()) continue;
+    if (!found.emplace(*bone, static_cast<int>(i)).second) {
+      ambiguous.insert(*bone);
+    }
+  }
+  for (const auto& bone : ambiguous) found.erase(bone);
+  return found;
+}
+
 }  // namespace
 
 std::vector<int> PathBetween(const std::vector<ImportedJoint>& joints, int root,
@@ -101,18 +118,45 @@ std::vector<int> PathBetween(const std::vector<ImportedJoint>& joints, int root,
   return {};
 }
 
+namespace {
+
+// The leg chain `chain` (joints `path`, hip to ankle) as a Leg too, with
+// the toe `toes` (-1: none) when it descends from the ankle, and the
+// ankle's height above the ground or the `lowest` joint, whichever is
+// lower. A path that is not hip -> knee -> ankle gets a note instead.
+void AddLeg(const std::vector<ImportedJoint>& joints, const v1::Chain& chain,
+            const std::vector<int>& path, int toes, double lowest, v1::Rig& rig,
+            std::vector<std::string>& notes) {
+  if (path.size() != 3) {
+    notes.push_back(
+        absl::StrCat("no leg ", chain.name(),
+                     ": a leg needs hip -> knee -> ankle as parent and child"));
+    return;
+  }
+  const int end = path[2];
+  v1::Leg* rig_leg = rig.add_legs();
+  rig_leg->set_name(chain.name());
+  rig_leg->set_hip(joints[path[0]].name);
+  rig_leg->set_knee(joints[path[1]].name);
+  rig_leg->set_ankle(joints[end].name);
+  if (toes >= 0 && !PathBetween(joints, end, toes).empty()) {
+    rig_leg->set_toe(joints[toes].name);
+  }
+  // The sole: the ground (y = 0) or the lowest joint, if below it.
+  rig_leg->set_ankle_height(
+      std::max(0.0, joints[end].position_model.y - lowest));
+  notes.push_back(absl::StrCat(
+      "leg ", rig_leg->name(), ": ", rig_leg->hip(), ", ", rig_leg->knee(),
+      ", ", rig_leg->ankle(),
+      rig_leg->toe().empty() ? "" : absl::StrCat(", toe ", rig_leg->toe()),
+      ", ankle height ", rig_leg->ankle_height(), " m"));
+}
+
+}  // namespace
+
 void ProposeHumanoidParts(const std::vector<ImportedJoint>& joints,
                           v1::Rig& rig, std::vector<std::string>& notes) {
-  std::map<std::pair<Side, Part>, int> found;
-  std::set<std::pair<Side, Part>> ambiguous;
-  for (size_t i = 0; i < joints.size(); ++i) {
-    auto bone = HumanoidBone(joints[i].node_name);
-    if (!bone.has_value()) continue;
-    if (!found.emplace(*bone, static_cast<int>(i)).second) {
-      ambiguous.insert(*bone);
-    }
-  }
-  for (const auto& bone : ambiguous) found.erase(bone);
+  const std::map<std::pair<Side, Part>, int> found = FindParts(joints);
   auto at = [&found](Side side, Part part) {
     auto it = found.find({side, part});
     return it == found.end() ? -1 : it->second;
@@ -147,30 +191,9 @@ void ProposeHumanoidParts(const std::vector<ImportedJoint>& joints,
                                    " -> ", chain->tip(), " (", path.size(),
                                    " joints)"));
       any = true;
-      if (!leg) continue;
-      if (path.size() != 3) {
-        notes.push_back(absl::StrCat(
-            "no leg ", chain->name(),
-            ": a leg needs hip -> knee -> ankle as parent and child"));
-        continue;
+      if (leg) {
+        AddLeg(joints, *chain, path, at(side, Part::kToes), lowest, rig, notes);
       }
-      v1::Leg* rig_leg = rig.add_legs();
-      rig_leg->set_name(chain->name());
-      rig_leg->set_hip(joints[upper].name);
-      rig_leg->set_knee(joints[middle].name);
-      rig_leg->set_ankle(joints[end].name);
-      const int toes = at(side, Part::kToes);
-      if (toes >= 0 && !PathBetween(joints, end, toes).empty()) {
-        rig_leg->set_toe(joints[toes].name);
-      }
-      // The sole: the ground (y = 0) or the lowest joint, if below it.
-      rig_leg->set_ankle_height(
-          std::max(0.0, joints[end].position_model.y - lowest));
-      notes.push_back(absl::StrCat(
-          "leg ", rig_leg->name(), ": ", rig_leg->hip(), ", ", rig_leg->knee(),
-          ", ", rig_leg->ankle(),
-          rig_leg->toe().empty() ? "" : absl::StrCat(", toe ", rig_leg->toe()),
-          ", ankle height ", rig_leg->ankle_height(), " m"));
     }
   }
   if (any) {
