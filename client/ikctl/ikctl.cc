@@ -203,21 +203,17 @@ int RigsCommand(ik::Client& client, const std::vector<std::string>& args,
       "NAME");
 }
 
-int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
-  if (!args.empty()) return Usage("solve: takes flags only");
-  ik::v1::SolveChainRequest request;
-  request.set_rig(absl::GetFlag(FLAGS_rig));
-  request.set_revision(absl::GetFlag(FLAGS_revision));
-  ik::v1::ChainGoal* goal = request.add_goals();
-  if (request.rig().empty()) return Usage("solve: --rig is required");
+// The goal of --chain (or --root and --tip), --target and the solver's
+// flags into `goal`; kOk, or the usage error's exit code.
+int GoalFromFlags(ik::v1::ChainGoal& goal) {
   const std::string chain = absl::GetFlag(FLAGS_chain);
   const std::string root = absl::GetFlag(FLAGS_root);
   const std::string tip = absl::GetFlag(FLAGS_tip);
   if (!chain.empty() && root.empty() && tip.empty()) {
-    goal->set_chain(chain);
+    goal.set_chain(chain);
   } else if (chain.empty() && !root.empty() && !tip.empty()) {
-    goal->mutable_ad_hoc_chain()->set_root(root);
-    goal->mutable_ad_hoc_chain()->set_tip(tip);
+    goal.mutable_ad_hoc_chain()->set_root(root);
+    goal.mutable_ad_hoc_chain()->set_tip(tip);
   } else {
     return Usage("solve: give --chain, or --root and --tip");
   }
@@ -226,21 +222,21 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
     return Usage(
         "solve: --solver must be two_bone, fabrik, ccd, torque or auto");
   }
-  goal->set_solver(solver);
-  goal->set_max_iterations(absl::GetFlag(FLAGS_max_iterations));
-  goal->set_tolerance(absl::GetFlag(FLAGS_tolerance));
+  goal.set_solver(solver);
+  goal.set_max_iterations(absl::GetFlag(FLAGS_max_iterations));
+  goal.set_tolerance(absl::GetFlag(FLAGS_tolerance));
   if (!absl::GetFlag(FLAGS_orientation).empty()) {
     if (!ParseQuat(absl::GetFlag(FLAGS_orientation),
-                   goal->mutable_orientation())) {
+                   goal.mutable_orientation())) {
       return Usage("solve: --orientation must be X,Y,Z,W");
     }
-    goal->set_orientation_weight(absl::GetFlag(FLAGS_orientation_weight));
+    goal.set_orientation_weight(absl::GetFlag(FLAGS_orientation_weight));
   }
-  if (!ParseVec3(absl::GetFlag(FLAGS_target), goal->mutable_target())) {
+  if (!ParseVec3(absl::GetFlag(FLAGS_target), goal.mutable_target())) {
     return Usage("solve: --target must be X,Y,Z");
   }
   if (!absl::GetFlag(FLAGS_pole).empty() &&
-      !ParseVec3(absl::GetFlag(FLAGS_pole), goal->mutable_pole())) {
+      !ParseVec3(absl::GetFlag(FLAGS_pole), goal.mutable_pole())) {
     return Usage("solve: --pole must be X,Y,Z");
   }
   if (!absl::GetFlag(FLAGS_swivel).empty()) {
@@ -248,35 +244,49 @@ int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
     if (!absl::SimpleAtod(absl::GetFlag(FLAGS_swivel), &swivel)) {
       return Usage("solve: --swivel must be a number of radians");
     }
-    goal->set_swivel(swivel);
+    goal.set_swivel(swivel);
   }
+  return kOk;
+}
+
+// A SolveChain answer, readable: each goal's result and rotations.
+void PrintSolved(const ik::v1::SolveChainResponse& response) {
+  for (const ik::v1::GoalResult& result : response.results()) {
+    absl::PrintF("%s: %s, residual %.3g m, %d iteration(s), %s, %s, tip %s\n",
+                 result.chain(), result.reached() ? "reached" : "NOT reached",
+                 result.residual(), result.iterations(),
+                 ik::v1::Solver_Name(result.solver()),
+                 ik::v1::StopReason_Name(result.stop_reason()),
+                 FormatVec3(result.effector()));
+    for (const ik::v1::JointRotation& joint : result.rotations()) {
+      const ik::v1::Quat& q = joint.rotation();
+      absl::PrintF("  %-16s rotation (x %.6f, y %.6f, z %.6f, w %.6f)\n",
+                   joint.name(), q.x(), q.y(), q.z(), q.w());
+    }
+    if (result.singularity_angle() > 0.0 || result.near_singularity()) {
+      absl::PrintF(
+          "  swivel: %.3f rad from a singular direction%s\n",
+          result.singularity_angle(),
+          result.near_singularity() ? " (NEAR: the plane may flip)" : "");
+    }
+    if (result.limited_joints_size() > 0) {
+      absl::PrintF("  limited: %s\n",
+                   absl::StrJoin(result.limited_joints(), ", "));
+    }
+  }
+}
+
+int SolveCommand(ik::Client& client, const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("solve: takes flags only");
+  ik::v1::SolveChainRequest request;
+  request.set_rig(absl::GetFlag(FLAGS_rig));
+  request.set_revision(absl::GetFlag(FLAGS_revision));
+  ik::v1::ChainGoal* goal = request.add_goals();
+  if (request.rig().empty()) return Usage("solve: --rig is required");
+  if (const int code = GoalFromFlags(*goal); code != kOk) return code;
   auto answer = client.SolveChain(request);
   if (!answer.ok()) return Failed(answer.status());
-  return Print(*answer, [](const ik::v1::SolveChainResponse& r) {
-    for (const ik::v1::GoalResult& result : r.results()) {
-      absl::PrintF("%s: %s, residual %.3g m, %d iteration(s), %s, %s, tip %s\n",
-                   result.chain(), result.reached() ? "reached" : "NOT reached",
-                   result.residual(), result.iterations(),
-                   ik::v1::Solver_Name(result.solver()),
-                   ik::v1::StopReason_Name(result.stop_reason()),
-                   FormatVec3(result.effector()));
-      for (const ik::v1::JointRotation& joint : result.rotations()) {
-        const ik::v1::Quat& q = joint.rotation();
-        absl::PrintF("  %-16s rotation (x %.6f, y %.6f, z %.6f, w %.6f)\n",
-                     joint.name(), q.x(), q.y(), q.z(), q.w());
-      }
-      if (result.singularity_angle() > 0.0 || result.near_singularity()) {
-        absl::PrintF(
-            "  swivel: %.3f rad from a singular direction%s\n",
-            result.singularity_angle(),
-            result.near_singularity() ? " (NEAR: the plane may flip)" : "");
-      }
-      if (result.limited_joints_size() > 0) {
-        absl::PrintF("  limited: %s\n",
-                     absl::StrJoin(result.limited_joints(), ", "));
-      }
-    }
-  });
+  return Print(*answer, PrintSolved);
 }
 
 int HealthCommand(ik::Client& client, const std::vector<std::string>& args) {
@@ -286,6 +296,36 @@ int HealthCommand(ik::Client& client, const std::vector<std::string>& args) {
   absl::PrintF("%s\n", *serving ? "SERVING" : "NOT_SERVING");
   return *serving ? kOk : kFailed;
 }
+
+// The program's usage message (--help and usage errors).
+constexpr char kUsageMessage[] =
+    "usage: ikctl [--server=HOST:PORT] [--json] [--timeout=S] COMMAND\n"
+    "  rigs register FILE [--replace]\n"
+    "  rigs list\n"
+    "  rigs get NAME\n"
+    "  rigs delete NAME [--revision=R]\n"
+    "  solve --rig=NAME (--chain=NAME | --root=JOINT --tip=JOINT)\n"
+    "        --target=X,Y,Z [--pole=X,Y,Z | --swivel=RAD]\n"
+    "        [--solver=two_bone|fabrik|ccd|torque|auto]\n"
+    "        [--orientation=X,Y,Z,W [--orientation_weight=W]]\n"
+    "        [--max_iterations=N] [--tolerance=M] [--revision=R]\n"
+    "  dynamics --rig=NAME [--chain=NAME] [--steps=N] [--dt=S]\n"
+    "        [--position=X,Y,Z] [--velocity=X,Y,Z]\n"
+    "  terrain register FILE [--replace]\n"
+    "  terrain list\n"
+    "  terrain delete NAME [--revision=R]\n"
+    "  ground --rig=NAME (--plane=PX,PY,PZ,NX,NY,NZ ... | "
+    "--terrain=NAME[,...])\n"
+    "        [--root=X,Y,Z] [--pose=FILE] [--weights=W1,W2,...]\n"
+    "        [--tolerance=M] [--revision=R]   (--plane may be repeated)\n"
+    "  rigs import FILE.gltf|FILE.glb [--name=N] [--skin=K] "
+    "[--chain=NAME=ROOT:TIP ...] [--register [--replace]]\n"
+    "  tick --rig=NAME [--characters=N] [--ticks=T] [--terrain=NAME] "
+    "[--dt=S] [--stream]\n"
+    "  render --rig=NAME --svg=FILE [--chain=NAME --target=X,Y,Z]\n"
+    "        [--terrain=NAME | --plane=...] [--root=X,Y,Z] "
+    "[--trail_steps=N [--dt=S]]\n"
+    "  health";
 
 // `ikctl --help` lists ikctl's own flags under one heading. Abseil would
 // group them by the source file that defines each one, printing the build's
@@ -307,34 +347,7 @@ void ConfigureHelp() {
 
 int main(int argc, char** argv) {
   ConfigureHelp();
-  absl::SetProgramUsageMessage(
-      "usage: ikctl [--server=HOST:PORT] [--json] [--timeout=S] COMMAND\n"
-      "  rigs register FILE [--replace]\n"
-      "  rigs list\n"
-      "  rigs get NAME\n"
-      "  rigs delete NAME [--revision=R]\n"
-      "  solve --rig=NAME (--chain=NAME | --root=JOINT --tip=JOINT)\n"
-      "        --target=X,Y,Z [--pole=X,Y,Z | --swivel=RAD]\n"
-      "        [--solver=two_bone|fabrik|ccd|torque|auto]\n"
-      "        [--orientation=X,Y,Z,W [--orientation_weight=W]]\n"
-      "        [--max_iterations=N] [--tolerance=M] [--revision=R]\n"
-      "  dynamics --rig=NAME [--chain=NAME] [--steps=N] [--dt=S]\n"
-      "        [--position=X,Y,Z] [--velocity=X,Y,Z]\n"
-      "  terrain register FILE [--replace]\n"
-      "  terrain list\n"
-      "  terrain delete NAME [--revision=R]\n"
-      "  ground --rig=NAME (--plane=PX,PY,PZ,NX,NY,NZ ... | "
-      "--terrain=NAME[,...])\n"
-      "        [--root=X,Y,Z] [--pose=FILE] [--weights=W1,W2,...]\n"
-      "        [--tolerance=M] [--revision=R]   (--plane may be repeated)\n"
-      "  rigs import FILE.gltf|FILE.glb [--name=N] [--skin=K] "
-      "[--chain=NAME=ROOT:TIP ...] [--register [--replace]]\n"
-      "  tick --rig=NAME [--characters=N] [--ticks=T] [--terrain=NAME] "
-      "[--dt=S] [--stream]\n"
-      "  render --rig=NAME --svg=FILE [--chain=NAME --target=X,Y,Z]\n"
-      "        [--terrain=NAME | --plane=...] [--root=X,Y,Z] "
-      "[--trail_steps=N [--dt=S]]\n"
-      "  health");
+  absl::SetProgramUsageMessage(kUsageMessage);
   std::vector<std::string> planes;
   std::vector<char*> rest =
       ik::ctl::TakeRepeatedFlag(argc, argv, "plane", planes);
