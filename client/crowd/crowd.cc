@@ -42,6 +42,59 @@ double Swing(const std::string& name) {
   return 0.06;
 }
 
+// Every joint of `rig` in `pose` (packed rotations or per-joint entries,
+// filled on the first call, overwritten after): its rest rotation swung
+// about its local X by the walk cycle's phase `cycle`.
+void SwingJoints(const v1::Rig& rig, bool packed_pose, double cycle,
+                 v1::Pose& pose) {
+  const int joints = rig.joints_size();
+  const bool posed = packed_pose ? pose.rotations_size() == 4 * joints
+                                 : pose.joints_size() == joints;
+  if (packed_pose && !posed) pose.mutable_rotations()->Resize(4 * joints, 0.0);
+  for (int j = 0; j < joints; ++j) {
+    const v1::Joint& joint = rig.joints(j);
+    const Quat rest = joint.rest().has_rotation()
+                          ? FromWire(joint.rest().rotation())
+                          : IdentityQuat();
+    const double side = absl::StrContains(joint.name(), "right") ? -1.0 : 1.0;
+    const Quat swing =
+        AngleAxis(Swing(joint.name()) * side * std::sin(cycle + 0.37 * j),
+                  Vec3(1.0, 0.0, 0.0));
+    const Quat rotation = glm::normalize(rest * swing);
+    if (packed_pose) {
+      double* packed = pose.mutable_rotations()->mutable_data() + 4 * j;
+      packed[0] = rotation.x;
+      packed[1] = rotation.y;
+      packed[2] = rotation.z;
+      packed[3] = rotation.w;
+      continue;
+    }
+    v1::JointPose& joint_pose =
+        posed ? *pose.mutable_joints(j) : *pose.add_joints();
+    joint_pose.set_index(j);
+    *joint_pose.mutable_local()->mutable_rotation() = ToWire(rotation);
+  }
+}
+
+// A goal per chain of `chains` (alternating sides) in front of the walker
+// at `root` facing `heading`, bobbing with the walk cycle's phase `cycle`.
+void AimHands(const std::vector<std::string>& chains, const Vec3& root,
+              const Quat& heading, double cycle, v1::TickCharacter& character) {
+  const bool aimed = character.goals_size() == static_cast<int>(chains.size());
+  for (size_t g = 0; g < chains.size(); ++g) {
+    v1::ChainGoal& goal =
+        aimed ? *character.mutable_goals(g) : *character.add_goals();
+    goal.set_chain(chains[g]);
+    const double side = g % 2 == 0 ? 1.0 : -1.0;
+    const Vec3 reach(0.22 * side, 1.2 + 0.08 * std::sin(cycle + g),
+                     0.3 + 0.05 * std::cos(cycle));
+    const Vec3 target = root + heading * reach;
+    goal.mutable_target()->set_x(target.x);
+    goal.mutable_target()->set_y(target.y);
+    goal.mutable_target()->set_z(target.z);
+  }
+}
+
 v1::JobStatus ToJobStatus(const absl::Status& status) {
   v1::JobStatus out;
   out.set_code(static_cast<int>(status.code()));
@@ -122,55 +175,14 @@ void SyntheticCrowd::Pose(const Walker& walker,
   root_transform.mutable_translation()->set_y(root.y);
   root_transform.mutable_translation()->set_z(root.z);
   *root_transform.mutable_rotation() = ToWire(heading);
-  // Every joint: its rest rotation swung about its local X by the cycle.
   const double cycle = 2.0 * kPi * 0.9 * walker.speed * time_ + walker.phase;
-  const int joints = rig_.joints_size();
-  const bool posed = options_.packed_pose ? pose.rotations_size() == 4 * joints
-                                          : pose.joints_size() == joints;
-  if (options_.packed_pose && !posed)
-    pose.mutable_rotations()->Resize(4 * joints, 0.0);
-  for (int j = 0; j < joints; ++j) {
-    const v1::Joint& joint = rig_.joints(j);
-    const Quat rest = joint.rest().has_rotation()
-                          ? FromWire(joint.rest().rotation())
-                          : IdentityQuat();
-    const double side = absl::StrContains(joint.name(), "right") ? -1.0 : 1.0;
-    const Quat swing =
-        AngleAxis(Swing(joint.name()) * side * std::sin(cycle + 0.37 * j),
-                  Vec3(1.0, 0.0, 0.0));
-    const Quat rotation = glm::normalize(rest * swing);
-    if (options_.packed_pose) {
-      double* packed = pose.mutable_rotations()->mutable_data() + 4 * j;
-      packed[0] = rotation.x;
-      packed[1] = rotation.y;
-      packed[2] = rotation.z;
-      packed[3] = rotation.w;
-      continue;
-    }
-    v1::JointPose& joint_pose =
-        posed ? *pose.mutable_joints(j) : *pose.add_joints();
-    joint_pose.set_index(j);
-    *joint_pose.mutable_local()->mutable_rotation() = ToWire(rotation);
-  }
+  SwingJoints(rig_, options_.packed_pose, cycle, pose);
   if (!options_.terrain.empty() && rig_.legs_size() > 0 &&
       !character.has_ground()) {
     v1::GroundFeetRequest& ground = *character.mutable_ground();
     for (int l = 0; l < rig_.legs_size(); ++l) ground.add_weights(1.0);
   }
-  const bool aimed =
-      character.goals_size() == static_cast<int>(options_.goal_chains.size());
-  for (size_t g = 0; g < options_.goal_chains.size(); ++g) {
-    v1::ChainGoal& goal =
-        aimed ? *character.mutable_goals(g) : *character.add_goals();
-    goal.set_chain(options_.goal_chains[g]);
-    const double side = g % 2 == 0 ? 1.0 : -1.0;
-    const Vec3 reach(0.22 * side, 1.2 + 0.08 * std::sin(cycle + g),
-                     0.3 + 0.05 * std::cos(cycle));
-    const Vec3 target = root + heading * reach;
-    goal.mutable_target()->set_x(target.x);
-    goal.mutable_target()->set_y(target.y);
-    goal.mutable_target()->set_z(target.z);
-  }
+  AimHands(options_.goal_chains, root, heading, cycle, character);
   if (options_.dynamics && rig_.dynamic_chains_size() > 0) {
     v1::StepDynamicsRequest& dynamics = *character.mutable_dynamics();
     dynamics.set_delta_time(options_.delta_time);
