@@ -4,6 +4,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/resource_quota.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,73 +39,27 @@ IkServer::IkServer(const ServerOptions& options,
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }
 
-absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
+namespace {
+
+// --token_file's tokens; null without one.
+absl::StatusOr<std::unique_ptr<const AccessTokens>> LoadTokens(
     const ServerOptions& options) {
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      ServerCredentialsFor(options.tls, options.tls_reload_interval);
-  if (!credentials.ok()) return credentials.status();
-  std::unique_ptr<const AccessTokens> tokens;
-  if (!options.token_file.empty()) {
-    absl::StatusOr<AccessTokens> loaded =
-        AccessTokens::Load(options.token_file);
-    if (!loaded.ok()) return loaded.status();
-    tokens = std::make_unique<const AccessTokens>(*std::move(loaded));
-  }
-  std::unique_ptr<StateStore> store;
-  if (!options.state_dir.empty()) {
-    absl::StatusOr<std::unique_ptr<StateStore>> opened =
-        StateStore::Open(options.state_dir);
-    if (!opened.ok()) return opened.status();
-    store = *std::move(opened);
-  }
-  std::unique_ptr<IkServer> server(
-      new IkServer(options, std::move(store), std::move(tokens)));
-  if (!options.rig_dir.empty()) {
-    absl::StatusOr<int> loaded =
-        LoadRigDirectory(options.rig_dir, options.limits, server->registry_);
-    if (!loaded.ok()) return loaded.status();
-    server->loaded_rigs_ = *loaded;
-  }
-  if (!options.terrain_dir.empty()) {
-    absl::StatusOr<int> loaded = LoadTerrainDirectory(
-        options.terrain_dir, options.limits, server->terrains_);
-    if (!loaded.ok()) return loaded.status();
-    server->loaded_terrains_ = *loaded;
-  }
-  if (server->store_ != nullptr) {
-    server->replayed_ = server->store_->Replay(
-        options.limits, server->registry_, server->terrains_);
-  }
+  if (options.token_file.empty()) return nullptr;
+  absl::StatusOr<AccessTokens> loaded = AccessTokens::Load(options.token_file);
+  if (!loaded.ok()) return loaded.status();
+  return std::make_unique<const AccessTokens>(*std::move(loaded));
+}
 
-  if (!options.access_log.empty()) {
-    absl::StatusOr<std::unique_ptr<AccessLog>> log =
-        AccessLog::Open(options.access_log);
-    if (!log.ok()) return log.status();
-    server->access_log_ = *std::move(log);
-    server->service_.AddObserver(server->access_log_.get());
-  }
-  if (!options.metrics_listen.empty()) {
-    if (absl::Status serving = server->ServeMetrics(options.metrics_listen);
-        !serving.ok()) {
-      return serving;
-    }
-  }
+// --state_dir's store; null without one.
+absl::StatusOr<std::unique_ptr<StateStore>> OpenStore(
+    const ServerOptions& options) {
+  if (options.state_dir.empty()) return nullptr;
+  return StateStore::Open(options.state_dir);
+}
 
-  grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  // ikd accepts the connections itself (Listener says why) and hands them
-  // to gRPC.
-  absl::StatusOr<std::unique_ptr<Listener>> listener =
-      Listener::Bind(options.listen);
-  if (!listener.ok()) return listener.status();
-  server->listener_ = *std::move(listener);
-  server->port_ = server->listener_->port();
-  grpc::ServerBuilder builder;
-  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
-      builder.experimental().AddExternalConnectionAcceptor(
-          grpc::ServerBuilder::experimental_type::ExternalConnectionType::
-              FROM_FD,
-          *credentials);
+// The bounds on what a request may make the transport hold.
+void LimitTransport(const ServerOptions& options,
+                    grpc::ServerBuilder& builder) {
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   if (options.max_connection_age > absl::ZeroDuration()) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
@@ -124,19 +79,96 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
   // idle connections are sent away and streams refused (RESOURCE_EXHAUSTED).
   builder.SetResourceQuota(grpc::ResourceQuota("ikd").Resize(
       static_cast<size_t>(options.transport_memory_bytes)));
-  builder.RegisterService(&server->service_);
-  server->server_ = builder.BuildAndStart();
-  if (server->server_ == nullptr) {
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
+    const ServerOptions& options) {
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      ServerCredentialsFor(options.tls, options.tls_reload_interval);
+  if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<std::unique_ptr<const AccessTokens>> tokens =
+      LoadTokens(options);
+  if (!tokens.ok()) return tokens.status();
+  absl::StatusOr<std::unique_ptr<StateStore>> store = OpenStore(options);
+  if (!store.ok()) return store.status();
+  std::unique_ptr<IkServer> server(
+      new IkServer(options, *std::move(store), *std::move(tokens)));
+  if (absl::Status loaded = server->LoadState(options); !loaded.ok()) {
+    return loaded;
+  }
+
+  if (!options.access_log.empty()) {
+    absl::StatusOr<std::unique_ptr<AccessLog>> log =
+        AccessLog::Open(options.access_log);
+    if (!log.ok()) return log.status();
+    server->access_log_ = *std::move(log);
+    server->service_.AddObserver(server->access_log_.get());
+  }
+  if (!options.metrics_listen.empty()) {
+    if (absl::Status serving = server->ServeMetrics(options.metrics_listen);
+        !serving.ok()) {
+      return serving;
+    }
+  }
+  if (absl::Status serving = server->Serve(options, *credentials);
+      !serving.ok()) {
+    return serving;
+  }
+  return server;
+}
+
+absl::Status IkServer::LoadState(const ServerOptions& options) {
+  if (!options.rig_dir.empty()) {
+    absl::StatusOr<int> loaded =
+        LoadRigDirectory(options.rig_dir, options.limits, registry_);
+    if (!loaded.ok()) return loaded.status();
+    loaded_rigs_ = *loaded;
+  }
+  if (!options.terrain_dir.empty()) {
+    absl::StatusOr<int> loaded =
+        LoadTerrainDirectory(options.terrain_dir, options.limits, terrains_);
+    if (!loaded.ok()) return loaded.status();
+    loaded_terrains_ = *loaded;
+  }
+  if (store_ != nullptr) {
+    replayed_ = store_->Replay(options.limits, registry_, terrains_);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status IkServer::Serve(
+    const ServerOptions& options,
+    const std::shared_ptr<grpc::ServerCredentials>& credentials) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // ikd accepts the connections itself (Listener says why) and hands them
+  // to gRPC.
+  absl::StatusOr<std::unique_ptr<Listener>> listener =
+      Listener::Bind(options.listen);
+  if (!listener.ok()) return listener.status();
+  listener_ = *std::move(listener);
+  port_ = listener_->port();
+  grpc::ServerBuilder builder;
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+      builder.experimental().AddExternalConnectionAcceptor(
+          grpc::ServerBuilder::experimental_type::ExternalConnectionType::
+              FROM_FD,
+          credentials);
+  LimitTransport(options, builder);
+  builder.RegisterService(&service_);
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr) {
     return absl::UnavailableError(
         absl::StrCat("listen: cannot serve on ", options.listen));
   }
-  server->acceptor_ = std::move(acceptor);
-  server->listener_->Start(server->acceptor_.get(), options.max_connections);
-  grpc::HealthCheckServiceInterface* health =
-      server->server_->GetHealthCheckService();
+  acceptor_ = std::move(acceptor);
+  listener_->Start(acceptor_.get(), options.max_connections);
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(v1::IkService::service_full_name(), true);
-  return server;
+  return absl::OkStatus();
 }
 
 absl::Status IkServer::ServeMetrics(const std::string& listen) {

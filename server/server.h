@@ -120,8 +120,15 @@ class IkServer {
  private:
   IkServer(const ServerOptions& options, std::unique_ptr<StateStore> store,
            std::unique_ptr<const AccessTokens> tokens);
+  // Loads the rig and terrain directories and replays the state directory.
+  absl::Status LoadState(const ServerOptions& options);
   // Makes the metrics and serves them on `listen`.
   absl::Status ServeMetrics(const std::string& listen);
+  // Binds the listener and starts the gRPC server on it, with health
+  // checking and reflection.
+  absl::Status Serve(
+      const ServerOptions& options,
+      const std::shared_ptr<grpc::ServerCredentials>& credentials);
 
   ServerOptions options_;
   RegistryBudget budget_;
