@@ -78,13 +78,13 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
   return PoseFromProto(pose, rig, TransformCheck::kValidate, out);
 }
 
-absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
-                           TransformCheck check, DensePose& out) {
-  absl::StatusOr<Transform> root =
-      TransformFromProto(pose.root(), Transform(), "pose.root");
-  if (!root.ok()) return root.status();
-  out.root = *root;
-  out.locals.assign(rig.rest_pose().begin(), rig.rest_pose().end());
+namespace {
+
+// pose.rotations (x, y, z, w per joint, from joint 0) into `out`'s first
+// locals, normalised as ValidateTransform normalises a JointPose's rotation
+// unless `check` is kRaw; returns how many joints it sets.
+absl::StatusOr<int> ReadPackedRotations(const v1::Pose& pose, const Rig& rig,
+                                        TransformCheck check, DensePose& out) {
   const int packed = pose.rotations_size();
   if (packed % 4 != 0) {
     return InvalidField(
@@ -117,37 +117,64 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
     }
     out.locals[j].rotation = rotation;
   }
-  // Which of pose.joints set each joint (paths are built for errors only:
-  // this runs for every joint of every pose).
+  return packed_joints;
+}
+
+// pose.joints[i]'s path (built for errors only: poses are read for every
+// joint of every call).
+std::string JointPath(int i) { return absl::StrCat("pose.joints[", i, "]"); }
+
+// The index in `rig` of the joint pose.joints[i] (`joint`) names.
+absl::StatusOr<int> JointIndex(const v1::JointPose& joint, int i,
+                               const Rig& rig) {
+  switch (joint.joint_case()) {
+    case v1::JointPose::JOINT_NOT_SET:
+      return InvalidField(JointPath(i), "set either name or index");
+    case v1::JointPose::kName: {
+      const int index = rig.FindJoint(joint.name());
+      if (index == kNoParent) {
+        return FieldError(absl::StatusCode::kNotFound,
+                          absl::StrCat(JointPath(i), ".name"),
+                          absl::StrCat("rig ", Quoted(rig.name()),
+                                       " has no joint ", Quoted(joint.name())));
+      }
+      return index;
+    }
+    case v1::JointPose::kIndex: {
+      const int index = joint.index();
+      if (index < 0 || index >= rig.joint_count()) {
+        return InvalidField(absl::StrCat(JointPath(i), ".index"),
+                            absl::StrCat(index, " is out of range [0, ",
+                                         rig.joint_count(), ")"));
+      }
+      return index;
+    }
+  }
+  return kNoParent;
+}
+
+}  // namespace
+
+absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
+                           TransformCheck check, DensePose& out) {
+  absl::StatusOr<Transform> root =
+      TransformFromProto(pose.root(), Transform(), "pose.root");
+  if (!root.ok()) return root.status();
+  out.root = *root;
+  out.locals.assign(rig.rest_pose().begin(), rig.rest_pose().end());
+  absl::StatusOr<int> packed = ReadPackedRotations(pose, rig, check, out);
+  if (!packed.ok()) return packed.status();
+  const int packed_joints = *packed;
+  // Which of pose.joints set each joint.
   absl::InlinedVector<int, 64> set_by(rig.joint_count(), -1);
-  const auto path = [](int i) { return absl::StrCat("pose.joints[", i, "]"); };
   for (int i = 0; i < pose.joints_size(); ++i) {
     const v1::JointPose& joint = pose.joints(i);
-    int index = kNoParent;
-    switch (joint.joint_case()) {
-      case v1::JointPose::JOINT_NOT_SET:
-        return InvalidField(path(i), "set either name or index");
-      case v1::JointPose::kName:
-        index = rig.FindJoint(joint.name());
-        if (index == kNoParent) {
-          return FieldError(
-              absl::StatusCode::kNotFound, absl::StrCat(path(i), ".name"),
-              absl::StrCat("rig ", Quoted(rig.name()), " has no joint ",
-                           Quoted(joint.name())));
-        }
-        break;
-      case v1::JointPose::kIndex:
-        index = joint.index();
-        if (index < 0 || index >= rig.joint_count()) {
-          return InvalidField(absl::StrCat(path(i), ".index"),
-                              absl::StrCat(index, " is out of range [0, ",
-                                           rig.joint_count(), ")"));
-        }
-        break;
-    }
+    absl::StatusOr<int> found = JointIndex(joint, i, rig);
+    if (!found.ok()) return found.status();
+    const int index = *found;
     if (set_by[index] >= 0) {
       return InvalidField(
-          path(i),
+          JointPath(i),
           absl::StrCat("joint '", rig.joint(index).name,
                        "' is already set by pose.joints[", set_by[index], "]"));
     }
@@ -155,7 +182,7 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
     const bool packed_rotation = index < packed_joints;
     if (packed_rotation && joint.local().has_rotation()) {
       return InvalidField(
-          absl::StrCat(path(i), ".local.rotation"),
+          absl::StrCat(JointPath(i), ".local.rotation"),
           absl::StrCat("joint ", index, " (", Quoted(rig.joint(index).name),
                        ") already has its rotation from pose.rotations[",
                        4 * index, "]"));
@@ -170,7 +197,7 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
     }
     absl::StatusOr<Transform> local =
         TransformFromProto(joint.local(), rig.rest_pose()[index], "local");
-    if (!local.ok()) return Rooted(local.status(), path(i));
+    if (!local.ok()) return Rooted(local.status(), JointPath(i));
     const Quat rotation = out.locals[index].rotation;
     out.locals[index] = *local;
     if (packed_rotation) out.locals[index].rotation = rotation;
