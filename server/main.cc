@@ -165,6 +165,92 @@ int UsableCpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The limits every room enforces, from the flags (unchecked).
+ik::server::ServiceLimits LimitsFromFlags() {
+  ik::server::ServiceLimits limits;
+  limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
+  limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
+  limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
+  limits.max_parts_per_rig = absl::GetFlag(FLAGS_max_parts_per_rig);
+  limits.max_goals_per_request = absl::GetFlag(FLAGS_max_goals_per_request);
+  limits.max_terrains = absl::GetFlag(FLAGS_max_terrains);
+  limits.max_mesh_triangles = absl::GetFlag(FLAGS_max_mesh_triangles);
+  limits.max_heightfield_samples = absl::GetFlag(FLAGS_max_heightfield_samples);
+  limits.max_inline_heightfield_samples =
+      absl::GetFlag(FLAGS_max_inline_heightfield_samples);
+  limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
+  limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
+  limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
+  return limits;
+}
+
+// The connections' and the solver pool's flags into `options` (0 solver
+// threads: one per usable CPU); false (after saying why) for a value out
+// of range.
+bool ReadConcurrencyFlags(ik::server::ServerOptions& options) {
+  options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
+  options.max_connections = absl::GetFlag(FLAGS_max_connections);
+  if (options.max_connections < 0) {
+    absl::FPrintF(stderr, "ikd: --max_connections must be >= 0 (0: auto)\n");
+    return false;
+  }
+  options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
+  options.solver_nice = absl::GetFlag(FLAGS_solver_nice);
+  if (options.solver_nice < 0 || options.solver_nice > 19) {
+    absl::FPrintF(stderr, "ikd: --solver_nice must be within [0, 19], got %d\n",
+                  options.solver_nice);
+    return false;
+  }
+  if (options.solver_threads == 0) options.solver_threads = UsableCpus();
+  return true;
+}
+
+// The memory bounds' flags into `options` (0 transport memory: 64
+// messages, at least 256 MiB); false (after saying why) for a value out of
+// range.
+bool ReadMemoryFlags(ik::server::ServerOptions& options) {
+  options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
+  options.max_registry_bytes = absl::GetFlag(FLAGS_max_registry_bytes);
+  if (options.max_registry_bytes <= 0) {
+    absl::FPrintF(stderr, "ikd: --max_registry_bytes must be > 0\n");
+    return false;
+  }
+  if (options.transport_memory_bytes < 0) {
+    absl::FPrintF(stderr, "ikd: --transport_memory_bytes must be >= 0\n");
+    return false;
+  }
+  if (options.transport_memory_bytes == 0) {
+    options.transport_memory_bytes = std::max<int64_t>(
+        int64_t{256} << 20, int64_t{64} * options.max_receive_message_bytes);
+  }
+  return true;
+}
+
+// Whether every limit and count that must be positive is (each one that is
+// not is named on stderr).
+bool AllPositive(const ik::server::ServerOptions& options) {
+  const ik::server::ServiceLimits& limits = options.limits;
+  return Positive("max_rigs", limits.max_rigs) &&
+         Positive("max_joints_per_rig", limits.max_joints_per_rig) &&
+         Positive("max_chains_per_rig", limits.max_chains_per_rig) &&
+         Positive("max_parts_per_rig", limits.max_parts_per_rig) &&
+         Positive("max_goals_per_request", limits.max_goals_per_request) &&
+         Positive("max_terrains", limits.max_terrains) &&
+         Positive("max_mesh_triangles", limits.max_mesh_triangles) &&
+         Positive("max_heightfield_samples", limits.max_heightfield_samples) &&
+         Positive("max_inline_heightfield_samples",
+                  limits.max_inline_heightfield_samples) &&
+         Positive("max_ground_shapes", limits.max_ground_shapes) &&
+         Positive("max_characters_per_tick", limits.max_characters_per_tick) &&
+         Positive("max_work_per_call", limits.max_work_per_call) &&
+         Positive("solver_threads", options.solver_threads) &&
+         Positive("max_queued_calls", options.max_queued_calls) &&
+         Positive("max_message_bytes", options.max_receive_message_bytes) &&
+         Positive("tls_reload_seconds",
+                  absl::GetFlag(FLAGS_tls_reload_seconds));
+}
+
 // The server's options from the flags; nullopt (after saying why) when a
 // limit is not positive.
 std::optional<ik::server::ServerOptions> OptionsFromFlags() {
@@ -191,67 +277,9 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
     return std::nullopt;
   }
   options.max_connection_age = absl::Seconds(max_connection_age);
-  ik::server::ServiceLimits& limits = options.limits;
-  limits.max_rigs = absl::GetFlag(FLAGS_max_rigs);
-  limits.max_joints_per_rig = absl::GetFlag(FLAGS_max_joints_per_rig);
-  limits.max_chains_per_rig = absl::GetFlag(FLAGS_max_chains_per_rig);
-  limits.max_parts_per_rig = absl::GetFlag(FLAGS_max_parts_per_rig);
-  limits.max_goals_per_request = absl::GetFlag(FLAGS_max_goals_per_request);
-  limits.max_terrains = absl::GetFlag(FLAGS_max_terrains);
-  limits.max_mesh_triangles = absl::GetFlag(FLAGS_max_mesh_triangles);
-  limits.max_heightfield_samples = absl::GetFlag(FLAGS_max_heightfield_samples);
-  limits.max_inline_heightfield_samples =
-      absl::GetFlag(FLAGS_max_inline_heightfield_samples);
-  limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
-  limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
-  limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
-  options.solver_threads = absl::GetFlag(FLAGS_solver_threads);
-  options.max_connections = absl::GetFlag(FLAGS_max_connections);
-  if (options.max_connections < 0) {
-    absl::FPrintF(stderr, "ikd: --max_connections must be >= 0 (0: auto)\n");
-    return std::nullopt;
-  }
-  options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
-  options.solver_nice = absl::GetFlag(FLAGS_solver_nice);
-  if (options.solver_nice < 0 || options.solver_nice > 19) {
-    absl::FPrintF(stderr, "ikd: --solver_nice must be within [0, 19], got %d\n",
-                  options.solver_nice);
-    return std::nullopt;
-  }
-  if (options.solver_threads == 0) options.solver_threads = UsableCpus();
-  options.max_receive_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
-  options.transport_memory_bytes = absl::GetFlag(FLAGS_transport_memory_bytes);
-  options.max_registry_bytes = absl::GetFlag(FLAGS_max_registry_bytes);
-  if (options.max_registry_bytes <= 0) {
-    absl::FPrintF(stderr, "ikd: --max_registry_bytes must be > 0\n");
-    return std::nullopt;
-  }
-  if (options.transport_memory_bytes < 0) {
-    absl::FPrintF(stderr, "ikd: --transport_memory_bytes must be >= 0\n");
-    return std::nullopt;
-  }
-  if (options.transport_memory_bytes == 0) {
-    options.transport_memory_bytes = std::max<int64_t>(
-        int64_t{256} << 20, int64_t{64} * options.max_receive_message_bytes);
-  }
-  if (!Positive("max_rigs", limits.max_rigs) ||
-      !Positive("max_joints_per_rig", limits.max_joints_per_rig) ||
-      !Positive("max_chains_per_rig", limits.max_chains_per_rig) ||
-      !Positive("max_parts_per_rig", limits.max_parts_per_rig) ||
-      !Positive("max_goals_per_request", limits.max_goals_per_request) ||
-      !Positive("max_terrains", limits.max_terrains) ||
-      !Positive("max_mesh_triangles", limits.max_mesh_triangles) ||
-      !Positive("max_heightfield_samples", limits.max_heightfield_samples) ||
-      !Positive("max_inline_heightfield_samples",
-                limits.max_inline_heightfield_samples) ||
-      !Positive("max_ground_shapes", limits.max_ground_shapes) ||
-      !Positive("max_characters_per_tick", limits.max_characters_per_tick) ||
-      !Positive("max_work_per_call", limits.max_work_per_call) ||
-      !Positive("solver_threads", options.solver_threads) ||
-      !Positive("max_queued_calls", options.max_queued_calls) ||
-      !Positive("max_message_bytes", options.max_receive_message_bytes) ||
-      !Positive("tls_reload_seconds",
-                absl::GetFlag(FLAGS_tls_reload_seconds))) {
+  options.limits = LimitsFromFlags();
+  if (!ReadConcurrencyFlags(options) || !ReadMemoryFlags(options) ||
+      !AllPositive(options)) {
     return std::nullopt;
   }
   // The built-in default points at the source tree's examples; when that is
