@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -49,11 +51,16 @@ void SetPort(addrinfo* info, int port) {
   }
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Listener>> Listener::Bind(
-    const std::string& host_port) {
+// A listen address: the host (empty: every interface) and the port (0:
+// any free one).
+struct HostPort {
   std::string host;
+  int port = 0;
+};
+
+// HOST:PORT or [IPV6]:PORT.
+absl::StatusOr<HostPort> ParseHostPort(const std::string& host_port) {
+  HostPort out;
   std::string port_text;
   if (!host_port.empty() && host_port.front() == '[') {
     const size_t close = host_port.find(']');
@@ -61,42 +68,35 @@ absl::StatusOr<std::unique_ptr<Listener>> Listener::Bind(
         host_port[close + 1] != ':') {
       return CannotListen(host_port, "expected [IPV6]:PORT");
     }
-    host = host_port.substr(1, close - 1);
+    out.host = host_port.substr(1, close - 1);
     port_text = host_port.substr(close + 2);
   } else {
     const size_t colon = host_port.rfind(':');
     if (colon == std::string::npos) {
       return CannotListen(host_port, "expected HOST:PORT");
     }
-    host = host_port.substr(0, colon);
+    out.host = host_port.substr(0, colon);
     port_text = host_port.substr(colon + 1);
   }
-  int port = 0;
-  if (!absl::SimpleAtoi(port_text, &port) || port < 0 || port > 65535) {
+  if (!absl::SimpleAtoi(port_text, &out.port) || out.port < 0 ||
+      out.port > 65535) {
     return CannotListen(host_port, "the port must be a number in [0, 65535]");
   }
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (const int error = getaddrinfo(host.empty() ? nullptr : host.c_str(), "0",
-                                    &hints, &found);
-      error != 0) {
-    return CannotListen(host_port, gai_strerror(error));
-  }
-  std::vector<int> sockets;
-  absl::Status status;
+  return out;
+}
+
+// A listening socket per address of `found`, into `sockets`, all on
+// `port` (0: the first socket's free port, then the same one for the
+// rest). Stops at the first failure (`host_port` names it).
+absl::Status ListenOnEach(const std::string& host_port, addrinfo* found,
+                          int& port, std::vector<int>& sockets) {
   int count = 0;
   for (addrinfo* info = found; info != nullptr; info = info->ai_next) ++count;
   for (addrinfo* info = found; info != nullptr; info = info->ai_next) {
     const int socket_fd = socket(
         info->ai_family, info->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
         info->ai_protocol);
-    if (socket_fd < 0) {
-      status = CannotListen(host_port, std::strerror(errno));
-      break;
-    }
+    if (socket_fd < 0) return CannotListen(host_port, std::strerror(errno));
     sockets.push_back(socket_fd);
     const int one = 1;
     setsockopt(socket_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -107,11 +107,33 @@ absl::StatusOr<std::unique_ptr<Listener>> Listener::Bind(
     SetPort(info, port);
     if (bind(socket_fd, info->ai_addr, info->ai_addrlen) != 0 ||
         listen(socket_fd, SOMAXCONN) != 0) {
-      status = CannotListen(host_port, std::strerror(errno));
-      break;
+      return CannotListen(host_port, std::strerror(errno));
     }
     if (port == 0) port = PortOf(socket_fd);
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Listener>> Listener::Bind(
+    const std::string& host_port) {
+  absl::StatusOr<HostPort> parsed = ParseHostPort(host_port);
+  if (!parsed.ok()) return parsed.status();
+  int port = parsed->port;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  if (const int error =
+          getaddrinfo(parsed->host.empty() ? nullptr : parsed->host.c_str(),
+                      "0", &hints, &found);
+      error != 0) {
+    return CannotListen(host_port, gai_strerror(error));
+  }
+  std::vector<int> sockets;
+  absl::Status status = ListenOnEach(host_port, found, port, sockets);
   freeaddrinfo(found);
   if (status.ok() && sockets.empty()) {
     status = CannotListen(host_port, "no address");
