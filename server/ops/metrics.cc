@@ -67,6 +67,77 @@ void AddValue(prometheus::MetricFamily& family, double value,
   family.metric.push_back(std::move(metric));
 }
 
+// The gauges of the service, the solver pool and the registries.
+void AddServiceGauges(const MetricSources& sources,
+                      std::vector<prometheus::MetricFamily>& out) {
+  using prometheus::MetricType;
+  auto gauge = [&out](std::string name, std::string help, double value) {
+    out.push_back(Family(std::move(name), std::move(help), MetricType::Gauge));
+    AddValue(out.back(), value);
+  };
+  gauge("ikd_calls_in_flight", "IkService calls received and not yet answered",
+        sources.calls_in_flight());
+  gauge("ikd_solver_queue_tasks",
+        "calls and tick pieces waiting for a solver thread",
+        sources.queued_tasks());
+  gauge("ikd_solver_threads", "threads of the solver pool",
+        sources.solver_threads);
+  gauge("ikd_registry_bytes",
+        "memory held by the registered rigs and terrains, bytes",
+        static_cast<double>(sources.registry_bytes()));
+  gauge("ikd_registry_budget_bytes",
+        "memory the registered rigs and terrains may hold "
+        "(--max_registry_bytes)",
+        static_cast<double>(sources.registry_budget_bytes));
+  gauge("ikd_draining", "1 once ikd drains (SIGTERM), else 0",
+        sources.draining() ? 1 : 0);
+  out.push_back(Family("ikd_registered", "rigs and terrains registered",
+                       MetricType::Gauge));
+  AddValue(out.back(), sources.rigs(), {{"kind", "rig"}});
+  AddValue(out.back(), sources.terrains(), {{"kind", "terrain"}});
+}
+
+// The solvers' totals: goals, goals reached and iterations per solver, and
+// the dynamics' and grounding's counts.
+void AddSolveCounters(const SolveCounters& counters,
+                      std::vector<prometheus::MetricFamily>& out) {
+  using prometheus::MetricType;
+  prometheus::MetricFamily goals =
+      Family("ikd_goals_total", "chain goals solved", MetricType::Counter);
+  prometheus::MetricFamily reached =
+      Family("ikd_goals_reached_total",
+             "chain goals solved within their tolerance", MetricType::Counter);
+  prometheus::MetricFamily iterations =
+      Family("ikd_solver_iterations_total",
+             "solver iterations run for chain goals (1 per analytic solve)",
+             MetricType::Counter);
+  for (int i = 0; i < SolveCounters::kSolvers; ++i) {
+    const auto kind = static_cast<SolverKind>(i);
+    if (kind == SolverKind::kAuto) continue;  // resolved before solving
+    const SolveCounters::PerSolver totals = counters.solver(kind);
+    const std::vector<prometheus::ClientMetric::Label> solver = {
+        {"solver", SolverLabel(kind)}};
+    AddValue(goals, static_cast<double>(totals.goals), solver);
+    AddValue(reached, static_cast<double>(totals.reached), solver);
+    AddValue(iterations, static_cast<double>(totals.iterations), solver);
+  }
+  out.push_back(std::move(goals));
+  out.push_back(std::move(reached));
+  out.push_back(std::move(iterations));
+  auto counter = [&out](std::string name, std::string help, double value) {
+    out.push_back(
+        Family(std::move(name), std::move(help), MetricType::Counter));
+    AddValue(out.back(), value);
+  };
+  counter("ikd_dynamic_chains_stepped_total", "dynamic chains stepped",
+          static_cast<double>(counters.dynamic_chains()));
+  counter("ikd_dynamics_substeps_total",
+          "fixed substeps run by the dynamic chains stepped",
+          static_cast<double>(counters.substeps()));
+  counter("ikd_grounded_legs_total", "legs put on the ground",
+          static_cast<double>(counters.grounded_legs()));
+}
+
 }  // namespace
 
 // The values read at each scrape: gauges from the service, the pool and
@@ -76,70 +147,9 @@ class Metrics::Live final : public prometheus::Collectable {
   explicit Live(MetricSources sources) : sources_(std::move(sources)) {}
 
   std::vector<prometheus::MetricFamily> Collect() const override {
-    using prometheus::MetricType;
     std::vector<prometheus::MetricFamily> out;
-    auto gauge = [&out](std::string name, std::string help, double value) {
-      out.push_back(
-          Family(std::move(name), std::move(help), MetricType::Gauge));
-      AddValue(out.back(), value);
-    };
-    gauge("ikd_calls_in_flight",
-          "IkService calls received and not yet answered",
-          sources_.calls_in_flight());
-    gauge("ikd_solver_queue_tasks",
-          "calls and tick pieces waiting for a solver thread",
-          sources_.queued_tasks());
-    gauge("ikd_solver_threads", "threads of the solver pool",
-          sources_.solver_threads);
-    gauge("ikd_registry_bytes",
-          "memory held by the registered rigs and terrains, bytes",
-          static_cast<double>(sources_.registry_bytes()));
-    gauge("ikd_registry_budget_bytes",
-          "memory the registered rigs and terrains may hold "
-          "(--max_registry_bytes)",
-          static_cast<double>(sources_.registry_budget_bytes));
-    gauge("ikd_draining", "1 once ikd drains (SIGTERM), else 0",
-          sources_.draining() ? 1 : 0);
-    out.push_back(Family("ikd_registered", "rigs and terrains registered",
-                         MetricType::Gauge));
-    AddValue(out.back(), sources_.rigs(), {{"kind", "rig"}});
-    AddValue(out.back(), sources_.terrains(), {{"kind", "terrain"}});
-
-    const SolveCounters& counters = *sources_.counters;
-    prometheus::MetricFamily goals =
-        Family("ikd_goals_total", "chain goals solved", MetricType::Counter);
-    prometheus::MetricFamily reached = Family(
-        "ikd_goals_reached_total", "chain goals solved within their tolerance",
-        MetricType::Counter);
-    prometheus::MetricFamily iterations =
-        Family("ikd_solver_iterations_total",
-               "solver iterations run for chain goals (1 per analytic solve)",
-               MetricType::Counter);
-    for (int i = 0; i < SolveCounters::kSolvers; ++i) {
-      const auto kind = static_cast<SolverKind>(i);
-      if (kind == SolverKind::kAuto) continue;  // resolved before solving
-      const SolveCounters::PerSolver totals = counters.solver(kind);
-      const std::vector<prometheus::ClientMetric::Label> solver = {
-          {"solver", SolverLabel(kind)}};
-      AddValue(goals, static_cast<double>(totals.goals), solver);
-      AddValue(reached, static_cast<double>(totals.reached), solver);
-      AddValue(iterations, static_cast<double>(totals.iterations), solver);
-    }
-    out.push_back(std::move(goals));
-    out.push_back(std::move(reached));
-    out.push_back(std::move(iterations));
-    auto counter = [&out](std::string name, std::string help, double value) {
-      out.push_back(
-          Family(std::move(name), std::move(help), MetricType::Counter));
-      AddValue(out.back(), value);
-    };
-    counter("ikd_dynamic_chains_stepped_total", "dynamic chains stepped",
-            static_cast<double>(counters.dynamic_chains()));
-    counter("ikd_dynamics_substeps_total",
-            "fixed substeps run by the dynamic chains stepped",
-            static_cast<double>(counters.substeps()));
-    counter("ikd_grounded_legs_total", "legs put on the ground",
-            static_cast<double>(counters.grounded_legs()));
+    AddServiceGauges(sources_, out);
+    AddSolveCounters(*sources_.counters, out);
     return out;
   }
 
