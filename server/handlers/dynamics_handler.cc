@@ -148,6 +148,38 @@ absl::Status StepChain(const v1::StepDynamicsRequest& request,
   return absl::OkStatus();
 }
 
+// What a step reads from the request besides the pose, checked: its
+// delta_time, the chains it steps, each one's index in request.states (-1:
+// none) and its wind.
+absl::Status ReadStepRequest(const v1::StepDynamicsRequest& request,
+                             const Character& character,
+                             const std::string& revision,
+                             std::vector<const DynamicChainBinding*>& chains,
+                             std::vector<int>& state_of_chain,
+                             std::optional<WindSettings>& wind) {
+  if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
+    return InvalidField(
+        "delta_time",
+        absl::StrCat(request.delta_time(), " is not a finite time >= 0"));
+  }
+  if (absl::Status status = ChainsToStep(request, character, chains);
+      !status.ok()) {
+    return status;
+  }
+  if (absl::Status status = StatesByChain(request, chains, character.rig,
+                                          revision, state_of_chain);
+      !status.ok()) {
+    return status;
+  }
+  if (request.has_wind()) {
+    wind = WindFromProto(request.wind());
+    if (absl::Status status = wind->Validate("wind"); !status.ok()) {
+      return status;
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
@@ -168,29 +200,14 @@ absl::Status IkHandlers::StepPoseDynamics(
   const Character& character = entry.character;
   const Rig& rig = character.rig;
   const std::string& revision = entry.revision;
-  if (!(request.delta_time() >= 0.0) || !IsFinite(request.delta_time())) {
-    return InvalidField(
-        "delta_time",
-        absl::StrCat(request.delta_time(), " is not a finite time >= 0"));
-  }
   // This thread's, reused (nothing here yields to another call).
   thread_local std::vector<const DynamicChainBinding*> chains;
-  if (absl::Status status = ChainsToStep(request, character, chains);
-      !status.ok()) {
-    return status;
-  }
   thread_local std::vector<int> state_of_chain;
-  if (absl::Status status =
-          StatesByChain(request, chains, rig, revision, state_of_chain);
+  std::optional<WindSettings> wind;
+  if (absl::Status status = ReadStepRequest(request, character, revision,
+                                            chains, state_of_chain, wind);
       !status.ok()) {
     return status;
-  }
-  std::optional<WindSettings> wind;
-  if (request.has_wind()) {
-    wind = WindFromProto(request.wind());
-    if (absl::Status status = wind->Validate("wind"); !status.ok()) {
-      return status;
-    }
   }
 
   // This thread's, reused (nothing here yields to another call): the world
