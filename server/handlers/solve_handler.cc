@@ -32,6 +32,34 @@ std::int64_t GoalWork(const ChainGoal& goal) {
   return static_cast<std::int64_t>(chain.joints.size()) * iterations;
 }
 
+// `goals` converted on `rig` into `converted`; the ad-hoc chains they
+// name live in `ad_hoc_chains`, which must outlive them.
+absl::Status GoalsFromProto(
+    const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
+    const Rig& rig, std::list<Chain>& ad_hoc_chains,
+    std::vector<ChainGoal>& converted) {
+  converted.reserve(goals.size());
+  for (int i = 0; i < goals.size(); ++i) {
+    absl::StatusOr<ChainGoal> goal =
+        GoalFromProto(goals[i], rig, i, ad_hoc_chains);
+    if (!goal.ok()) return goal.status();
+    converted.push_back(*goal);
+  }
+  return absl::OkStatus();
+}
+
+// Between two goals the call yields its thread; CANCELLED (naming goals[i])
+// when it was abandoned meanwhile: an abandoned call stops between goals
+// (each is bounded by --max_work_per_call).
+absl::Status YieldBeforeGoal(const CallScope& scope, size_t i) {
+  scope.Yield();
+  if (!scope.stopped()) return absl::OkStatus();
+  return FieldError(absl::StatusCode::kCancelled,
+                    absl::StrCat("goals[", i, "]"),
+                    "the call was cancelled or passed its deadline; "
+                    "this goal and the ones after it were not solved");
+}
+
 }  // namespace
 
 absl::Status IkHandlers::WithinWorkBudget(
@@ -98,13 +126,11 @@ absl::Status IkHandlers::SolveGoals(
   // Not shared with the thread's other calls: a call yielding between its
   // goals may run another's SolveGoals on this thread.
   std::vector<ChainGoal> converted;
-  converted.reserve(goals.size());
   std::list<Chain> ad_hoc_chains;
-  for (int i = 0; i < goals.size(); ++i) {
-    absl::StatusOr<ChainGoal> goal =
-        GoalFromProto(goals[i], rig, i, ad_hoc_chains);
-    if (!goal.ok()) return goal.status();
-    converted.push_back(*goal);
+  if (absl::Status status =
+          GoalsFromProto(goals, rig, ad_hoc_chains, converted);
+      !status.ok()) {
+    return status;
   }
   if (absl::Status status = WithinWorkBudget(converted); !status.ok()) {
     return status;
@@ -126,14 +152,8 @@ absl::Status IkHandlers::SolveGoals(
   for (size_t i = 0; i < converted.size(); ++i) {
     const ChainGoal& goal = converted[i];
     if (scope != nullptr && i > 0) {
-      scope->Yield();
-      // An abandoned call stops between goals (each is bounded by
-      // --max_work_per_call).
-      if (scope->stopped()) {
-        return FieldError(absl::StatusCode::kCancelled,
-                          absl::StrCat("goals[", i, "]"),
-                          "the call was cancelled or passed its deadline; "
-                          "this goal and the ones after it were not solved");
+      if (absl::Status status = YieldBeforeGoal(*scope, i); !status.ok()) {
+        return status;
       }
     }
     job.goal = &goal;
