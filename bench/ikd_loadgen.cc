@@ -240,6 +240,27 @@ int RunFlood(const ik::ClientOptions& options) {
   return failed == 0 ? 0 : 1;
 }
 
+// This program run with --rpc=flood against the same server for half a
+// second more than `seconds`, its output to read; null (after saying why)
+// when it cannot start.
+FILE* StartFlood(const ik::ClientOptions& options, double seconds) {
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
+    absl::FPrintF(stderr, "ikd_loadgen: cannot find its own program\n");
+    return nullptr;
+  }
+  const std::string command = absl::StrFormat(
+      "'%s' --rpc=flood --server='%s' --seconds=%f --flood_streams=%d "
+      "--flood_goals=%d --seed=%d",
+      self, options.target, seconds + 0.5, absl::GetFlag(FLAGS_flood_streams),
+      absl::GetFlag(FLAGS_flood_goals), absl::GetFlag(FLAGS_seed));
+  FILE* flood = popen(command.c_str(), "r");
+  if (flood == nullptr) {
+    absl::FPrintF(stderr, "ikd_loadgen: cannot start the flood\n");
+  }
+  return flood;
+}
+
 // --rpc=fairness: a victim (one SolveChain goal at a time, and health
 // checks, each on a connection of its own) alone, then while a flooding
 // client keeps --flood_streams heavy SolveChain calls in flight on one
@@ -267,21 +288,8 @@ int RunFairness(const ik::ClientOptions& options) {
   // The flood runs in a process of its own (this program, --rpc=flood), as
   // another client would: in this one, its threads would share the
   // victim's gRPC client threads and delay the victim's own answers.
-  char self[4096] = {};
-  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
-    absl::FPrintF(stderr, "ikd_loadgen: cannot find its own program\n");
-    return 1;
-  }
-  const std::string command = absl::StrFormat(
-      "'%s' --rpc=flood --server='%s' --seconds=%f --flood_streams=%d "
-      "--flood_goals=%d --seed=%d",
-      self, options.target, seconds + 0.5, absl::GetFlag(FLAGS_flood_streams),
-      absl::GetFlag(FLAGS_flood_goals), absl::GetFlag(FLAGS_seed));
-  FILE* flood = popen(command.c_str(), "r");
-  if (flood == nullptr) {
-    absl::FPrintF(stderr, "ikd_loadgen: cannot start the flood\n");
-    return 1;
-  }
+  FILE* flood = StartFlood(options, seconds);
+  if (flood == nullptr) return 1;
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // flood on
   int flooded_failures = 0;
   std::vector<double> health_latencies;
@@ -315,54 +323,30 @@ int RunFairness(const ik::ClientOptions& options) {
   return failures + flooded_failures + health_failures == 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  absl::ParseCommandLine(argc, argv);
-  // As ikd does: megabyte ticks reuse heap buffers instead of fresh mapped
-  // pages (the loadgen shares the machine with the server it measures).
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-  const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
-  const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
-  const std::string rpc = absl::GetFlag(FLAGS_rpc);
-  if (rpc != "solve" && rpc != "ground" && rpc != "tick" && rpc != "fairness" &&
-      rpc != "flood") {
-    absl::FPrintF(stderr,
-                  "ikd_loadgen: --rpc must be solve, ground, tick, "
-                  "fairness or flood\n");
-    return 2;
+// --rpc=tick: the synthetic crowd's ticks (ik::loadgen::RunTickLoad) with
+// the flags' options.
+int RunTick(ik::Client& client) {
+  ik::loadgen::TickLoadOptions tick;
+  tick.rig = absl::GetFlag(FLAGS_rig);
+  tick.crowd.characters = std::max(1, absl::GetFlag(FLAGS_characters));
+  tick.crowd.terrain = absl::GetFlag(FLAGS_terrain);
+  tick.crowd.seed = absl::GetFlag(FLAGS_seed);
+  tick.crowd.packed_pose = absl::GetFlag(FLAGS_packed_pose);
+  tick.crowd.job_rotations = absl::GetFlag(FLAGS_job_rotations);
+  if (absl::GetFlag(FLAGS_pose_only)) {
+    tick.crowd.detail = ik::v1::TICK_DETAIL_POSE;
   }
+  tick.ticks = std::max(1, absl::GetFlag(FLAGS_ticks));
+  tick.single_ticks = absl::GetFlag(FLAGS_single_ticks);
+  tick.stream = absl::GetFlag(FLAGS_stream);
+  tick.ikd_pid = absl::GetFlag(FLAGS_ikd_pid);
+  return ik::loadgen::RunTickLoad(client, tick);
+}
 
-  ik::ClientOptions options;
-  options.target = absl::GetFlag(FLAGS_server);
-  options.deadline = absl::Seconds(10);
-  ik::Client client(options);
-  if (absl::StatusOr<bool> serving = client.CheckHealth();
-      !serving.ok() || !*serving) {
-    absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
-    return 1;
-  }
-  if (rpc == "tick") {
-    ik::loadgen::TickLoadOptions tick;
-    tick.rig = absl::GetFlag(FLAGS_rig);
-    tick.crowd.characters = std::max(1, absl::GetFlag(FLAGS_characters));
-    tick.crowd.terrain = absl::GetFlag(FLAGS_terrain);
-    tick.crowd.seed = absl::GetFlag(FLAGS_seed);
-    tick.crowd.packed_pose = absl::GetFlag(FLAGS_packed_pose);
-    tick.crowd.job_rotations = absl::GetFlag(FLAGS_job_rotations);
-    if (absl::GetFlag(FLAGS_pose_only)) {
-      tick.crowd.detail = ik::v1::TICK_DETAIL_POSE;
-    }
-    tick.ticks = std::max(1, absl::GetFlag(FLAGS_ticks));
-    tick.single_ticks = absl::GetFlag(FLAGS_single_ticks);
-    tick.stream = absl::GetFlag(FLAGS_stream);
-    tick.ikd_pid = absl::GetFlag(FLAGS_ikd_pid);
-    return ik::loadgen::RunTickLoad(client, tick);
-  }
-  if (rpc == "fairness") return RunFairness(options);
-  if (rpc == "flood") return RunFlood(options);
-
+// --rpc=solve and --rpc=ground: `requests` calls from `threads` callers,
+// then the rate, the latencies and the goals reached.
+int RunCallers(ik::Client& client, const std::string& rpc, int threads,
+               int requests) {
   std::vector<ThreadResult> results(threads);
   std::vector<std::thread> callers;
   const auto start = std::chrono::steady_clock::now();
@@ -408,4 +392,38 @@ int main(int argc, char** argv) {
                rpc == "ground" ? "grounded feet" : "goals", reached, goals,
                failures, first_error.empty() ? "" : "; first: ", first_error);
   return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::ParseCommandLine(argc, argv);
+  // As ikd does: megabyte ticks reuse heap buffers instead of fresh mapped
+  // pages (the loadgen shares the machine with the server it measures).
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
+  const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
+  const std::string rpc = absl::GetFlag(FLAGS_rpc);
+  if (rpc != "solve" && rpc != "ground" && rpc != "tick" && rpc != "fairness" &&
+      rpc != "flood") {
+    absl::FPrintF(stderr,
+                  "ikd_loadgen: --rpc must be solve, ground, tick, "
+                  "fairness or flood\n");
+    return 2;
+  }
+
+  ik::ClientOptions options;
+  options.target = absl::GetFlag(FLAGS_server);
+  options.deadline = absl::Seconds(10);
+  ik::Client client(options);
+  if (absl::StatusOr<bool> serving = client.CheckHealth();
+      !serving.ok() || !*serving) {
+    absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
+    return 1;
+  }
+  if (rpc == "tick") return RunTick(client);
+  if (rpc == "fairness") return RunFairness(options);
+  if (rpc == "flood") return RunFlood(options);
+  return RunCallers(client, rpc, threads, requests);
 }
