@@ -94,8 +94,8 @@ TEST(PoseJointsTest, RefusesAParentThatIsNotAnEarlierJoint) {
             absl::StatusCode::kInvalidArgument);
 }
 
-// The numbers in attribute `name` of every element matching `tag` and
-// `attribute_filter`.
+// The number in attribute `name` of `element` (an element's text up to its
+// closing '>').
 double Attribute(const std::string& element, const std::string& name) {
   std::smatch match;
   const std::regex pattern(" " + name + "=\"([^\"]+)\"");
@@ -106,6 +106,7 @@ double Attribute(const std::string& element, const std::string& name) {
   return std::stod(match[1]);
 }
 
+// Every element of `svg` whose text starts with `start`, up to its '>'.
 std::vector<std::string> Elements(const std::string& svg,
                                   const std::string& start) {
   std::vector<std::string> out;
@@ -122,12 +123,14 @@ TEST(RenderSvgTest, DotsSitOnThePicturesOwnProjection) {
   SvgScene scene;
   scene.title = "seeded";
   for (int i = 0; i < 12; ++i) {
-    scene.joints.push_back({"joint" + std::to_string(i), i - 1,
-                            {coordinate(random), coordinate(random),
-                             coordinate(random)}});
+    scene.joints.push_back(
+        {"joint" + std::to_string(i),
+         i - 1,
+         {coordinate(random), coordinate(random), coordinate(random)}});
   }
   const std::string svg = RenderSvg(scene);
-  ASSERT_EQ(svg.rfind("<svg", 0), 0u) << svg.substr(0, 80);
+  ASSERT_EQ(svg.rfind("<?xml", 0), 0u) << svg.substr(0, 80);
+  ASSERT_EQ(Elements(svg, "<svg").size(), 1u);
   const std::string root = Elements(svg, "<svg")[0];
   const double scale = Attribute(root, "data-scale");
   const double min_y = Attribute(root, "data-min-y");
@@ -140,15 +143,16 @@ TEST(RenderSvgTest, DotsSitOnThePicturesOwnProjection) {
   size_t view_start = 0;
   for (const std::string& view : views) {
     std::smatch axis;
-    ASSERT_TRUE(std::regex_search(view, axis,
-                                  std::regex("data-axis=\"([xz])\"")));
+    ASSERT_TRUE(
+        std::regex_search(view, axis, std::regex("data-axis=\"([xz])\"")));
     const int h = axis_index[axis[1]];
     const double min_h = Attribute(view, "data-min-h");
     const double x0 = Attribute(view, "data-x0");
     view_start = svg.find(view, view_start);
     const std::string body =
         svg.substr(view_start, svg.find("</g>", view_start) - view_start);
-    const std::vector<std::string> dots = Elements(body, "<circle class=\"joint\"");
+    const std::vector<std::string> dots =
+        Elements(body, "<circle class=\"joint\"");
     ASSERT_EQ(dots.size(), scene.joints.size());
     for (size_t i = 0; i < dots.size(); ++i) {
       const Point3& p = scene.joints[i].position;
@@ -156,7 +160,8 @@ TEST(RenderSvgTest, DotsSitOnThePicturesOwnProjection) {
       EXPECT_NEAR(Attribute(dots[i], "cy"), y0 - scale * (p[1] - min_y), 1e-6);
     }
     // A bone per joint with a parent, from the parent's dot to the joint's.
-    const std::vector<std::string> bones = Elements(body, "<line class=\"bone\"");
+    const std::vector<std::string> bones =
+        Elements(body, "<line class=\"bone\"");
     ASSERT_EQ(bones.size(), scene.joints.size() - 1);
     for (size_t b = 0; b < bones.size(); ++b) {
       const Point3& from = scene.joints[b].position;
@@ -185,8 +190,8 @@ TEST(RenderSvgTest, DrawsTargetsContactsAndTrailsInBothViews) {
       Elements(svg, "<polyline class=\"trail\"");
   ASSERT_EQ(trails.size(), 2u);
   std::smatch points;
-  ASSERT_TRUE(std::regex_search(trails[0], points,
-                                std::regex("points=\"([^\"]+)\"")));
+  ASSERT_TRUE(
+      std::regex_search(trails[0], points, std::regex("points=\"([^\"]+)\"")));
   // One "x,y" pair per step of the trail.
   const std::string list = points[1];
   EXPECT_EQ(std::count(list.begin(), list.end(), ','), 3) << list;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `ikd --help` and `ikctl --help` print each program's own usage and flags,
+# with no source path of the build in them. Usage: help_test.sh IKD IKCTL
+set -euo pipefail
+IKD=$1
+IKCTL=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+check() {  # check NAME OUTPUT FLAG...
+  local name=$1 out=$2
+  shift 2
+  grep -q "Flags from $name:" <<<"$out" || fail "$name --help: no 'Flags from $name:'"
+  for flag in "$@"; do
+    grep -q -- "--$flag " <<<"$out" || fail "$name --help does not list --$flag"
+  done
+  if grep -nE "Flags from .*/|\.cc[:)]|absl/flags|--flagfile" <<<"$out"; then
+    fail "$name --help shows source paths or Abseil's own flags (above)"
+  fi
+  echo "ok: $name --help ($(wc -l <<<"$out") lines)"
+}
+
+ikd_help=$("$IKD" --help 2>&1 || true)
+grep -q "inverse kinematics as a gRPC service" <<<"$ikd_help" || fail "ikd --help: no usage"
+check ikd "$ikd_help" listen rig_dir state_dir max_work_per_call metrics_listen
+
+ikctl_help=$("$IKCTL" --help 2>&1 || true)
+grep -q "usage: ikctl" <<<"$ikctl_help" || fail "ikctl --help: no usage"
+check ikctl "$ikctl_help" server json rig chain target characters svg
