@@ -140,9 +140,9 @@ Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
     return arcs;
   }
   const TwistWaves waves = WavesOfTwist(circle, model, limit);
-  const Wave& w = waves.w;
-  const Wave& above = waves.above;
-  const Wave& below = waves.below;
+  const Wave w = waves.w;
+  const Wave above = waves.above;
+  const Wave below = waves.below;
   // The sign changes in (-pi/2, pi/2), sorted, between the ends.
   std::array<double, 5> points{-0.5 * kPi};
   int count = 1;
