@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Every relative link of the project's Markdown pages leads somewhere.
+"""Every relative link and source path of the project's Markdown pages
+leads somewhere.
 
     scripts/check_doc_links.py [REPO_ROOT]
 
-Reads every tracked *.md file (and new ones git does not ignore), and for
-each link `[text](target)` that is not a URL checks that the file or folder
-exists and, for `page.md#anchor`, that the page has a heading whose GitHub
-anchor is `anchor` (lower case, punctuation dropped, spaces as hyphens).
-Exits 1 and prints each broken link.
+Reads every tracked *.md file (and new ones git does not ignore), and
+- for each link `[text](target)` that is not a URL checks that the file or
+  folder exists and, for `page.md#anchor`, that the page has a heading whose
+  GitHub anchor is `anchor` (lower case, punctuation dropped, spaces as
+  hyphens);
+- for each path of the repository a page names in its text, code included
+  (`server/rpc/tick_stream.cc`, a word starting with one of the top-level
+  source folders and ending in a source or data extension), checks that the
+  file exists, relative to the repository root.
+Exits 1 and prints each broken link or path.
 """
 import os
 import re
@@ -17,6 +23,10 @@ import sys
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^#+ (.+)$", re.MULTILINE)
 FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
+REPO_PATH = re.compile(
+    r"(?<![\w/.-])((?:core|server|client|proto|tests|bench|scripts|docker|"
+    r"deploy|examples)/[\w./-]+\.(?:h|cc|proto|py|sh|js|mjs|ts|json|yaml|"
+    r"conf|md|gltf))\b")
 
 
 def anchor_of(heading):
@@ -41,7 +51,11 @@ def main(argv):
              if os.path.exists(os.path.join(root, p))]
     for page in pages:
         with open(os.path.join(root, page), encoding="utf-8") as f:
-            text = FENCE.sub("", f.read())
+            whole = f.read()
+        for path in sorted(set(REPO_PATH.findall(whole))):
+            if not os.path.exists(os.path.join(root, path)):
+                problems.append(f"{page}: names {path}, which does not exist")
+        text = FENCE.sub("", whole)
         for target in LINK.findall(text):
             if re.match(r"^[a-z]+:", target):
                 continue  # a URL
@@ -57,7 +71,8 @@ def main(argv):
                                 f"heading #{anchor}")
     for problem in problems:
         print(problem)
-    print(f"{len(pages)} pages read, {len(problems)} broken link(s)")
+    print(f"{len(pages)} pages read, {len(problems)} broken link(s) or "
+          f"path(s)")
     return 1 if problems else 0
 
 
