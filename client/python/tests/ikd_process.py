@@ -14,10 +14,11 @@ _LISTENING = re.compile(r"^ikd: listening on (\S+) ")
 
 
 def ikd_binary() -> str:
-    """The ikd under test: $IKD (tests/run_tests.sh passes it)."""
-    binary = os.environ.get("IKD")
-    if not binary:
-        raise RuntimeError("set IKD to the ikd binary (client/python/tests/run_tests.sh IKD)")
+    """The ikd under test: $IKD (tests/run_tests.sh passes it), else the
+    repository's build/server/ikd."""
+    binary = os.environ.get("IKD") or str(REPO / "build" / "server" / "ikd")
+    if not os.path.exists(binary):
+        raise RuntimeError(f"no ikd binary at {binary}: build it (scripts/build.sh) or set IKD")
     return binary
 
 

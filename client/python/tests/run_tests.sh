@@ -3,13 +3,15 @@
 # python3-grpcio and python3-protobuf) against real ikd processes the tests
 # start themselves. The stubs are generated into a temporary directory by
 # the project's examples/python/generate_stubs.sh.
-# Usage: client/python/tests/run_tests.sh IKD [unittest arguments...]
+# Usage: client/python/tests/run_tests.sh [IKD [unittest arguments...]]
+# (IKD defaults to the repository's build/server/ikd.)
 set -euo pipefail
-[[ $# -ge 1 ]] || { echo "usage: $0 IKD [unittest arguments...]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 package=$(cd "$here/.." && pwd)
-export IKD=$(realpath "$1")
-shift
+ikd=${1:-$package/../../build/server/ikd}
+[[ -x "$ikd" ]] || { echo "no ikd binary at $ikd: build it (scripts/build.sh) or pass one" >&2; exit 2; }
+export IKD=$(realpath "$ikd")
+shift || true
 stubs=$(mktemp -d)
 trap 'rm -rf "$stubs"' EXIT
 "$package/../../examples/python/generate_stubs.sh" "$stubs"
