@@ -110,6 +110,10 @@ class IkServer {
   }
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
+  // What the solvers did since the server started (its metrics' source).
+  const SolveCounters& solve_counters() const {
+    return service_.handlers().counters();
+  }
 
   // The drain: marks health NOT_SERVING and answers every new call
   // UNAVAILABLE (open TickStreams end after their tick in progress); the

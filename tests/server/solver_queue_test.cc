@@ -2,7 +2,9 @@
 // and the queue full, solving calls are refused at once with
 // RESOURCE_EXHAUSTED (a TickStream's tick in its answer, the stream staying
 // open), the registry and health still answer, and the queued calls complete
-// once the worker is free. The test waits for states, never for times.
+// once the worker is free; clients take turns, and a heavy call (many goals,
+// a tick's characters) gives way between its pieces. The test waits for
+// states, never for times.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -184,6 +186,100 @@ TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
   // shared the flood's turn (one client per server, not per connection),
   // it would find six.
   EXPECT_EQ(waiting_at_probe, kFlood - 1);
+}
+
+// A flood of ticks from one connection: a tick gives way to other clients
+// between its characters, so the victim's light call waits for one
+// character of the flood's tick, not for the tick (nor for the flood).
+TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
+  HeldWorker worker(server_->solver_pool());
+  auto flood = OwnConnection(server_->port());
+  auto victim = OwnConnection(server_->port());
+
+  // Ticks of humanoids, each with one two-bone goal for its left arm.
+  constexpr int kCharacters = 40;
+  constexpr int kTicks = 2;
+  v1::TickRequest tick;
+  for (int k = 0; k < kCharacters; ++k) {
+    v1::TickCharacter* character = tick.add_characters();
+    character->set_id(absl::StrCat("c", k));
+    character->set_rig("humanoid");
+    *character->add_goals() = LightReach().goals(0);
+  }
+  // The victim's call: one FABRIK goal on the tail, so the solvers'
+  // counters tell its goal from the ticks'.
+  v1::SolveChainRequest light;
+  light.set_rig("tail");
+  v1::ChainGoal* goal = light.add_goals();
+  goal->set_chain("tail");
+  goal->set_solver(v1::SOLVER_FABRIK);
+  *goal->mutable_target() = Vec(0.2, 0.6, -0.9);
+
+  struct Tick {
+    grpc::ClientContext context;
+    v1::TickResponse response;
+    grpc::Status status;
+  };
+  Tick ticks[kTicks];
+  grpc::ClientContext victim_context;
+  v1::SolveChainResponse victim_response;
+  grpc::Status victim_status;
+  absl::Mutex mutex;
+  int finished = 0;
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::seconds(60);
+  for (int t = 0; t < kTicks; ++t) {
+    ticks[t].context.set_deadline(deadline);
+    flood->async()->Tick(&ticks[t].context, &tick, &ticks[t].response,
+                         [&, t](grpc::Status status) {
+                           absl::MutexLock lock(&mutex);
+                           ticks[t].status = std::move(status);
+                           ++finished;
+                         });
+    WaitForQueued(server_->solver_pool(), t + 1);
+  }
+  victim_context.set_deadline(deadline);
+  victim->async()->SolveChain(&victim_context, &light, &victim_response,
+                              [&](grpc::Status status) {
+                                absl::MutexLock lock(&mutex);
+                                victim_status = std::move(status);
+                                ++finished;
+                              });
+  WaitForQueued(server_->solver_pool(), kTicks + 1);
+  // A probe from a third client, queued last, notes what the solvers have
+  // done when its turn comes.
+  SolveCounters::PerSolver two_bone_at_probe;
+  SolveCounters::PerSolver fabrik_at_probe;
+  absl::Notification probed;
+  ASSERT_TRUE(server_->solver_pool().Post("probe", [&] {
+    two_bone_at_probe = server_->solve_counters().solver(SolverKind::kTwoBone);
+    fabrik_at_probe = server_->solve_counters().solver(SolverKind::kFabrik);
+    probed.Notify();
+  }));
+  worker.Release();
+  probed.WaitForNotification();
+  {
+    absl::MutexLock lock(&mutex);
+    mutex.Await(absl::Condition(
+        +[](int* done) { return *done == kTicks + 1; }, &finished));
+  }
+  EXPECT_TRUE(victim_status.ok()) << victim_status.error_message();
+  for (const Tick& t : ticks) {
+    ASSERT_TRUE(t.status.ok()) << t.status.error_message();
+    ASSERT_EQ(t.response.characters_size(), kCharacters);
+    for (const v1::TickCharacterResult& character : t.response.characters()) {
+      EXPECT_FALSE(character.has_status()) << character.status().message();
+    }
+  }
+  // Turns: the flood's first tick, the victim, the probe. The tick gives
+  // way after each character: after its first the victim's call runs, after
+  // its second the probe -- which finds the victim served and two of the
+  // flood's 80 characters solved. Had the tick run whole before giving way,
+  // it would find 40.
+  EXPECT_EQ(fabrik_at_probe.goals, 1);
+  EXPECT_LE(two_bone_at_probe.goals, 2);
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kTwoBone).goals,
+            kTicks * kCharacters);
 }
 
 }  // namespace
