@@ -1,0 +1,139 @@
+// How a tick's wall time falls with the solver threads: the example crowd's
+// 1,000-character tick (client/crowd/crowd.h: the humanoid walking over the
+// bundled stairs, all 28 joints animated, both legs grounded, two hand goals,
+// the ponytail stepped from the states of the tick before) sent as one unary
+// Tick to an ikd in this process, over a real loopback channel, with 1 and
+// with 2 solver threads (--solver_threads). Everything a tick costs is in
+// the time: the request's parse, the characters on the pool, the answer's
+// serialisation, gRPC both ways.
+//
+// After the benchmarks it prints the ratio the tick's scaling is judged by:
+// wall time with 2 solver threads / with 1 (1.0: no gain; 0.5: linear).
+// With ikd and this client sharing the machine's cores, run it on a machine
+// with at least 3 cores for the ratio to mean ikd's scaling alone.
+//
+//   build/bench/tick_scaling_bench --benchmark_min_time=2
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "crowd.h"
+#include "crowd_fixture.h"
+#include "ik/rig_json.h"
+#include "ik/v1/ik.grpc.pb.h"
+#include "server.h"
+
+namespace ik::server {
+namespace {
+
+// An ikd in process with `threads` solver threads, a channel to it, and the
+// crowd's fourth tick (three ticks absorbed over the channel first, so
+// dynamics has states).
+struct ServedCrowd {
+  explicit ServedCrowd(int threads) {
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.rig_dir = IK_EXAMPLES_DIR "/rigs";
+    options.terrain_dir = IK_EXAMPLES_DIR "/terrains";
+    options.solver_threads = threads;
+    absl::StatusOr<std::unique_ptr<IkServer>> started =
+        IkServer::Start(options);
+    Expect(started.status());
+    server = *std::move(started);
+    grpc::ChannelArguments arguments;
+    arguments.SetMaxReceiveMessageSize(64 << 20);
+    stub = v1::IkService::NewStub(grpc::CreateCustomChannel(
+        absl::StrCat("127.0.0.1:", server->port()),
+        grpc::InsecureChannelCredentials(), arguments));
+    absl::StatusOr<v1::Rig> humanoid =
+        ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
+    Expect(humanoid.status());
+    CrowdOptions crowd_options;
+    crowd_options.characters = kCrowdCharacters;
+    crowd = std::make_unique<SyntheticCrowd>(*humanoid, crowd_options);
+    for (int t = 0; t < 3; ++t) {
+      v1::TickResponse response;
+      Expect(Tick(crowd->NextTick(), response), "a set-up tick failed");
+      crowd->Absorb(response);
+    }
+    request = crowd->NextTick();
+  }
+
+  bool Tick(const v1::TickRequest& tick, v1::TickResponse& response) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(60));
+    return stub->Tick(&context, tick, &response).ok() && !response.has_status();
+  }
+
+  std::unique_ptr<IkServer> server;
+  std::unique_ptr<v1::IkService::Stub> stub;
+  std::unique_ptr<SyntheticCrowd> crowd;
+  v1::TickRequest request;
+};
+
+void BM_TickOverChannel(benchmark::State& state) {
+  ServedCrowd served(static_cast<int>(state.range(0)));
+  v1::TickResponse response;
+  for (auto _ : state) {
+    response.Clear();
+    if (!served.Tick(served.request, response)) {
+      state.SkipWithError("the tick failed");
+      return;
+    }
+  }
+  state.counters["characters"] = kCrowdCharacters;
+  // Wall time per character, in seconds (printed with an SI prefix).
+  state.counters["per_character"] = benchmark::Counter(
+      kCrowdCharacters, benchmark::Counter::kIsIterationInvariantRate |
+                            benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_TickOverChannel)
+    ->ArgName("solver_threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The console's report, keeping each run's wall time per iteration by name.
+class KeepingReporter : public benchmark::ConsoleReporter {
+ public:
+  KeepingReporter() : ConsoleReporter(OO_Tabular) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.iterations > 0 && run.run_type == Run::RT_Iteration) {
+        wall[run.benchmark_name()] =
+            run.real_accumulated_time / static_cast<double>(run.iterations);
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> wall;
+};
+
+}  // namespace
+}  // namespace ik::server
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ik::server::KeepingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const auto one =
+      reporter.wall.find("BM_TickOverChannel/solver_threads:1/real_time");
+  const auto two =
+      reporter.wall.find("BM_TickOverChannel/solver_threads:2/real_time");
+  if (one != reporter.wall.end() && two != reporter.wall.end()) {
+    std::printf("tick wall time, 2 solver threads / 1: %.3f\n",
+                two->second / one->second);
+  }
+  benchmark::Shutdown();
+  return 0;
+}
