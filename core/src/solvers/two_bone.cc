@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "ik/base/joint_limits.h"
@@ -26,278 +27,415 @@ Quat ToLocal(const Quat& delta, const Quat& model_rotation) {
   return Quat(delta.w, axis.x, axis.y, axis.z);
 }
 
+// Run's stages follow, in its order. Each is forced inline so that GCC splits
+// the structs the stages pass (some forty scalars) into values it keeps in
+// registers; out of line they would pass through memory. For the same reason
+// Run's locals holding them are not const (GCC keeps a const aggregate that
+// an inlined stage fills in memory), and no member of one goes by reference
+// to an out-of-line call (see RootOffsets); -fdump-tree-sra-details names
+// any aggregate that stays in memory. Square roots and divisions dominate
+// the solve's cost, so each one is taken only where it is needed and paired
+// divisions share one.
+
+// The root -> middle joint and root -> target offsets. The out-of-line
+// solves (FromTo, TwistedSwing, TwistTowardsPole) read them by reference, so
+// they live in memory, apart from Limb: a member passed by reference would
+// keep all of Limb in memory, and GCC keeps Limb's values in registers.
+struct RootOffsets {
+  Vec3 upper_ms;      // root -> mid
+  Vec3 to_target_ms;  // root -> target
+};
+
+[[gnu::always_inline]] inline RootOffsets OffsetsFromRoot(
+    const TwoBoneJob& job) {
+  RootOffsets offsets;
+  offsets.upper_ms = job.mid_model.translation - job.root_model.translation;
+  offsets.to_target_ms = job.target_model - job.root_model.translation;
+  return offsets;
+}
+
+// The limb in model space: its bones, the offsets from the root (by
+// reference) and the squared lengths every stage reads.
+struct Limb {
+  explicit Limb(const RootOffsets& offsets)
+      : upper_ms(offsets.upper_ms), to_target_ms(offsets.to_target_ms) {}
+
+  const Vec3& upper_ms;
+  const Vec3& to_target_ms;
+  Vec3 root_ms, lower_ms, bend_normal_ms;
+  double upper_sq, lower_sq, target_sq, lengths_sq, bend_normal_sq;
+  bool target_on_root;
+  bool bent;  // the bones are not in line
+};
+
+[[gnu::always_inline]] inline Limb SetUp(const TwoBoneJob& job,
+                                         const RootOffsets& offsets) {
+  Limb limb(offsets);
+  limb.root_ms = job.root_model.translation;
+  limb.lower_ms = job.tip_model.translation - job.mid_model.translation;
+  limb.upper_sq = glm::dot(limb.upper_ms, limb.upper_ms);
+  limb.lower_sq = glm::dot(limb.lower_ms, limb.lower_ms);
+  limb.target_sq = glm::dot(limb.to_target_ms, limb.to_target_ms);
+  limb.target_on_root =
+      !(limb.target_sq >= kMinDirectionLength * kMinDirectionLength);
+  limb.lengths_sq = limb.upper_sq * limb.lower_sq;
+  limb.bend_normal_ms = glm::cross(limb.upper_ms, limb.lower_ms);
+  limb.bend_normal_sq = glm::dot(limb.bend_normal_ms, limb.bend_normal_ms);
+  limb.bent =
+      limb.bend_normal_sq > kStraightSine * kStraightSine * limb.lengths_sq;
+  return limb;
+}
+
+// The bend axis n and the lower bone split about it: lower = along +
+// across, side = n x across. With u = root - mid (= -upper):
+// a = u.across, b = u.side, k = u.along, r^2 = a^2 + b^2 (see the header).
+// bend_sign: +1 when the limb bends by the right-hand rule about n.
+struct BendFrame {
+  Vec3 axis_ms, along_ms, across_ms, side_ms;
+  double a, b, k, r_sq, inverse_r_sq;
+  double bend_sign;
+};
+
+// The axis of a straight limb without a middle-joint axis: bend so the
+// middle joint heads for the pole. With n = pole x upper, a positive turn
+// of the lower bone moves the tip away from the pole, and the swing then
+// carries the middle joint towards it.
+[[gnu::always_inline]] inline Vec3 AxisTowardsPole(const TwoBoneJob& job,
+                                                   const Limb& limb) {
+  const Vec3 pole_offset_ms =
+      job.pole_model.has_value() ? *job.pole_model - limb.root_ms : Vec3(0.0);
+  const Vec3 pole_normal_ms = glm::cross(pole_offset_ms, limb.upper_ms);
+  const double pole_normal_sq = glm::dot(pole_normal_ms, pole_normal_ms);
+  if (pole_normal_sq > internal::kOnLineSine * internal::kOnLineSine *
+                           limb.upper_sq *
+                           glm::dot(pole_offset_ms, pole_offset_ms)) {
+    return pole_normal_ms / std::sqrt(pole_normal_sq);
+  }
+  return AnyPerpendicular(limb.upper_ms);
+}
+
+[[gnu::always_inline]] inline BendFrame FrameTheBend(const TwoBoneJob& job,
+                                                     const Limb& limb) {
+  BendFrame frame;
+  frame.along_ms = Vec3(0.0);
+  frame.across_ms = limb.lower_ms;
+  frame.k = 0.0;
+  frame.bend_sign = 1.0;
+  if (!job.mid_axis_model.has_value() && limb.bent) {
+    // The incoming bend plane's normal N / |N|: the lower bone lies across
+    // it, r^2 = l1^2 l2^2 and b = |N|. 1/|N| = |N| / N^2 and 1/r^2 share a
+    // division, which runs alongside the square root.
+    const double normal_length = std::sqrt(limb.bend_normal_sq);
+    const double inverse_product =
+        1.0 / (limb.bend_normal_sq * limb.lengths_sq);
+    const double inverse_length =
+        (inverse_product * limb.lengths_sq) * normal_length;
+    frame.inverse_r_sq = inverse_product * limb.bend_normal_sq;
+    frame.axis_ms = limb.bend_normal_ms * inverse_length;
+    frame.side_ms =
+        glm::cross(limb.bend_normal_ms, limb.lower_ms) * inverse_length;
+    frame.a = -glm::dot(limb.upper_ms, limb.lower_ms);
+    frame.b = normal_length;
+    frame.r_sq = limb.lengths_sq;
+  } else {
+    if (job.mid_axis_model.has_value()) {
+      frame.axis_ms = glm::normalize(*job.mid_axis_model);
+      if (limb.bent && glm::dot(limb.bend_normal_ms, frame.axis_ms) < 0.0) {
+        frame.bend_sign = -1.0;
+      }
+    } else {
+      frame.axis_ms = AxisTowardsPole(job, limb);
+    }
+    frame.along_ms = glm::dot(limb.lower_ms, frame.axis_ms) * frame.axis_ms;
+    frame.across_ms = limb.lower_ms - frame.along_ms;
+    frame.side_ms = glm::cross(frame.axis_ms, frame.across_ms);
+    frame.a = -glm::dot(limb.upper_ms, frame.across_ms);
+    frame.b = -glm::dot(limb.upper_ms, frame.side_ms);
+    frame.k = -glm::dot(limb.upper_ms, frame.along_ms);
+    frame.r_sq = frame.a * frame.a + frame.b * frame.b;
+    frame.inverse_r_sq = frame.r_sq > 0.0 ? 1.0 / frame.r_sq : 0.0;
+  }
+  return frame;
+}
+
+// Step 1: the turn alpha of the lower bone about n, (cos, sin)(alpha) kept
+// as (cos0 + t cos1, sin0 + t sin1): t, the one square root, comes last and
+// the swing is prepared around it.
+struct MidTurn {
+  double cos0, cos1, sin0, sin1, t;
+  double cos_alpha, sin_alpha;
+  // a cos(alpha) + b sin(alpha): |root - tip|^2 = l1^2 + l2^2 - 2 (k + this).
+  double projection;
+  bool exact;  // the bones reach the target distance (c was not clamped)
+};
+
+// The roots are alpha = phi -+ beta with (cos, sin)(phi) = (a, b) / r and
+// (cos, sin)(beta) = (c, t) / r, t = r sin(beta) = sqrt(r^2 - c^2), so
+//   r^2 (cos, sin)(alpha) = (ac +- bt, bc -+ at).
+// cos(phi - beta) - cos(phi + beta) has the sign of b (t >= 0): the
+// smaller |alpha| keeps the bend's side. Ties, and straight limbs, turn the
+// positive way (sin(phi - beta) >= sin(phi + beta) iff a <= 0).
+[[gnu::always_inline]] inline MidTurn TurnMiddleJoint(const Limb& limb,
+                                                      const BendFrame& frame) {
+  MidTurn turn;
+  turn.cos0 = 1.0;
+  turn.cos1 = 0.0;
+  turn.sin0 = 0.0;
+  turn.sin1 = 0.0;
+  turn.t = 0.0;
+  turn.projection = frame.a;
+  turn.exact = false;
+  if (frame.r_sq > kStraightSine * kStraightSine * limb.lengths_sq) {
+    double c = (0.5 * (limb.upper_sq + limb.lower_sq) - frame.k) -
+               0.5 * limb.target_sq;
+    if (c * c < frame.r_sq) {
+      turn.exact = true;
+      turn.t = std::sqrt(frame.r_sq - c * c);
+    } else {
+      // Clamped to what the bones allow: exactly straight (or folded).
+      c = c < 0.0 ? -std::sqrt(frame.r_sq) : std::sqrt(frame.r_sq);
+    }
+    const double a = frame.a;
+    const double b = frame.b;
+    const bool take_minus =
+        limb.bent ? (b > 0.0 || (b == 0.0 && a <= 0.0)) : a <= 0.0;
+    const double sigma = take_minus ? 1.0 : -1.0;  // alpha = phi - sigma beta
+    turn.cos0 = a * c * frame.inverse_r_sq;
+    turn.sin0 = b * c * frame.inverse_r_sq;
+    turn.cos1 = sigma * b * frame.inverse_r_sq;
+    turn.sin1 = -sigma * a * frame.inverse_r_sq;
+    turn.projection = c;
+  }
+  turn.cos_alpha = turn.cos0 + turn.t * turn.cos1;
+  turn.sin_alpha = turn.sin0 + turn.t * turn.sin1;
+  return turn;
+}
+
+// The turn's range: only a limited joint pays for the angle. Returns whether
+// the range moved the turn by more than the clamp's slack.
+[[gnu::always_inline]] inline bool KeepTurnInRange(
+    const std::optional<AngleRange>& range, const BendFrame& frame,
+    MidTurn& turn) {
+  if (!range.has_value()) return false;
+  const double alpha = Atan2(turn.sin_alpha, turn.cos_alpha);
+  const double clamped = ClampAngleToRange(alpha, *range);
+  if (clamped == alpha) return false;
+  const bool turn_clamped =
+      std::abs(std::remainder(clamped - alpha, 2.0 * kPi)) > kLimitClampSlack;
+  turn.cos_alpha = Cos(clamped);
+  turn.sin_alpha = Sin(clamped);
+  turn.cos0 = turn.cos_alpha;
+  turn.sin0 = turn.sin_alpha;
+  turn.cos1 = 0.0;
+  turn.sin1 = 0.0;
+  turn.t = 0.0;
+  turn.projection = frame.a * turn.cos_alpha + frame.b * turn.sin_alpha;
+  turn.exact = false;
+  return turn_clamped;
+}
+
+// The middle joint's bend: root -> tip after the turn, base_ms + cos(alpha)
+// across + sin(alpha) side, and the joint's correction, (w, v * axis_local)
+// up to normalisation.
+struct Bend {
+  Vec3 base_ms, axis_local;
+  double w, v, norm_sq;
+};
+
+[[gnu::always_inline]] inline Bend BendMiddleJoint(const Quat& mid_rotation,
+                                                   const Limb& limb,
+                                                   const BendFrame& frame,
+                                                   const MidTurn& turn) {
+  Bend bend;
+  bend.base_ms = limb.upper_ms + frame.along_ms;
+  bend.axis_local = glm::conjugate(mid_rotation) * frame.axis_ms;
+  bend.w = turn.cos_alpha >= 0.0 ? 1.0 + turn.cos_alpha : turn.sin_alpha;
+  bend.v = turn.cos_alpha >= 0.0 ? turn.sin_alpha : 1.0 - turn.cos_alpha;
+  bend.norm_sq = bend.w * bend.w + bend.v * bend.v;
+  return bend;
+}
+
+// Root -> tip after the turn.
+[[gnu::always_inline]] inline Vec3 TurnedTip(const BendFrame& frame,
+                                             const MidTurn& turn,
+                                             const Bend& bend) {
+  return bend.base_ms + turn.cos_alpha * frame.across_ms +
+         turn.sin_alpha * frame.side_ms;
+}
+
+// Step 2's swing of the root, the tip towards the target. pending: (w,
+// axis) is still to be normalised; else swing_ms holds it (the identity
+// for a target on the root).
+struct Swing {
+  double target_length;  // computed where needed
+  double tip_distance;   // |s|, where not exact
+  bool pending;
+  double w;
+  Vec3 axis;
+  Quat swing_ms;
+};
+
+// The shortest arc q ~ (|s||r| + s.r, s x r) for s = root -> tip, r = root
+// -> target, with s.r and s x r expanded over the parts of s. A target on
+// the root keeps the direction.
+[[gnu::always_inline]] inline Swing SwingRoot(const Limb& limb,
+                                              const BendFrame& frame,
+                                              const MidTurn& turn,
+                                              const Bend& bend) {
+  Swing swing{0.0, 0.0, false, 1.0, Vec3(0.0), IdentityQuat()};
+  if (limb.target_on_root) return swing;
+  double lengths;
+  bool tip_off_root = true;
+  if (turn.exact) {
+    lengths = limb.target_sq;  // |s| = |r|
+  } else {
+    swing.target_length = std::sqrt(limb.target_sq);
+    swing.tip_distance =
+        std::sqrt(std::max(0.0, limb.upper_sq + limb.lower_sq -
+                                    2.0 * (frame.k + turn.projection)));
+    lengths = swing.tip_distance * swing.target_length;
+    tip_off_root = swing.tip_distance >= kMinDirectionLength;
+  }
+  const double across_dot = glm::dot(frame.across_ms, limb.to_target_ms);
+  const double side_dot = glm::dot(frame.side_ms, limb.to_target_ms);
+  const Vec3 across_cross = glm::cross(frame.across_ms, limb.to_target_ms);
+  const Vec3 side_cross = glm::cross(frame.side_ms, limb.to_target_ms);
+  swing.w = (lengths + (glm::dot(bend.base_ms, limb.to_target_ms) +
+                        turn.cos0 * across_dot + turn.sin0 * side_dot)) +
+            turn.t * (turn.cos1 * across_dot + turn.sin1 * side_dot);
+  swing.axis = (glm::cross(bend.base_ms, limb.to_target_ms) +
+                turn.cos0 * across_cross + turn.sin0 * side_cross) +
+               turn.t * (turn.cos1 * across_cross + turn.sin1 * side_cross);
+  if (tip_off_root && swing.w > kOppositeThreshold * lengths) {
+    swing.pending = true;
+  } else {
+    // The tip points (nearly) away from the target, or sits on the root.
+    swing.swing_ms = FromTo(TurnedTip(frame, turn, bend), limb.to_target_ms);
+  }
+  return swing;
+}
+
+// The fast path's corrections: the root's unnormalised model-space turn (the
+// swing, or the swing and the pole's twist together), and both
+// normalisations sharing one division; the turn goes into the root's frame
+// before it is scaled (the frame change is linear).
+[[gnu::always_inline]] inline void CorrectAtOnce(
+    const TwoBoneJob& job, const Limb& limb, const BendFrame& frame,
+    const Bend& bend, const Swing& swing, bool twisted_swing) {
+  Quat turn_ms(swing.w, swing.axis.x, swing.axis.y, swing.axis.z);
+  if (twisted_swing) {
+    // The swing's axis goes as a copy, so Swing stays in registers.
+    turn_ms = internal::TwistedSwing(
+        *job.pole_model - limb.root_ms, limb.to_target_ms, limb.target_sq,
+        swing.w, Vec3(swing.axis), limb.upper_ms,
+        frame.bend_sign * frame.axis_ms, limb.upper_sq);
+  }
+  // Each normalisation's division runs alongside its square root:
+  // 1/|q| = |q| / |q|^2.
+  const double turn_norm_sq =
+      turn_ms.w * turn_ms.w +
+      (turn_ms.x * turn_ms.x + turn_ms.y * turn_ms.y + turn_ms.z * turn_ms.z);
+  const double inverse_both = 1.0 / (bend.norm_sq * turn_norm_sq);
+  const double bend_inverse =
+      (inverse_both * turn_norm_sq) * std::sqrt(bend.norm_sq);
+  const double turn_inverse =
+      (inverse_both * bend.norm_sq) * std::sqrt(turn_norm_sq);
+  const double bend_scale = bend.v * bend_inverse;
+  *job.mid_correction =
+      Quat(bend.w * bend_inverse, bend.axis_local.x * bend_scale,
+           bend.axis_local.y * bend_scale, bend.axis_local.z * bend_scale);
+  const Vec3 local_axis = glm::conjugate(job.root_model.rotation) *
+                          Vec3(turn_ms.x, turn_ms.y, turn_ms.z);
+  *job.root_correction =
+      Quat(turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
+           local_axis.y * turn_inverse, local_axis.z * turn_inverse);
+}
+
+// The other paths' corrections: each normalised on its own, then step 3,
+// the twist about the root-target axis towards the pole. Returns the root's
+// model-space turn.
+[[gnu::always_inline]] inline Quat CorrectInTurn(
+    const TwoBoneJob& job, const Limb& limb, const BendFrame& frame,
+    const MidTurn& turn, const Bend& bend, Swing& swing) {
+  const double bend_scale = 1.0 / std::sqrt(bend.norm_sq);
+  *job.mid_correction =
+      Quat(bend.w * bend_scale, bend.axis_local.x * (bend.v * bend_scale),
+           bend.axis_local.y * (bend.v * bend_scale),
+           bend.axis_local.z * (bend.v * bend_scale));
+  Quat swing_ms = swing.swing_ms;
+  if (swing.pending) {
+    const double swing_scale =
+        1.0 / std::sqrt(swing.w * swing.w + glm::dot(swing.axis, swing.axis));
+    const Vec3 v = swing.axis * swing_scale;
+    swing_ms = Quat(swing.w * swing_scale, v.x, v.y, v.z);
+  }
+  Quat root_delta_ms = swing_ms;
+  if (job.pole_model.has_value()) {
+    if (!limb.target_on_root && swing.target_length == 0.0) {
+      swing.target_length = std::sqrt(limb.target_sq);
+    }
+    const Quat twist_ms = internal::TwistTowardsPole(
+        *job.pole_model - limb.root_ms, limb.to_target_ms,
+        limb.target_on_root ? 0.0 : swing.target_length, swing_ms,
+        limb.upper_ms, TurnedTip(frame, turn, bend),
+        frame.bend_sign * frame.axis_ms, limb.upper_sq);
+    root_delta_ms = twist_ms * swing_ms;
+  }
+  *job.root_correction = ToLocal(root_delta_ms, job.root_model.rotation);
+  return root_delta_ms;
+}
+
+// Where the tip lands and how far it stays from the target.
+[[gnu::always_inline]] inline void Report(const TwoBoneJob& job,
+                                          const Limb& limb,
+                                          const BendFrame& frame,
+                                          const MidTurn& turn, const Bend& bend,
+                                          const Swing& swing,
+                                          const Quat& root_delta_ms) {
+  SolveReport& out = *job.report;
+  if (turn.exact && !limb.target_on_root) {
+    out.tip_model = job.target_model;
+    out.residual = 0.0;
+  } else if (!limb.target_on_root) {
+    // The swing lays the tip on the root-target ray.
+    out.tip_model = limb.root_ms + limb.to_target_ms * (swing.tip_distance /
+                                                        swing.target_length);
+    out.residual = std::abs(swing.target_length - swing.tip_distance);
+  } else {
+    out.tip_model = limb.root_ms + root_delta_ms * TurnedTip(frame, turn, bend);
+    out.residual = glm::length(out.tip_model - job.target_model);
+  }
+  out.reached = out.residual <= job.tolerance;
+  out.iterations = 1;
+}
+
 }  // namespace
 
-// One function, for speed: the stages (setup, bend frame, step 1: the middle
-// joint's turn, its range, step 2: the root's swing, step 3: the pole's twist,
-// the corrections, the report) share some forty scalars, which GCC keeps in
-// memory when they are passed between functions as structs, so split into
-// functions the solve is markedly slower (BM_TwoBoneJobRun in
-// bench/two_bone_bench.cc, with and without a pole). Square roots and divisions
-// dominate its cost, so each one is taken only where it is needed and paired
-// divisions share one.
+// The analytic two-bone solve as in ozz-animation's IKTwoBoneJob, as stages.
 absl::Status TwoBoneJob::Run() const {
   if (!internal::LooksValid(*this)) {
     if (absl::Status status = Validate(); !status.ok()) return status;
   }
-
-  const Vec3 root_ms = root_model.translation;
-  const Vec3 upper_ms = mid_model.translation - root_ms;  // root -> mid
-  const Vec3 lower_ms = tip_model.translation - mid_model.translation;
-  const Vec3 to_target_ms = target_model - root_ms;
-  const double upper_sq = glm::dot(upper_ms, upper_ms);
-  const double lower_sq = glm::dot(lower_ms, lower_ms);
-  const double target_sq = glm::dot(to_target_ms, to_target_ms);
-  const bool target_on_root =
-      !(target_sq >= kMinDirectionLength * kMinDirectionLength);
-  const double lengths_sq = upper_sq * lower_sq;
-  const Vec3 bend_normal_ms = glm::cross(upper_ms, lower_ms);
-  const double bend_normal_sq = glm::dot(bend_normal_ms, bend_normal_ms);
-  const bool bent = bend_normal_sq > kStraightSine * kStraightSine * lengths_sq;
-
-  // The bend axis n and the lower bone split about it: lower = along +
-  // across, side = n x across. With u = root - mid (= -upper):
-  // a = u.across, b = u.side, k = u.along, r^2 = a^2 + b^2 (see the header).
-  // bend_sign: +1 when the limb bends by the right-hand rule about n.
-  Vec3 axis_ms;
-  Vec3 along_ms(0.0);
-  Vec3 across_ms = lower_ms;
-  Vec3 side_ms;
-  double a;
-  double b;
-  double k = 0.0;
-  double r_sq;
-  double inverse_r_sq;
-  double bend_sign = 1.0;
-  if (!mid_axis_model.has_value() && bent) {
-    // The incoming bend plane's normal N / |N|: the lower bone lies across
-    // it, r^2 = l1^2 l2^2 and b = |N|. 1/|N| = |N| / N^2 and 1/r^2 share a
-    // division, which runs alongside the square root.
-    const double normal_length = std::sqrt(bend_normal_sq);
-    const double inverse_product = 1.0 / (bend_normal_sq * lengths_sq);
-    const double inverse_length =
-        (inverse_product * lengths_sq) * normal_length;
-    inverse_r_sq = inverse_product * bend_normal_sq;
-    axis_ms = bend_normal_ms * inverse_length;
-    side_ms = glm::cross(bend_normal_ms, lower_ms) * inverse_length;
-    a = -glm::dot(upper_ms, lower_ms);
-    b = normal_length;
-    r_sq = lengths_sq;
-  } else {
-    if (mid_axis_model.has_value()) {
-      axis_ms = glm::normalize(*mid_axis_model);
-      if (bent && glm::dot(bend_normal_ms, axis_ms) < 0.0) bend_sign = -1.0;
-    } else {
-      // Straight limb: bend so the middle joint heads for the pole. With
-      // n = pole x upper, a positive turn of the lower bone moves the tip
-      // away from the pole, and the swing then carries the middle joint
-      // towards it.
-      const Vec3 pole_offset_ms =
-          pole_model.has_value() ? *pole_model - root_ms : Vec3(0.0);
-      const Vec3 pole_normal_ms = glm::cross(pole_offset_ms, upper_ms);
-      const double pole_normal_sq = glm::dot(pole_normal_ms, pole_normal_ms);
-      if (pole_normal_sq > internal::kOnLineSine * internal::kOnLineSine *
-                               upper_sq *
-                               glm::dot(pole_offset_ms, pole_offset_ms)) {
-        axis_ms = pole_normal_ms / std::sqrt(pole_normal_sq);
-      } else {
-        axis_ms = AnyPerpendicular(upper_ms);
-      }
-    }
-    along_ms = glm::dot(lower_ms, axis_ms) * axis_ms;
-    across_ms = lower_ms - along_ms;
-    side_ms = glm::cross(axis_ms, across_ms);
-    a = -glm::dot(upper_ms, across_ms);
-    b = -glm::dot(upper_ms, side_ms);
-    k = -glm::dot(upper_ms, along_ms);
-    r_sq = a * a + b * b;
-    inverse_r_sq = r_sq > 0.0 ? 1.0 / r_sq : 0.0;
-  }
-
-  // Step 1: the turn alpha of the lower bone about n. The roots are
-  // alpha = phi -+ beta with (cos, sin)(phi) = (a, b) / r and
-  // (cos, sin)(beta) = (c, t) / r, t = r sin(beta) = sqrt(r^2 - c^2), so
-  //   r^2 (cos, sin)(alpha) = (ac +- bt, bc -+ at).
-  // cos(phi - beta) - cos(phi + beta) has the sign of b (t >= 0): the
-  // smaller |alpha| keeps the bend's side. Ties, and straight limbs, turn the
-  // positive way (sin(phi - beta) >= sin(phi + beta) iff a <= 0).
-  // (cos, sin)(alpha) are kept as (cos0 + t cos1, sin0 + t sin1): t, the
-  // one square root, comes last and the swing below is prepared around it.
-  double cos0 = 1.0;
-  double cos1 = 0.0;
-  double sin0 = 0.0;
-  double sin1 = 0.0;
-  double t = 0.0;
-  // a cos(alpha) + b sin(alpha): |root - tip|^2 = l1^2 + l2^2 - 2 (k + this).
-  double projection = a;
-  // True when the bones reach the target distance (c was not clamped).
-  bool exact = false;
-  if (r_sq > kStraightSine * kStraightSine * lengths_sq) {
-    double c = (0.5 * (upper_sq + lower_sq) - k) - 0.5 * target_sq;
-    if (c * c < r_sq) {
-      exact = true;
-      t = std::sqrt(r_sq - c * c);
-    } else {
-      // Clamped to what the bones allow: exactly straight (or folded).
-      c = c < 0.0 ? -std::sqrt(r_sq) : std::sqrt(r_sq);
-    }
-    const bool take_minus =
-        bent ? (b > 0.0 || (b == 0.0 && a <= 0.0)) : a <= 0.0;
-    const double sigma = take_minus ? 1.0 : -1.0;  // alpha = phi - sigma beta
-    cos0 = a * c * inverse_r_sq;
-    sin0 = b * c * inverse_r_sq;
-    cos1 = sigma * b * inverse_r_sq;
-    sin1 = -sigma * a * inverse_r_sq;
-    projection = c;
-  }
-  double cos_alpha = cos0 + t * cos1;
-  double sin_alpha = sin0 + t * sin1;
-  bool turn_clamped = false;
-  if (mid_turn_range.has_value()) {
-    // Only a limited joint pays for the angle.
-    const double alpha = Atan2(sin_alpha, cos_alpha);
-    const double clamped = ClampAngleToRange(alpha, *mid_turn_range);
-    if (clamped != alpha) {
-      turn_clamped = std::abs(std::remainder(clamped - alpha, 2.0 * kPi)) >
-                     kLimitClampSlack;
-      cos_alpha = Cos(clamped);
-      sin_alpha = Sin(clamped);
-      cos0 = cos_alpha;
-      sin0 = sin_alpha;
-      cos1 = 0.0;
-      sin1 = 0.0;
-      t = 0.0;
-      projection = a * cos_alpha + b * sin_alpha;
-      exact = false;
-    }
-  }
+  const RootOffsets offsets = OffsetsFromRoot(*this);
+  Limb limb = SetUp(*this, offsets);
+  BendFrame frame = FrameTheBend(*this, limb);
+  MidTurn turn = TurnMiddleJoint(limb, frame);
+  const bool turn_clamped = KeepTurnInRange(mid_turn_range, frame, turn);
   if (mid_turn_clamped != nullptr) *mid_turn_clamped = turn_clamped;
-  // Root -> tip after the turn: base + cos across + sin side.
-  const Vec3 base_ms = upper_ms + along_ms;
-  // The middle joint's correction, (w, v * axis) up to normalisation.
-  const Vec3 axis_local = glm::conjugate(mid_model.rotation) * axis_ms;
-  const double bend_w = cos_alpha >= 0.0 ? 1.0 + cos_alpha : sin_alpha;
-  const double bend_v = cos_alpha >= 0.0 ? sin_alpha : 1.0 - cos_alpha;
-  const double bend_norm_sq = bend_w * bend_w + bend_v * bend_v;
-
-  // Step 2: swing the root so the tip points at the target: the shortest
-  // arc q ~ (|s||r| + s.r, s x r) for s = root -> tip, r = root -> target,
-  // with s.r and s x r expanded over the parts of s. A target on the root
-  // keeps the direction.
-  double target_length = 0.0;  // computed where needed
-  double tip_distance = 0.0;   // |s|, where not exact
-  bool swing_pending = false;  // (w, swing_axis) still to be normalised
-  double w = 1.0;
-  Vec3 swing_axis(0.0);
-  Quat swing_ms = IdentityQuat();
-  if (!target_on_root) {
-    double lengths;
-    bool tip_off_root = true;
-    if (exact) {
-      lengths = target_sq;  // |s| = |r|
-    } else {
-      target_length = std::sqrt(target_sq);
-      tip_distance = std::sqrt(
-          std::max(0.0, upper_sq + lower_sq - 2.0 * (k + projection)));
-      lengths = tip_distance * target_length;
-      tip_off_root = tip_distance >= kMinDirectionLength;
-    }
-    const double across_dot = glm::dot(across_ms, to_target_ms);
-    const double side_dot = glm::dot(side_ms, to_target_ms);
-    const Vec3 across_cross = glm::cross(across_ms, to_target_ms);
-    const Vec3 side_cross = glm::cross(side_ms, to_target_ms);
-    w = (lengths + (glm::dot(base_ms, to_target_ms) + cos0 * across_dot +
-                    sin0 * side_dot)) +
-        t * (cos1 * across_dot + sin1 * side_dot);
-    swing_axis = (glm::cross(base_ms, to_target_ms) + cos0 * across_cross +
-                  sin0 * side_cross) +
-                 t * (cos1 * across_cross + sin1 * side_cross);
-    if (tip_off_root && w > kOppositeThreshold * lengths) {
-      swing_pending = true;
-    } else {
-      // The tip points (nearly) away from the target, or sits on the root.
-      swing_ms = FromTo(base_ms + cos_alpha * across_ms + sin_alpha * side_ms,
-                        to_target_ms);
-    }
-  }
+  Bend bend = BendMiddleJoint(mid_model.rotation, limb, frame, turn);
+  Swing swing = SwingRoot(limb, frame, turn, bend);
 
   Quat root_delta_ms = IdentityQuat();  // unset on the fast path
-  const bool twisted_swing = swing_pending && pole_model.has_value() &&
-                             target_sq >= internal::kTwistedSwingMinSquared &&
-                             target_sq <= internal::kTwistedSwingMaxSquared;
-  if (swing_pending && (!pole_model.has_value() || twisted_swing)) {
-    // Fast path: the root's unnormalised model-space turn (the swing, or the
-    // swing and the pole's twist together), and both normalisations sharing
-    // one division; the turn goes into the root's frame before it is scaled
-    // (the frame change is linear).
-    Quat turn_ms(w, swing_axis.x, swing_axis.y, swing_axis.z);
-    if (twisted_swing) {
-      turn_ms = internal::TwistedSwing(*pole_model - root_ms, to_target_ms,
-                                       target_sq, w, swing_axis, upper_ms,
-                                       bend_sign * axis_ms, upper_sq);
-    }
-    // Each normalisation's division runs alongside its square root:
-    // 1/|q| = |q| / |q|^2.
-    const double turn_norm_sq =
-        turn_ms.w * turn_ms.w +
-        (turn_ms.x * turn_ms.x + turn_ms.y * turn_ms.y + turn_ms.z * turn_ms.z);
-    const double inverse_both = 1.0 / (bend_norm_sq * turn_norm_sq);
-    const double bend_inverse =
-        (inverse_both * turn_norm_sq) * std::sqrt(bend_norm_sq);
-    const double turn_inverse =
-        (inverse_both * bend_norm_sq) * std::sqrt(turn_norm_sq);
-    const double bend_scale = bend_v * bend_inverse;
-    *mid_correction =
-        Quat(bend_w * bend_inverse, axis_local.x * bend_scale,
-             axis_local.y * bend_scale, axis_local.z * bend_scale);
-    const Vec3 local_axis = glm::conjugate(root_model.rotation) *
-                            Vec3(turn_ms.x, turn_ms.y, turn_ms.z);
-    *root_correction =
-        Quat(turn_ms.w * turn_inverse, local_axis.x * turn_inverse,
-             local_axis.y * turn_inverse, local_axis.z * turn_inverse);
+  const bool twisted_swing =
+      swing.pending && pole_model.has_value() &&
+      limb.target_sq >= internal::kTwistedSwingMinSquared &&
+      limb.target_sq <= internal::kTwistedSwingMaxSquared;
+  if (swing.pending && (!pole_model.has_value() || twisted_swing)) {
+    CorrectAtOnce(*this, limb, frame, bend, swing, twisted_swing);
   } else {
-    const double bend_scale = 1.0 / std::sqrt(bend_norm_sq);
-    *mid_correction =
-        Quat(bend_w * bend_scale, axis_local.x * (bend_v * bend_scale),
-             axis_local.y * (bend_v * bend_scale),
-             axis_local.z * (bend_v * bend_scale));
-    if (swing_pending) {
-      const double swing_scale =
-          1.0 / std::sqrt(w * w + glm::dot(swing_axis, swing_axis));
-      const Vec3 v = swing_axis * swing_scale;
-      swing_ms = Quat(w * swing_scale, v.x, v.y, v.z);
-    }
-    // Step 3: twist about the root-target axis towards the pole.
-    root_delta_ms = swing_ms;
-    if (pole_model.has_value()) {
-      if (!target_on_root && target_length == 0.0) {
-        target_length = std::sqrt(target_sq);
-      }
-      const Quat twist_ms = internal::TwistTowardsPole(
-          *pole_model - root_ms, to_target_ms,
-          target_on_root ? 0.0 : target_length, swing_ms, upper_ms,
-          base_ms + cos_alpha * across_ms + sin_alpha * side_ms,
-          bend_sign * axis_ms, upper_sq);
-      root_delta_ms = twist_ms * swing_ms;
-    }
-    *root_correction = ToLocal(root_delta_ms, root_model.rotation);
+    root_delta_ms = CorrectInTurn(*this, limb, frame, turn, bend, swing);
   }
-
-  SolveReport& out = *report;
-  if (exact && !target_on_root) {
-    out.tip_model = target_model;
-    out.residual = 0.0;
-  } else if (!target_on_root) {
-    // The swing lays the tip on the root-target ray.
-    out.tip_model = root_ms + to_target_ms * (tip_distance / target_length);
-    out.residual = std::abs(target_length - tip_distance);
-  } else {
-    out.tip_model = root_ms + root_delta_ms * (base_ms + cos_alpha * across_ms +
-                                               sin_alpha * side_ms);
-    out.residual = glm::length(out.tip_model - target_model);
-  }
-  out.reached = out.residual <= tolerance;
-  out.iterations = 1;
+  Report(*this, limb, frame, turn, bend, swing, root_delta_ms);
   return absl::OkStatus();
 }
 
