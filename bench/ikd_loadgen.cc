@@ -6,6 +6,8 @@
 //   ikd_loadgen --rpc=ground --terrain=stairs --center_x=0 --center_y=0.3
 //               --center_z=0.9 --half_size=0.6
 //
+//   ikd_loadgen --rpc=health --threads=8 --requests=20000   (the reference)
+//
 //   ikd_loadgen --rpc=tick --characters=1000 --ticks=100 [--stream]
 //               [--pose_only] [--ikd_pid=PID] [--single_ticks=3]
 //
@@ -58,7 +60,8 @@ ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address");
 ABSL_FLAG(int, threads, 2, "concurrent callers");
 ABSL_FLAG(int, requests, 20000, "total calls");
 ABSL_FLAG(std::string, rpc, "solve",
-          "solve (SolveChain) | ground (GroundFeet) | tick (Tick, TickStream) "
+          "solve (SolveChain) | ground (GroundFeet) | health (gRPC's "
+          "Health.Check, the reference) | tick (Tick, TickStream) "
           "| fairness (a victim alone, then under a flood) | flood (the flood "
           "alone, for --seconds)");
 ABSL_FLAG(std::string, terrain, "stairs", "ground: registered terrain");
@@ -174,6 +177,20 @@ void RunGroundCaller(ik::Client& client, int calls, uint64_t seed,
     for (const ik::v1::FootResult& foot : answer->feet()) {
       out.goals += foot.grounded();
       out.reached += foot.grounded() && foot.reached();
+    }
+  }
+}
+
+// gRPC's own Health.Check, the reference for a single call's cost: the same
+// callers and channel, a call that never reaches the solver pool.
+void RunHealthCaller(ik::Client& client, int calls, uint64_t /*seed*/,
+                     ThreadResult& out) {
+  out.latencies_us.reserve(calls);
+  for (int i = 0; i < calls; ++i) {
+    auto serving = Timed([&] { return client.CheckHealth(); }, out);
+    if (serving.ok()) {
+      ++out.goals;
+      out.reached += *serving;
     }
   }
 }
@@ -343,8 +360,8 @@ int RunTick(ik::Client& client) {
   return ik::loadgen::RunTickLoad(client, tick);
 }
 
-// --rpc=solve and --rpc=ground: `requests` calls from `threads` callers,
-// then the rate, the latencies and the goals reached.
+// --rpc=solve, --rpc=ground and --rpc=health: `requests` calls from
+// `threads` callers, then the rate, the latencies and the goals reached.
 int RunCallers(ik::Client& client, const std::string& rpc, int threads,
                int requests) {
   std::vector<ThreadResult> results(threads);
@@ -352,7 +369,9 @@ int RunCallers(ik::Client& client, const std::string& rpc, int threads,
   const auto start = std::chrono::steady_clock::now();
   for (int t = 0; t < threads; ++t) {
     const int calls = requests / threads + (t < requests % threads ? 1 : 0);
-    callers.emplace_back(rpc == "ground" ? RunGroundCaller : RunSolveCaller,
+    callers.emplace_back(rpc == "ground"   ? RunGroundCaller
+                         : rpc == "health" ? RunHealthCaller
+                                           : RunSolveCaller,
                          std::ref(client), calls, absl::GetFlag(FLAGS_seed) + t,
                          std::ref(results[t]));
   }
@@ -378,6 +397,11 @@ int RunCallers(ik::Client& client, const std::string& rpc, int threads,
         "%d GroundFeet calls on '%s' from %d threads in %.2f s: %.0f calls/s\n",
         requests, absl::GetFlag(FLAGS_terrain), threads, seconds,
         requests / seconds);
+  } else if (rpc == "health") {
+    absl::PrintF(
+        "%d Health.Check calls from %d threads in %.2f s: %.0f "
+        "calls/s\n",
+        requests, threads, seconds, requests / seconds);
   } else {
     absl::PrintF(
         "%d calls (%d goals each) from %d threads in %.2f s: %.0f calls/s, "
@@ -388,9 +412,12 @@ int RunCallers(ik::Client& client, const std::string& rpc, int threads,
   absl::PrintF("latency us: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
                Percentile(latencies, 50), Percentile(latencies, 90),
                Percentile(latencies, 99), latencies.back());
-  absl::PrintF("%s reached: %d of %d; failed calls: %d%s%s\n",
-               rpc == "ground" ? "grounded feet" : "goals", reached, goals,
-               failures, first_error.empty() ? "" : "; first: ", first_error);
+  absl::PrintF("%s: %d of %d; failed calls: %d%s%s\n",
+               rpc == "ground"   ? "grounded feet reached"
+               : rpc == "health" ? "answers SERVING"
+                                 : "goals reached",
+               reached, goals, failures,
+               first_error.empty() ? "" : "; first: ", first_error);
   return failures == 0 ? 0 : 1;
 }
 
@@ -405,10 +432,10 @@ int main(int argc, char** argv) {
   const int threads = std::max(1, absl::GetFlag(FLAGS_threads));
   const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
   const std::string rpc = absl::GetFlag(FLAGS_rpc);
-  if (rpc != "solve" && rpc != "ground" && rpc != "tick" && rpc != "fairness" &&
-      rpc != "flood") {
+  if (rpc != "solve" && rpc != "ground" && rpc != "health" && rpc != "tick" &&
+      rpc != "fairness" && rpc != "flood") {
     absl::FPrintF(stderr,
-                  "ikd_loadgen: --rpc must be solve, ground, tick, "
+                  "ikd_loadgen: --rpc must be solve, ground, health, tick, "
                   "fairness or flood\n");
     return 2;
   }
