@@ -134,8 +134,7 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
       v1::TickCharacterResult& out = *response.mutable_characters(k);
       out.set_id(request.characters(k).id());
       StatusToProto(
-          FieldError(absl::StatusCode::kCancelled,
-                     absl::StrCat("characters[", k, "]"),
+          FieldError(absl::StatusCode::kCancelled, CharacterPath(k, ""),
                      "the call was cancelled or passed its deadline before "
                      "this character ran"),
           *out.mutable_status());
