@@ -31,6 +31,16 @@ inline void Expect(bool ok, const char* what) {
   if (!ok) Expect(absl::InternalError(what));
 }
 
+// The example crowd: kCrowdCharacters of the bundled humanoid.
+inline std::unique_ptr<SyntheticCrowd> ExampleCrowd() {
+  absl::StatusOr<v1::Rig> humanoid =
+      ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
+  Expect(humanoid.status());
+  CrowdOptions options;
+  options.characters = kCrowdCharacters;
+  return std::make_unique<SyntheticCrowd>(*humanoid, options);
+}
+
 struct CrowdTickFixture {
   CrowdTickFixture()
       : rigs(limits.max_rigs),
@@ -40,12 +50,7 @@ struct CrowdTickFixture {
     Expect(LoadRigDirectory(IK_EXAMPLES_DIR "/rigs", limits, rigs).status());
     Expect(LoadTerrainDirectory(IK_EXAMPLES_DIR "/terrains", limits, terrains)
                .status());
-    absl::StatusOr<v1::Rig> humanoid =
-        ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
-    Expect(humanoid.status());
-    CrowdOptions options;
-    options.characters = kCrowdCharacters;
-    crowd = std::make_unique<SyntheticCrowd>(*humanoid, options);
+    crowd = ExampleCrowd();
     scope.pool = &pool;
     scope.client = "bench";
     for (int t = 0; t < 3; ++t) {

@@ -26,7 +26,6 @@
 #include "benchmark/benchmark.h"
 #include "crowd.h"
 #include "crowd_fixture.h"
-#include "ik/rig_json.h"
 #include "ik/v1/ik.grpc.pb.h"
 #include "server.h"
 
@@ -52,12 +51,7 @@ struct ServedCrowd {
     stub = v1::IkService::NewStub(grpc::CreateCustomChannel(
         absl::StrCat("127.0.0.1:", server->port()),
         grpc::InsecureChannelCredentials(), arguments));
-    absl::StatusOr<v1::Rig> humanoid =
-        ReadRigFile(IK_EXAMPLES_DIR "/rigs/humanoid.json");
-    Expect(humanoid.status());
-    CrowdOptions crowd_options;
-    crowd_options.characters = kCrowdCharacters;
-    crowd = std::make_unique<SyntheticCrowd>(*humanoid, crowd_options);
+    crowd = ExampleCrowd();
     for (int t = 0; t < 3; ++t) {
       v1::TickResponse response;
       Expect(Tick(crowd->NextTick(), response), "a set-up tick failed");
