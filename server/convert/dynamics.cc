@@ -49,6 +49,34 @@ void StateToProto(const DynamicState& state, absl::string_view chain,
   for (const Quat& q : state.rotations) ToProto(q, out.add_rotations());
 }
 
+// A state's packed numbers (double or float32, widened exactly) into
+// `out`'s vectors.
+template <typename Number>
+void UnpackState(const google::protobuf::RepeatedField<Number>& packed,
+                 DynamicState& out) {
+  const int joints = packed.size() / kPackedPerJoint;
+  out.positions.reserve(joints);
+  out.previous_positions.reserve(joints);
+  out.rotations.reserve(joints);
+  for (int k = 0; k < joints; ++k) {
+    const Number* v = packed.data() + kPackedPerJoint * k;
+    out.positions.emplace_back(v[0], v[1], v[2]);
+    out.previous_positions.emplace_back(v[3], v[4], v[5]);
+    out.rotations.push_back(MakeQuat(v[6], v[7], v[8], v[9]));
+  }
+}
+
+// The packed field `state` uses ("packed" or "packed_floats"), and how many
+// numbers it holds; nullptr when the state is not packed.
+const char* PackedField(const v1::DynamicChainState& state, int* numbers) {
+  if (state.packed_size() > 0) {
+    *numbers = state.packed_size();
+    return "packed";
+  }
+  *numbers = state.packed_floats_size();
+  return *numbers > 0 ? "packed_floats" : nullptr;
+}
+
 v1::DynamicsReset ResetToProto(DynamicsReset reset) {
   switch (reset) {
     case DynamicsReset::kNone:
@@ -78,16 +106,11 @@ void StateFromProto(const v1::DynamicChainState& state, DynamicState& out) {
   out.previous_positions.clear();
   out.rotations.clear();
   if (state.packed_size() > 0) {
-    const int joints = state.packed_size() / kPackedPerJoint;
-    out.positions.reserve(joints);
-    out.previous_positions.reserve(joints);
-    out.rotations.reserve(joints);
-    for (int k = 0; k < joints; ++k) {
-      const double* v = state.packed().data() + kPackedPerJoint * k;
-      out.positions.emplace_back(v[0], v[1], v[2]);
-      out.previous_positions.emplace_back(v[3], v[4], v[5]);
-      out.rotations.push_back(MakeQuat(v[6], v[7], v[8], v[9]));
-    }
+    UnpackState(state.packed(), out);
+    return;
+  }
+  if (state.packed_floats_size() > 0) {
+    UnpackState(state.packed_floats(), out);
     return;
   }
   for (const v1::Vec3& p : state.positions()) {
@@ -103,18 +126,21 @@ void StateFromProto(const v1::DynamicChainState& state, DynamicState& out) {
 
 absl::Status CheckStateForm(const v1::DynamicChainState& state,
                             absl::string_view path) {
-  if (state.packed_size() == 0) return absl::OkStatus();
+  int numbers = 0;
+  const char* packed = PackedField(state, &numbers);
+  if (packed == nullptr) return absl::OkStatus();
   if (state.positions_size() > 0 || state.previous_positions_size() > 0 ||
-      state.rotations_size() > 0) {
+      state.rotations_size() > 0 ||
+      (state.packed_size() > 0 && state.packed_floats_size() > 0)) {
     return InvalidField(
-        FieldPath(path, "packed"),
-        "give the state packed or as positions, previous_positions and "
-        "rotations, not both");
+        FieldPath(path, packed),
+        "give the state in one form: packed, packed_floats, or positions, "
+        "previous_positions and rotations");
   }
-  if (state.packed_size() % kPackedPerJoint != 0) {
+  if (numbers % kPackedPerJoint != 0) {
     return InvalidField(
-        FieldPath(path, "packed"),
-        absl::StrCat(state.packed_size(),
+        FieldPath(path, packed),
+        absl::StrCat(numbers,
                      " numbers: not 10 a joint (position, previous position, "
                      "rotation)"));
   }
@@ -124,7 +150,9 @@ absl::Status CheckStateForm(const v1::DynamicChainState& state,
 absl::Status InStateForm(const absl::Status& status,
                          const v1::DynamicChainState& state,
                          absl::string_view path) {
-  if (status.ok() || state.packed_size() == 0) return status;
+  int numbers = 0;
+  const char* packed_field = PackedField(state, &numbers);
+  if (status.ok() || packed_field == nullptr) return status;
   const std::optional<std::string> field = FieldPathOf(status);
   if (!field.has_value() || !absl::StartsWith(*field, path)) return status;
   absl::string_view rest = absl::string_view(*field).substr(path.size());
@@ -136,7 +164,7 @@ absl::Status InStateForm(const absl::Status& status,
        {Part{".positions", 0}, Part{".previous_positions", 3},
         Part{".rotations", 6}}) {
     if (!absl::ConsumePrefix(&rest, part.name)) continue;
-    std::string packed = FieldPath(path, "packed");
+    std::string packed = FieldPath(path, packed_field);
     int joint = 0;
     if (absl::ConsumePrefix(&rest, "[") && absl::ConsumeSuffix(&rest, "]") &&
         absl::SimpleAtoi(rest, &joint)) {

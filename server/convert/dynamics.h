@@ -23,14 +23,16 @@ DynamicState StateFromProto(const v1::DynamicChainState& state);
 // allocates nothing once it has held a chain's joints).
 void StateFromProto(const v1::DynamicChainState& state, DynamicState& out);
 
-// OK unless `state` mixes its two forms or its `packed` is not 10 numbers a
-// joint; errors name "<path>.packed".
+// OK unless `state` mixes its forms (packed, packed_floats, the three
+// vectors) or its packed numbers are not 10 a joint; errors name
+// "<path>.packed" (or ".packed_floats").
 absl::Status CheckStateForm(const v1::DynamicChainState& state,
                             absl::string_view path);
 
 // The core names a state's numbers "<path>.positions[k]",
 // ".previous_positions[k]" and ".rotations[k]"; for a packed `state` this
-// renames them to the number in `packed` ("<path>.packed[10k]", "[10k+3]",
+// renames them to the number in `packed` or `packed_floats`
+// ("<path>.packed[10k]", "[10k+3]",
 // "[10k+6]"). Other statuses pass as they are.
 absl::Status InStateForm(const absl::Status& status,
                          const v1::DynamicChainState& state,

@@ -54,14 +54,19 @@ void PoseCheckToProto(const Rig& rig,
   }
 }
 
+int ChangedRotations(const DensePose& incoming, const DensePose& pose) {
+  int changed = 0;
+  for (size_t j = 0; j < pose.locals.size(); ++j) {
+    changed += !SameBits(pose.locals[j].rotation, incoming.locals[j].rotation);
+  }
+  return changed;
+}
+
 void TickPoseToProto(const DensePose& incoming, const DensePose& pose,
                      v1::TickCharacterResult& out) {
   ToProto(pose.root, out.mutable_root());
   const size_t joints = pose.locals.size();
-  int changed = 0;
-  for (size_t j = 0; j < joints; ++j) {
-    changed += !SameBits(pose.locals[j].rotation, incoming.locals[j].rotation);
-  }
+  const int changed = ChangedRotations(incoming, pose);
   out.mutable_joints()->Reserve(changed);
   out.mutable_rotations()->Reserve(4 * changed);
   for (size_t j = 0; j < joints; ++j) {

@@ -26,6 +26,10 @@ inline bool SameBits(const Quat& a, const Quat& b) {
   return std::memcmp(&a, &b, sizeof(Quat)) == 0;
 }
 
+// How many joints' rotations differ (by bits) between `incoming` and
+// `pose`: what a tick answers.
+int ChangedRotations(const DensePose& incoming, const DensePose& pose);
+
 // The pose check's report: each violation found in the claimed pose, and
 // the rotations of the joints the repair changed (`repaired` against
 // `claimed`, by bits), by joint index.

@@ -78,6 +78,27 @@ absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
   return PoseFromProto(pose, rig, TransformCheck::kValidate, out);
 }
 
+absl::Status ReadPackedRotation(const Rig& rig, int joint, Quat rotation,
+                                absl::string_view field, int number,
+                                TransformCheck check, Transform& local) {
+  if (check == TransformCheck::kValidate) {
+    // As ValidateTransform reads a JointPose's rotation, to the bit.
+    const double norm = Norm(rotation);
+    if (!(std::abs(norm - 1.0) <= kUnitQuatTolerance)) {
+      return InvalidField(
+          absl::StrCat(field, "[", number, "]"),
+          absl::StrCat(
+              "joint ", joint, " (", Quoted(rig.joint(joint).name), "): ",
+              IsFinite(rotation)
+                  ? absl::StrCat("not a unit quaternion (norm ", norm, ")")
+                  : std::string("not finite")));
+    }
+    rotation = rotation / norm;
+  }
+  local.rotation = rotation;
+  return absl::OkStatus();
+}
+
 namespace {
 
 // pose.rotations (x, y, z, w per joint, from joint 0) into `out`'s first
@@ -100,22 +121,12 @@ absl::StatusOr<int> ReadPackedRotations(const v1::Pose& pose, const Rig& rig,
   }
   for (int j = 0; j < packed_joints; ++j) {
     const double* q = pose.rotations().data() + 4 * j;
-    Quat rotation = MakeQuat(q[0], q[1], q[2], q[3]);
-    if (check == TransformCheck::kValidate) {
-      // As ValidateTransform reads a JointPose's rotation, to the bit.
-      const double norm = Norm(rotation);
-      if (!(std::abs(norm - 1.0) <= kUnitQuatTolerance)) {
-        return InvalidField(
-            absl::StrCat("pose.rotations[", 4 * j, "]"),
-            absl::StrCat(
-                "joint ", j, " (", Quoted(rig.joint(j).name), "): ",
-                IsFinite(rotation)
-                    ? absl::StrCat("not a unit quaternion (norm ", norm, ")")
-                    : std::string("not finite")));
-      }
-      rotation = rotation / norm;
+    if (absl::Status status =
+            ReadPackedRotation(rig, j, MakeQuat(q[0], q[1], q[2], q[3]),
+                               "pose.rotations", 4 * j, check, out.locals[j]);
+        !status.ok()) {
+      return status;
     }
-    out.locals[j].rotation = rotation;
   }
   return packed_joints;
 }

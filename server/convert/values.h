@@ -57,6 +57,15 @@ enum class TransformCheck { kValidate, kRaw };
 absl::Status PoseFromProto(const v1::Pose& pose, const Rig& rig,
                            TransformCheck check, DensePose& out);
 
+// One rotation of a packed pose, joint `joint`'s, into `local`: read as
+// ValidateTransform reads a JointPose's rotation, to the bit (finite, unit
+// within kUnitQuatTolerance, then normalised), or as sent with kRaw. Errors
+// name the rotation's first number, "<field>[<number>]: joint 2 ('spine'):
+// not a unit quaternion (norm 1.2)".
+absl::Status ReadPackedRotation(const Rig& rig, int joint, Quat rotation,
+                                absl::string_view field, int number,
+                                TransformCheck check, Transform& local);
+
 // How a job's answer is written. The single RPCs answer in full: joints by
 // name and index, the job's revision and rotations. A tick leaves out what
 // the character's result already says -- joint names and the job answer's

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "convert/compact_pose.h"
 #include "convert/tick.h"
 #include "convert/values.h"
 #include "handlers/handlers.h"
@@ -199,7 +200,14 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
         });
     if (!ok) out.clear_dynamics();
   }
-  TickPoseToProto(poses.incoming, poses.pose, out);
+  if (!character.has_compact_pose()) {
+    TickPoseToProto(poses.incoming, poses.pose, out);
+    return;
+  }
+  CompactPoseToProto(poses.incoming, poses.pose,
+                     EncodingOf(character.compact_pose()),
+                     *out.mutable_compact_pose());
+  if (out.has_dynamics()) StatesToFloats(*out.mutable_dynamics());
 }
 
 bool IkHandlers::StartCharacterPose(const v1::TickCharacter& character,
@@ -208,11 +216,19 @@ bool IkHandlers::StartCharacterPose(const v1::TickCharacter& character,
   // With a check, the pose is read as claimed and repaired by the check;
   // without one (or when the check itself is malformed), validated.
   const bool checked = character.has_check();
-  if (absl::Status status = PoseFromProto(
-          character.pose(), rig,
-          checked ? TransformCheck::kRaw : TransformCheck::kValidate,
-          poses.incoming);
-      !status.ok()) {
+  const TransformCheck check =
+      checked ? TransformCheck::kRaw : TransformCheck::kValidate;
+  absl::Status read;
+  if (!character.has_compact_pose()) {
+    read = PoseFromProto(character.pose(), rig, check, poses.incoming);
+  } else if (character.has_pose()) {
+    read = InvalidField("compact_pose",
+                        "set either pose or compact_pose, not both");
+  } else {
+    read = CompactPoseFromProto(character.compact_pose(), rig, check,
+                                poses.incoming);
+  }
+  if (absl::Status status = std::move(read); !status.ok()) {
     StatusToProto(Rooted(status, CharacterPath(index, "")),
                   *out.mutable_status());
     return false;

@@ -105,6 +105,7 @@ class TickTest : public IkServiceTest,
     StartServer(options);
   }
 
+ public:
   // A seeded crowd: walking over the stairs' span, a few joints turned, two
   // arm goals near the shoulders, ponytail dynamics; every third character
   // stands on a plane of its own instead of the shared stairs. Every even
@@ -155,6 +156,7 @@ class TickTest : public IkServiceTest,
     return request;
   }
 
+ protected:
   grpc::Status Tick(const v1::TickRequest& request,
                     v1::TickResponse* response) {
     return stub_->Tick(Context().get(), request, response);
