@@ -3,7 +3,8 @@
 
 Registers a small three-joint arm rig, then solves a reachable and an
 unreachable target for it, one for the bundled humanoid's left arm and one
-for the 13-joint tail with FABRIK; sends a Tick of two humanoids; then sends
+for the 13-joint tail with FABRIK; sends a Tick of two humanoids, their
+poses in the compact form (--pose-form: float, quantized or pose); then sends
 two bad requests and prints the field violations (google.rpc.BadRequest)
 the errors carry.
 
@@ -47,6 +48,14 @@ def parse_args() -> argparse.Namespace:
         help="directory holding the generated ik/v1/ik_pb2*.py modules (default: gen/ "
         "next to this script if there is one, else $IKD_CLIENT_STUBS, else "
         "client/python/ikd_client/_gen)",
+    )
+    parser.add_argument(
+        "--pose-form",
+        choices=ikd_client.FORMS,
+        default=ikd_client.FLOAT,
+        help="how the tick sends each character's pose: the compact form with float32 "
+        "rotations (float, the default) or 48-bit ones (quantized), or a Pose of "
+        "doubles (pose)",
     )
     return parser.parse_args()
 
@@ -94,47 +103,68 @@ def solve(client: Client, pb, rig: str, chain: str, target, solver: int = 0) -> 
             print(f"  {joint.name}: x={q.x:.6f} y={q.y:.6f} z={q.z:.6f} w={q.w:.6f}")
 
 
-def tick(client: Client, pb) -> None:
+def tick(client: Client, pb, form: str) -> None:
     """Two humanoids in one Tick: one reaches with both arms, one names a
-    chain the rig lacks; each character's jobs answer on their own."""
+    chain the rig lacks; each character's jobs answer on their own. Each
+    sends its animated pose (here the rig's rest rotations, as an engine
+    would hold them: 4 floats a joint) in the compact form, float32 by
+    default; the answer comes in the same form."""
+    rig = client.get_rig("humanoid").rig
+    animated = []
+    for joint in rig.joints:
+        q = joint.rest.rotation if joint.rest.HasField("rotation") else pb.Quat(w=1.0)
+        animated += [q.x, q.y, q.z, q.w]
     request = pb.TickRequest(
         characters=[
-            pb.TickCharacter(
+            ikd_client.tick_character(
+                "humanoid",
+                animated,
                 id="npc-1",
-                rig="humanoid",
+                form=form,
                 goals=[
                     pb.ChainGoal(chain="left_arm", target=vec3(pb, 0.45, 1.2, 0.15)),
                     pb.ChainGoal(chain="right_arm", target=vec3(pb, -0.45, 1.2, 0.15)),
                 ],
             ),
-            pb.TickCharacter(
+            ikd_client.tick_character(
+                "humanoid",
+                animated,
                 id="npc-2",
-                rig="humanoid",
+                form=form,
                 goals=[pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 1, 0))],
             ),
         ]
     )
+    sent = request.characters[0]
+    pose = sent.compact_pose if sent.HasField("compact_pose") else sent.pose
+    print(f"tick: {len(rig.joints)} joints a character as {form} "
+          f"({pose.ByteSize()} bytes of pose)")
     for character in client.tick(request).characters:
         if character.goals_status.code != 0:
             error = IkError.from_job_status(character.goals_status)
             print(f"tick {character.id}: goals failed: {error.message}")
             continue
         reached = sum(goal.reached for goal in character.goals)
+        # The final pose: the animated one with the joints the jobs turned.
+        turned = ikd_client.changed_rotations(character)
+        final = ikd_client.final_rotations(character, animated)
         print(
             f"tick {character.id}: {reached}/{len(character.goals)} goals reached, "
-            f"{len(character.joints)} joints turned"
+            f"{len(turned)} joints turned"
         )
+        for joint, _ in turned:
+            x, y, z, w = final[joint]
+            print(f"  {rig.joints[joint].name}: x={x:.6f} y={y:.6f} z={z:.6f} w={w:.6f}")
 
 
-
-def run(client: Client, pb) -> None:
+def run(client: Client, pb, form: str) -> None:
     registered = client.register_rig(arm_rig(pb), replace=True)
     print(f"registered {registered.name} {registered.revision}")
     solve(client, pb, "python_arm", "arm", (0.1, -0.35, 0.15))
     solve(client, pb, "python_arm", "arm", (0.0, -2.0, 0.0))
     solve(client, pb, "humanoid", "left_arm", (0.45, 1.2, 0.15))
     solve(client, pb, "tail", "tail", TAIL_TARGET, pb.SOLVER_FABRIK)
-    tick(client, pb)
+    tick(client, pb, form)
     bad_goals = [
         pb.ChainGoal(chain="tentacle", target=vec3(pb, 0, 0, 0)),
         pb.ChainGoal(chain="arm", target=vec3(pb, 0, float("nan"), 0)),
@@ -156,7 +186,7 @@ def main() -> int:
     client = connect(args)
     with client:
         try:
-            run(client, pb)
+            run(client, pb, args.pose_form)
         except IkError as error:
             # Refused outright (no token, a read token registering, no TLS).
             print_error(error, file=sys.stderr)

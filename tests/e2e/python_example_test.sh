@@ -19,6 +19,20 @@ grep -q '^tick npc-1: 2/2 goals reached, 4 joints turned$' <<<"$out" \
   || fail "tick"
 grep -q "^tick npc-2: goals failed: characters\[1\].goals\[0\].chain: rig 'humanoid' has no chain 'tentacle'" \
   <<<"$out" || fail "tick error"
+# The tick sends its poses in the compact form, float32 by default: 28
+# joints of 16 bytes, plus the field's tag and length. Quantized: 6 bytes a
+# joint; the Pose of doubles: 32.
+grep -q '^tick: 28 joints a character as float (451 bytes of pose)$' <<<"$out" \
+  || fail "compact tick"
+for form in quantized:171 pose:899; do
+  other=$(/usr/bin/python3 "$REPO/examples/python/ik_client.py" \
+    --server="$SERVER" --stubs="$WORK/stubs" --pose-form=${form%:*}) \
+    || fail "python client --pose-form=${form%:*}: $other"
+  grep -q "^tick: 28 joints a character as ${form%:*} (${form#*:} bytes of pose)$" \
+    <<<"$other" || fail "${form%:*} tick: $other"
+  grep -q '^tick npc-1: 2/2 goals reached, 4 joints turned$' <<<"$other" \
+    || fail "${form%:*} tick: $other"
+done
 grep -q "^error: NOT_FOUND: goals\[0\].chain: rig 'python_arm' has no chain 'tentacle'" \
   <<<"$out" || fail "error path"
 # The field violations (google.rpc.BadRequest in the status details).
