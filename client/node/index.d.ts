@@ -119,6 +119,8 @@ export interface DynamicChainState {
   time_remainder: number;
   noise_time: number;
   packed: number[];
+  /** The same numbers as float32: how a tick answers a compact character. */
+  packed_floats: number[];
 }
 export interface StepDynamicsRequest {
   rig: string;
@@ -207,13 +209,34 @@ export interface ListTerrainsResponse { terrains: TerrainSummary[]; }
 
 // ---- Tick -------------------------------------------------------------------
 
+/**
+ * The tick's compact form of a pose (proto/ik/v1/tick.proto): float32 or
+ * 48-bit quantized local rotations by joint index, float32 translations for
+ * the joints whose bone differs from the rig's. Build one with compactPose.
+ */
+export interface CompactPose {
+  root?: Transform | null;
+  /** The joints the rotations are for, ascending; empty: 0, 1, 2, ... */
+  joints?: number[];
+  /** float32 rotations, x, y, z, w per joint. */
+  rotations?: number[];
+  /** 6 bytes a joint (smallest three); in answers a Buffer. */
+  quantized_rotations?: Uint8Array | string;
+  translated_joints?: number[];
+  /** float32, x, y, z per translated joint. */
+  translations?: number[];
+}
+
 /** A job's status inside a tick answer (null when OK). */
 export interface JobStatus { code: number; message: string; field: string; }
 export interface TickCharacter {
   id?: string;
   rig: string;
   revision?: string;
+  /** The pose as a Pose of doubles; at most one of pose and compact_pose. */
   pose?: Pose;
+  /** The pose in the compact form (answered in the same form). */
+  compact_pose?: CompactPose;
   ground?: Omit<GroundFeetRequest, 'rig' | 'ground'> & { ground?: Ground };
   goals?: ChainGoal[];
   dynamics?: Omit<StepDynamicsRequest, 'rig'>;
@@ -235,6 +258,13 @@ export interface TickCharacterResult {
   /** Joints the jobs changed (indices, ascending) and their packed rotations. */
   joints: number[];
   rotations: number[];
+  /**
+   * For a character sent with compact_pose, its final pose instead of root,
+   * joints and rotations: the joints changed, their rotations in the
+   * request's encoding (quantized_rotations a Buffer). Read it with
+   * changedRotations / finalRotations.
+   */
+  compact_pose: (CompactPose & { quantized_rotations: Buffer }) | null;
   ground_status: JobStatus | null;
   ground: GroundFeetResponse | null;
   goals_status: JobStatus | null;
@@ -249,6 +279,68 @@ export interface TickResponse {
   sequence: string;
   status: JobStatus | null;
 }
+
+// ---- the compact form (compact.js) -------------------------------------------
+
+/**
+ * Rotations as an engine holds them: a flat array-like, x, y, z, w per joint
+ * (Float32Array, Float64Array, number[]), or one [x, y, z, w] or {x, y, z, w}
+ * a joint.
+ */
+export type Rotations = ArrayLike<number> | ReadonlyArray<ArrayLike<number> | Required<Quat>>;
+/** Translations by joint index: {5: [x, y, z]} or a Map. */
+export type Translations =
+  Record<number, ArrayLike<number> | Vec3> | Map<number, ArrayLike<number> | Vec3>;
+export type PoseForm = 'float' | 'quantized' | 'pose';
+
+export interface CompactPoseOptions {
+  /** The character's root, model space -> world space (unset: identity). */
+  root?: Transform | null;
+  /** 48-bit rotations (6 bytes a joint, within 1.4e-4 rad) instead of float32. */
+  quantized?: boolean;
+  /** The joints the rotations are for, ascending (default: 0, 1, 2, ...). */
+  joints?: ArrayLike<number> | null;
+  /** The joints whose bone differs from the rig's rest translation. */
+  translations?: Translations | null;
+}
+
+/** 6: bytes per joint of CompactPose.quantized_rotations. */
+export declare const QUANTIZED_BYTES: 6;
+/** 'float' (the default of tickCharacter), 'quantized', 'pose'. */
+export declare const POSE_FORMS: readonly PoseForm[];
+/** The rotations as one flat Float64Array, x, y, z, w per joint. */
+export declare function flatRotations(rotations: Rotations): Float64Array;
+/** The rotations as CompactPose.quantized_rotations (6 bytes a joint). */
+export declare function quantizeRotations(rotations: Rotations): Buffer;
+/** Quantized rotations decoded as ikd reads them: flat x, y, z, w per joint. */
+export declare function dequantizeRotations(bytes: Uint8Array | string): Float64Array;
+/** A CompactPose of the engine's rotations (float32, or quantized). */
+export declare function compactPose(rotations?: Rotations, options?: CompactPoseOptions): CompactPose;
+/** The same engine data as a Pose of doubles (the form every RPC takes). */
+export declare function plainPose(rotations?: Rotations, options?: Omit<CompactPoseOptions, 'quantized'>): Pose;
+/**
+ * A TickCharacter whose pose is the engine's rotations: in the compact form
+ * ('float', the default, or 'quantized') or as a Pose ('pose').
+ */
+export declare function tickCharacter(
+  rig: string, rotations?: Rotations,
+  options?: Omit<CompactPoseOptions, 'quantized'> & { form?: PoseForm } &
+    Omit<TickCharacter, 'rig' | 'pose' | 'compact_pose'>): TickCharacter;
+/** The Pose whose doubles are a CompactPose's numbers, widened or decoded. */
+export declare function widenedPose(pose: CompactPose): Pose;
+/** The joints a tick's jobs turned and their final rotations, from either form of the answer. */
+export declare function changedRotations(result: TickCharacterResult):
+  { joints: number[]; rotations: Float64Array };
+/** Writes the turned joints' rotations into `target` (flat), in place; returns it. */
+export declare function applyFinalRotations<T extends { [index: number]: number; readonly length: number }>(
+  result: TickCharacterResult, target: T): T;
+/** A copy of `base` (flat: of the same type) with the turned joints' rotations. */
+export declare function finalRotations<T extends Float32Array | Float64Array | number[]>(
+  result: TickCharacterResult, base: T): T;
+export declare function finalRotations(
+  result: TickCharacterResult, base: ReadonlyArray<ArrayLike<number> | Required<Quat>>): Float64Array;
+/** The final root (after grounding), from either form of the answer. */
+export declare function finalRoot(result: TickCharacterResult): Transform | null;
 
 // ---- the client ------------------------------------------------------------
 

@@ -5,7 +5,9 @@
 // which ikd puts in the `grpc-status-details-bin` trailer of every error that
 // names a field, are decoded with protobufjs. Messages are plain objects with
 // the proto's own field names (snake_case, as in the rigs' JSON), enums as
-// their names, 64-bit integers as decimal strings.
+// their names, 64-bit integers as decimal strings. A tick's characters go
+// in the compact form (compact.js: tickCharacter, compactPose,
+// finalRotations).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,22 @@ import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
+
+export {
+  POSE_FORMS,
+  QUANTIZED_BYTES,
+  applyFinalRotations,
+  changedRotations,
+  compactPose,
+  dequantizeRotations,
+  finalRoot,
+  finalRotations,
+  flatRotations,
+  plainPose,
+  quantizeRotations,
+  tickCharacter,
+  widenedPose,
+} from './compact.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
