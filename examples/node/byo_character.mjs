@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Bring your own character, from Node.js: a rig imported from glTF
 // (`ikctl rigs import`), given a dynamic chain, registered, then solved,
-// grounded and stepped through a running ikd with the client package.
+// grounded and stepped through a running ikd with the client package; then
+// the same three jobs in one tick, the pose sent as an engine holds it in the
+// tick's compact form (float32 rotations by default).
 //
 //   ikctl rigs import examples/gltf/hero.gltf --name=hero > hero.json
 //   node examples/node/byo_character.mjs --server 127.0.0.1:50051 --rig-json hero.json
 //     [--ca ca.crt [--cert client.crt --key client.key]] [--token-file FILE]
+//     [--pose-form float|quantized|pose]
 //
 // The server needs the `stairs` terrain (ikd --terrain_dir=examples/terrains)
 // and an admin token when it asks for tokens (registering is an admin call).
@@ -14,14 +17,18 @@
 //   left_arm: reached=true residual=... iterations=... solver=... tip=(x, y, z)
 //   ground left_leg: grounded=true reached=true contact=(x, y, z) moved=...
 //   dynamics step 60: tip=(x, y, z)
+//   tick hero (float): status=OK reached=1/1 grounded=2/2 turned=... states=...
 // Errors print `error: CODE: message` and exit 1.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 
-import { IkClient, IkError } from '../../client/node/index.js';
+import {
+  IkClient, IkError, POSE_FORMS, applyFinalRotations, changedRotations, tickCharacter,
+} from '../../client/node/index.js';
 
 const USAGE = 'usage: byo_character.mjs --server HOST:PORT --rig-json FILE ' +
-  '[--ca FILE [--cert FILE --key FILE]] [--token-file FILE]';
+  '[--ca FILE [--cert FILE --key FILE]] [--token-file FILE] ' +
+  `[--pose-form ${POSE_FORMS.join('|')}]`;
 
 function parseArguments() {
   let values;
@@ -34,6 +41,7 @@ function parseArguments() {
         cert: { type: 'string' },
         key: { type: 'string' },
         'token-file': { type: 'string' },
+        'pose-form': { type: 'string', default: 'float' },
         help: { type: 'boolean' },
       },
     }));
@@ -51,6 +59,10 @@ function parseArguments() {
   }
   if (Boolean(values.cert) !== Boolean(values.key)) {
     console.error(`--cert and --key go together\n${USAGE}`);
+    process.exit(2);
+  }
+  if (!POSE_FORMS.includes(values['pose-form'])) {
+    console.error(`--pose-form: one of ${POSE_FORMS.join(', ')}\n${USAGE}`);
     process.exit(2);
   }
   if ((values.cert || values.key) && !values.ca) {
@@ -278,6 +290,39 @@ async function main() {
       }
       states = [chain.state];
     }
+
+    // The same three jobs in one tick, as a game sends its crowd: the pose
+    // as the engine holds it (here the rest rotations, 4 floats a joint) in
+    // the compact form, answered in the same form; the engine applies the
+    // turned joints to its own array.
+    const form = args['pose-form'];
+    const engine = new Float32Array(4 * rig.joints.length);
+    rig.joints.forEach((joint, j) => {
+      const q = joint.rest?.rotation ?? { x: 0, y: 0, z: 0, w: 1 };
+      engine.set([q.x ?? 0, q.y ?? 0, q.z ?? 0, q.w ?? 0], 4 * j);
+    });
+    const offset = root.translation;
+    const ticked = await client.tick({
+      characters: [tickCharacter(rig.name, engine, {
+        id: 'hero', revision: registered.revision, form, root,
+        goals: [{ chain: 'left_arm', target: add(target, offset) }],
+        ground: { ground: { terrains: ['stairs'] } },
+        dynamics: { delta_time: 1 / 60, chains: ['ponytail'] },
+      })],
+    });
+    const hero = ticked.characters[0];
+    const status = hero.status ? `${hero.status.code} ${hero.status.message}` : 'OK';
+    const turned = changedRotations(hero).joints.map((j) => rig.joints[j].name);
+    applyFinalRotations(hero, engine);
+    const [ponytail] = hero.dynamics?.results ?? [];
+    const state = ponytail?.state;
+    console.log(`tick hero (${form}): status=${status}` +
+      ` reached=${hero.goals.filter((g) => g.reached).length}/${hero.goals.length}` +
+      ` grounded=${(hero.ground?.feet ?? []).filter((f) => f.grounded).length}/2` +
+      ` turned=${turned.length}` +
+      ` states=${state?.packed_floats.length ? 'float32' : 'double'}` +
+      ` compact=${hero.compact_pose !== null}`);
+    console.log(`tick hero turned: ${turned.join(',')}`);
   } finally {
     client.close();
   }

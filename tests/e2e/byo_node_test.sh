@@ -2,7 +2,7 @@
 # Bring your own character from Node.js: a rig imported from glTF with ikctl,
 # given a dynamic chain, registered, solved, grounded and stepped by
 # examples/node/byo_character.mjs through a running ikd with the Node package
-# (client/node).
+# (client/node), then the same jobs in one tick in each pose form.
 #   tests/e2e/byo_node_test.sh IKD IKCTL
 source "$(dirname "$0")/lib.sh"
 IKD=$(realpath "${1:?usage: byo_node_test.sh IKD IKCTL}")
@@ -57,6 +57,25 @@ x, y, z = (float(v) for v in sys.argv[2].split(","))
 assert all(math.isfinite(v) for v in (x, y, z)), "not finite"
 assert y < rest_y - 0.05, f"tip y {y} not below rest {rest_y}"
 EOF
+
+# The same jobs in one tick, the pose in the compact form (float32 by
+# default): answered in it, with float32 dynamics states.
+grep -q '^tick hero (float): status=OK reached=1/1 grounded=2/2 turned=[1-9][0-9]* states=float32 compact=true$' "$out" ||
+  fail "the compact tick"
+# The 48-bit form answers alike; the Pose of doubles is answered too, in
+# its own form.
+for form in quantized:float32:true pose:double:false; do
+  IFS=: read -r name states compact <<<"$form"
+  node "$REPO/examples/node/byo_character.mjs" --server "$SERVER" \
+    --rig-json "$WORK/hero.json" --pose-form "$name" >"$WORK/$name.txt" 2>&1 || {
+    cat "$WORK/$name.txt" >&2
+    fail "byo_character.mjs --pose-form $name exited non-zero"
+  }
+  grep -q "^tick hero ($name): status=OK reached=1/1 grounded=2/2 turned=[1-9][0-9]* states=$states compact=$compact\$" \
+    "$WORK/$name.txt" || { cat "$WORK/$name.txt" >&2; fail "the $name tick"; }
+  cmp <(grep '^tick hero turned:' "$out") <(grep '^tick hero turned:' "$WORK/$name.txt") ||
+    fail "the $name tick turned other joints"
+done
 
 # The rig the server holds is the imported one plus the ponytail.
 "$IKCTL" --server="$SERVER" --json rigs get hero >"$WORK/get.json" 2>&1 ||
