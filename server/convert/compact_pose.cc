@@ -1,5 +1,6 @@
 #include "convert/compact_pose.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -7,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "convert/tick.h"
 #include "ik/base/field_error.h"
-#include "ik/base/smallest_three.h"
 
 namespace ik::server {
 namespace {
@@ -96,7 +96,8 @@ absl::Status ReadRotations(const v1::CompactPose& pose, const Rig& rig,
             absl::StrCat("joint ", joint, " (", Quoted(rig.joint(joint).name),
                          "): bit 47 of the 48 must be 0"));
       }
-      rotation = UnpackSmallestThree(bytes + number);
+      const std::array<double, 4> q = UnpackSmallestThree(bytes + number);
+      rotation = MakeQuat(q[0], q[1], q[2], q[3]);
     } else {
       number = kQuatNumbers * k;
       const float* q = pose.rotations().data() + number;
@@ -183,7 +184,8 @@ void CompactPoseToProto(const DensePose& incoming, const DensePose& pose,
     if (SameBits(rotation, incoming.locals[j].rotation)) continue;
     out.add_joints(static_cast<int>(j));
     if (quantized != nullptr) {
-      const auto bytes = PackSmallestThree(rotation);
+      const auto bytes =
+          PackSmallestThree(rotation.x, rotation.y, rotation.z, rotation.w);
       quantized->append(reinterpret_cast<const char*>(bytes.data()),
                         bytes.size());
       continue;

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "convert/values.h"
+#include "ik/compact_pose.h"
 #include "ik/rig/rig.h"
 #include "ik/v1/dynamics.pb.h"
 #include "ik/v1/tick.pb.h"
@@ -24,7 +25,6 @@ absl::Status CompactPoseFromProto(const v1::CompactPose& pose, const Rig& rig,
                                   TransformCheck check, DensePose& out);
 
 // How a compact answer carries its rotations: as the request did.
-enum class RotationEncoding { kFloat, kQuantized };
 inline RotationEncoding EncodingOf(const v1::CompactPose& pose) {
   return pose.quantized_rotations().empty() ? RotationEncoding::kFloat
                                             : RotationEncoding::kQuantized;

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -17,6 +18,7 @@
 #include "convert/values.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/v1/ik.pb.h"
+#include "ik/wire/tick_bytes.pb.h"
 #include "ops/solve_counters.h"
 #include "rpc/solver_pool.h"
 #include "service_limits.h"
@@ -28,6 +30,14 @@ namespace ik::server {
 
 class RequestGround;  // request_ground.h
 struct TickPoses;     // tick_handler.cc
+
+// What a tick says for all its characters.
+struct TickSettings {
+  // The tick's shared_ground converted; null without one.
+  const RequestGround* shared_ground = nullptr;
+  AnswerForm form = AnswerForm::kTick;
+  v1::TickDetail detail = v1::TICK_DETAIL_FULL;
+};
 
 // Where a call runs: the pool its work is spread over, the client whose
 // share of the pool it uses, and whether it should stop (cancelled, or past
@@ -84,6 +94,13 @@ class IkHandlers {
   // character not yet started when the call stops gets CANCELLED.
   absl::Status Tick(const v1::TickRequest& request, v1::TickResponse& response,
                     const CallScope& scope);
+  // The same over the tick's bytes (ik/wire/tick_bytes.proto), the form the
+  // service reads and writes: each character is parsed, run and written on
+  // the thread that takes it, so no part of a tick's work is serial. A
+  // character whose bytes do not parse fails alone (INVALID_ARGUMENT,
+  // "characters[k]").
+  absl::Status Tick(const wire::TickRequestBytes& request,
+                    wire::TickResponseBytes& response, const CallScope& scope);
 
   // The jobs on one character's pose, shared by the single RPCs and Tick.
   // Answers are written as `form` says. Each names the fields of its own
@@ -125,12 +142,22 @@ class IkHandlers {
   // iteration cap.
   absl::Status WithinWorkBudget(absl::Span<const ChainGoal> goals) const;
 
+  // A tick's whole-tick checks (count, detail) and its shared ground
+  // converted into `shared` (left empty without one).
+  absl::Status StartTick(int count, v1::TickDetail detail,
+                         const v1::Ground* shared_ground,
+                         std::optional<RequestGround>& shared) const;
+  // Character `index` of a tick into `out`, or CANCELLED when the call has
+  // stopped.
+  void TickCharacter(const v1::TickCharacter& character, int index,
+                     const TickSettings& tick, const CallScope& scope,
+                     v1::TickCharacterResult& out) const;
   // Character `index` of a tick into `out`: its pose read (and checked),
   // then its jobs in order -- grounding, goals, dynamics -- each on the pose
   // the ones before it left, then its answer pose.
   void RunCharacter(const v1::TickCharacter& character, int index,
-                    const RequestGround* shared_ground, AnswerForm form,
-                    v1::TickDetail detail, v1::TickCharacterResult& out) const;
+                    const TickSettings& tick,
+                    v1::TickCharacterResult& out) const;
   // The character's pose read into poses.incoming and, checked or as sent,
   // into poses.pose. False (with the character's status set) when it
   // cannot be used.

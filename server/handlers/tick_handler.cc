@@ -99,12 +99,23 @@ bool RunOnCopy(TickPoses& poses, int index, absl::string_view job_path,
   return result.ok();
 }
 
+// What the tick says for all its characters, from either form of it.
+template <typename Request>
+TickSettings SettingsOf(const Request& request,
+                        const std::optional<RequestGround>& shared) {
+  TickSettings tick;
+  tick.shared_ground = shared.has_value() ? &*shared : nullptr;
+  tick.form = request.job_rotations() ? AnswerForm::kTickWithRotations
+                                      : AnswerForm::kTick;
+  tick.detail = request.detail();
+  return tick;
+}
+
 }  // namespace
 
-absl::Status IkHandlers::Tick(const v1::TickRequest& request,
-                              v1::TickResponse& response,
-                              const CallScope& scope) {
-  const int count = request.characters_size();
+absl::Status IkHandlers::StartTick(int count, v1::TickDetail detail,
+                                   const v1::Ground* shared_ground,
+                                   std::optional<RequestGround>& shared) const {
   if (count == 0) {
     return InvalidField("characters", "at least one character is required");
   }
@@ -115,45 +126,93 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
                      limits_.max_characters_per_tick,
                      " per tick (ikd --max_characters_per_tick)"));
   }
-  if (!v1::TickDetail_IsValid(request.detail())) {
-    return InvalidField("detail",
-                        absl::StrCat("unknown TickDetail ", request.detail()));
+  if (!v1::TickDetail_IsValid(detail)) {
+    return InvalidField("detail", absl::StrCat("unknown TickDetail ", detail));
   }
+  if (shared_ground == nullptr) return absl::OkStatus();
+  shared.emplace();
+  return shared->Build(*shared_ground, terrains_, limits_, "shared_ground");
+}
+
+void IkHandlers::TickCharacter(const v1::TickCharacter& character, int index,
+                               const TickSettings& tick, const CallScope& scope,
+                               v1::TickCharacterResult& out) const {
+  if (!scope.stopped()) {
+    RunCharacter(character, index, tick, out);
+    return;
+  }
+  out.set_id(character.id());
+  StatusToProto(
+      FieldError(absl::StatusCode::kCancelled, CharacterPath(index, ""),
+                 "the call was cancelled or passed its deadline before "
+                 "this character ran"),
+      *out.mutable_status());
+}
+
+absl::Status IkHandlers::Tick(const v1::TickRequest& request,
+                              v1::TickResponse& response,
+                              const CallScope& scope) {
   std::optional<RequestGround> shared;
-  if (request.has_shared_ground()) {
-    shared.emplace();
-    if (absl::Status status = shared->Build(request.shared_ground(), terrains_,
-                                            limits_, "shared_ground");
-        !status.ok()) {
-      return status;
-    }
+  if (absl::Status status = StartTick(
+          request.characters_size(), request.detail(),
+          request.has_shared_ground() ? &request.shared_ground() : nullptr,
+          shared);
+      !status.ok()) {
+    return status;
   }
+  const TickSettings tick = SettingsOf(request, shared);
+  const int count = request.characters_size();
   response.set_sequence(request.sequence());
   for (int k = 0; k < count; ++k) response.add_characters();
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
-    if (scope.stopped()) {
-      v1::TickCharacterResult& out = *response.mutable_characters(k);
-      out.set_id(request.characters(k).id());
+    TickCharacter(request.characters(k), k, tick, scope,
+                  *response.mutable_characters(k));
+  });
+  return absl::OkStatus();
+}
+
+absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
+                              wire::TickResponseBytes& response,
+                              const CallScope& scope) {
+  std::optional<RequestGround> shared;
+  if (absl::Status status = StartTick(
+          request.characters_size(), request.detail(),
+          request.has_shared_ground() ? &request.shared_ground() : nullptr,
+          shared);
+      !status.ok()) {
+    return status;
+  }
+  const TickSettings tick = SettingsOf(request, shared);
+  const int count = request.characters_size();
+  response.set_sequence(request.sequence());
+  for (int k = 0; k < count; ++k) response.add_characters();
+  scope.pool->ParallelFor(scope.client, count, [&](int k) {
+    // Reused by the characters this thread runs: their memory stays.
+    thread_local v1::TickCharacter character;
+    thread_local v1::TickCharacterResult out;
+    character.Clear();
+    out.Clear();
+    const std::string& bytes = request.characters(k);
+    if (character.ParseFromString(bytes)) {
+      TickCharacter(character, k, tick, scope, out);
+    } else {
       StatusToProto(
-          FieldError(absl::StatusCode::kCancelled, CharacterPath(k, ""),
-                     "the call was cancelled or passed its deadline before "
-                     "this character ran"),
+          InvalidField(
+              CharacterPath(k, ""),
+              absl::StrCat("its ", bytes.size(), " bytes do not parse as ",
+                           v1::TickCharacter::descriptor()->full_name())),
           *out.mutable_status());
-      return;
     }
-    RunCharacter(request.characters(k), k,
-                 shared.has_value() ? &*shared : nullptr,
-                 request.job_rotations() ? AnswerForm::kTickWithRotations
-                                         : AnswerForm::kTick,
-                 request.detail(), *response.mutable_characters(k));
+    out.SerializeToString(response.mutable_characters(k));
   });
   return absl::OkStatus();
 }
 
 void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
-                              const RequestGround* shared_ground,
-                              AnswerForm form, v1::TickDetail detail,
+                              const TickSettings& tick,
                               v1::TickCharacterResult& out) const {
+  const RequestGround* shared_ground = tick.shared_ground;
+  const AnswerForm form = tick.form;
   out.set_id(character.id());
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(character.rig(), character.revision());
@@ -170,7 +229,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   }
   // With TICK_DETAIL_POSE, grounding's and the goals' answers are not
   // written at all.
-  const bool pose_only = detail == v1::TICK_DETAIL_POSE;
+  const bool pose_only = tick.detail == v1::TICK_DETAIL_POSE;
   if (character.has_ground()) {
     GroundCharacter(character.ground(), index, rig_entry, shared_ground, form,
                     pose_only, poses, out);

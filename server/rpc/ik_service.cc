@@ -8,6 +8,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "rpc/call_scope.h"
+#include "rpc/raw_call.h"
 
 namespace ik::server {
 namespace {
@@ -28,7 +29,7 @@ constexpr Role NeededRole() {
 // The method's name, from its request type's ("RegisterRigRequest").
 template <typename Request>
 absl::string_view MethodName() {
-  absl::string_view name = Request::descriptor()->name();
+  absl::string_view name = ApiDescriptor<Request>()->name();
   absl::ConsumeSuffix(&name, "Request");
   return name;
 }
@@ -217,9 +218,10 @@ grpc::ServerUnaryReactor* IkService::DeleteTerrain(
 grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
                                           const grpc::ByteBuffer* request,
                                           grpc::ByteBuffer* response) {
-  return OnPool<v1::TickRequest, v1::TickResponse>(
+  return OnPool<wire::TickRequestBytes, wire::TickResponseBytes>(
       context, request, response,
-      [this, context](const v1::TickRequest& in, v1::TickResponse& out) {
+      [this, context](const wire::TickRequestBytes& in,
+                      wire::TickResponseBytes& out) {
         return handlers_.Tick(in, out, ScopeOf(context, pool_));
       });
 }

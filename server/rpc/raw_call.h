@@ -11,6 +11,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/message.h"
+#include "ik/v1/tick.pb.h"
+#include "ik/wire/tick_bytes.pb.h"
 #include "ops/call_record.h"
 
 namespace ik::server {
@@ -40,6 +43,18 @@ inline google::protobuf::ArenaOptions CallArenaOptions() {
   return options;
 }
 
+// The API message a request type reads: the type itself, or the API's
+// TickRequest for the tick's bytes form. Parse errors name it; the method's
+// name (metrics, the access log) comes from it.
+template <typename Message>
+const google::protobuf::Descriptor* ApiDescriptor() {
+  if constexpr (std::is_same_v<Message, wire::TickRequestBytes>) {
+    return v1::TickRequest::descriptor();
+  } else {
+    return Message::descriptor();
+  }
+}
+
 // Parses `bytes` into `message`; INVALID_ARGUMENT when they are not one.
 template <typename Message>
 absl::Status ParseRequest(const grpc::ByteBuffer& bytes, Message* message) {
@@ -50,7 +65,7 @@ absl::Status ParseRequest(const grpc::ByteBuffer& bytes, Message* message) {
   message->Clear();
   return absl::InvalidArgumentError(
       absl::StrCat("the request's ", bytes.Length(), " bytes do not parse as ",
-                   Message::descriptor()->full_name(),
+                   ApiDescriptor<Message>()->full_name(),
                    " (is the client using this method's request type?)"));
 }
 

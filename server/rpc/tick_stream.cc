@@ -124,9 +124,10 @@ class TickStreamReactor final
   // its blocks are reused tick after tick.
   void ReadNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
     arena_.Reset();
-    request_ = google::protobuf::Arena::CreateMessage<v1::TickRequest>(&arena_);
-    response_ =
-        google::protobuf::Arena::CreateMessage<v1::TickResponse>(&arena_);
+    request_ =
+        google::protobuf::Arena::CreateMessage<wire::TickRequestBytes>(&arena_);
+    response_ = google::protobuf::Arena::CreateMessage<wire::TickResponseBytes>(
+        &arena_);
     reading_ = true;
     request_bytes_.Clear();
     StartRead(&request_bytes_);
@@ -165,8 +166,8 @@ class TickStreamReactor final
   // The tick in progress, as the observers see it.
   CallRecord record_;
   google::protobuf::Arena arena_;
-  v1::TickRequest* request_ = nullptr;
-  v1::TickResponse* response_ = nullptr;
+  wire::TickRequestBytes* request_ = nullptr;
+  wire::TickResponseBytes* response_ = nullptr;
   grpc::ByteBuffer request_bytes_;
   grpc::ByteBuffer response_bytes_;
   absl::Mutex mutex_;

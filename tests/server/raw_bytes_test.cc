@@ -13,6 +13,7 @@
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ik/wire/tick_bytes.pb.h"
 #include "pool_fixture.h"
 #include "service_fixture.h"
 
@@ -139,6 +140,60 @@ TEST_F(RawBytesTest, AnUndecodableTickIsAnsweredAndTheStreamGoesOn) {
   ASSERT_EQ(answers[1].characters_size(), 1);
   EXPECT_EQ(answers[1].characters(0).goals_size(), 1)
       << answers[1].characters(0).status().message();
+}
+
+// A tick whose frame is sound but one character's bytes are not a
+// TickCharacter: that character fails alone, on a unary Tick and on a
+// TickStream alike.
+TEST_F(RawBytesTest, ACharacterWhoseBytesDoNotParseFailsAlone) {
+  v1::TickCharacter character;
+  character.set_id("good");
+  character.set_rig("humanoid");
+  *character.add_goals() = LightReach().goals(0);
+  wire::TickRequestBytes tick;
+  tick.set_sequence(5);
+  tick.add_characters(character.SerializeAsString());
+  tick.add_characters(kNotAMessage);
+  tick.add_characters(character.SerializeAsString());
+  const auto expect = [](const v1::TickResponse& answer) {
+    EXPECT_EQ(answer.sequence(), 5u);
+    ASSERT_EQ(answer.characters_size(), 3);
+    const v1::JobStatus& bad = answer.characters(1).status();
+    EXPECT_EQ(bad.code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(bad.field(), "characters[1]");
+    EXPECT_EQ(bad.message(),
+              "characters[1]: its 5 bytes do not parse as "
+              "ik.v1.TickCharacter");
+    for (int k : {0, 2}) {
+      EXPECT_EQ(answer.characters(k).id(), "good");
+      EXPECT_EQ(answer.characters(k).goals_size(), 1)
+          << answer.characters(k).status().message();
+    }
+  };
+  grpc::GenericStub stub(channel_);
+  grpc::ClientContext context;
+  const grpc::ByteBuffer request = Bytes(tick);
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  absl::Notification done;
+  stub.UnaryCall(&context, "/ik.v1.IkService/Tick", {}, &request, &response,
+                 [&](grpc::Status s) {
+                   status = std::move(s);
+                   done.Notify();
+                 });
+  done.WaitForNotification();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  v1::TickResponse answer;
+  ASSERT_TRUE(grpc::SerializationTraits<v1::TickResponse>::Deserialize(
+                  &response, &answer)
+                  .ok());
+  expect(answer);
+
+  RawTickStream stream(stub, {Bytes(tick)});
+  const std::vector<v1::TickResponse>& answers = stream.Wait();
+  EXPECT_TRUE(stream.status().ok()) << stream.status().error_message();
+  ASSERT_EQ(answers.size(), 1u);
+  expect(answers[0]);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "crowd.h"
 #include "gtest/gtest.h"
-#include "ik/base/smallest_three.h"
+#include "ik/compact_pose.h"
 #include "tick_fixture.h"
 
 namespace ik::server {
@@ -80,7 +80,7 @@ v1::CompactPose ToCompact(v1::TickCharacter& character, Encoding encoding) {
       }
       continue;
     }
-    const auto bytes = PackSmallestThree(MakeQuat(q[0], q[1], q[2], q[3]));
+    const auto bytes = PackSmallestThree(q[0], q[1], q[2], q[3]);
     compact.mutable_quantized_rotations()->append(
         reinterpret_cast<const char*>(bytes.data()), bytes.size());
     const Quat back = Dequantize(compact.quantized_rotations(), j);
