@@ -30,6 +30,7 @@
 
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
+#include "convert/compact_pose.h"
 #include "convert/dynamics.h"
 #include "convert/ground.h"
 #include "convert/solve.h"
@@ -71,7 +72,10 @@ struct CrowdFixture : CrowdTickFixture {
 
   void Convert(const v1::TickCharacter& in, const Character& character,
                CharacterInput& out) {
-    Expect(PoseFromProto(in.pose(), character.rig, out.pose));
+    Expect(in.has_compact_pose()
+               ? CompactPoseFromProto(in.compact_pose(), character.rig,
+                                      TransformCheck::kValidate, out.pose)
+               : PoseFromProto(in.pose(), character.rig, out.pose));
     out.weights.assign(in.ground().weights().begin(),
                        in.ground().weights().end());
     if (out.weights.empty()) out.weights.assign(character.legs.size(), 1.0);

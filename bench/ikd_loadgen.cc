@@ -52,6 +52,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "crowd.h"
 #include "ik/client.h"
 #include "loadgen_tick.h"
 #include "loadgen_util.h"
@@ -77,9 +78,10 @@ ABSL_FLAG(uint64_t, seed, 1, "seed of the target generator");
 ABSL_FLAG(int, characters, 1000, "tick: characters per tick");
 ABSL_FLAG(int, ticks, 100, "tick: ticks to send");
 ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
-ABSL_FLAG(bool, packed_pose, true,
-          "tick: send each pose packed (Pose.rotations); false: a JointPose "
-          "per joint");
+ABSL_FLAG(std::string, pose_form, "compact",
+          "tick: how each pose is sent: compact (CompactPose, float32), "
+          "quantized (CompactPose, 48-bit rotations), packed "
+          "(Pose.rotations, doubles) or joints (a JointPose per joint)");
 ABSL_FLAG(bool, pose_only, false,
           "tick: ask for the final poses, statuses and dynamics states only "
           "(TICK_DETAIL_POSE)");
@@ -348,7 +350,12 @@ int RunTick(ik::Client& client) {
   tick.crowd.characters = std::max(1, absl::GetFlag(FLAGS_characters));
   tick.crowd.terrain = absl::GetFlag(FLAGS_terrain);
   tick.crowd.seed = absl::GetFlag(FLAGS_seed);
-  tick.crowd.packed_pose = absl::GetFlag(FLAGS_packed_pose);
+  if (!ik::ParseCrowdPoseForm(absl::GetFlag(FLAGS_pose_form),
+                              &tick.crowd.pose_form)) {
+    absl::FPrintF(stderr, "ikd_loadgen: --pose_form must be %s\n",
+                  ik::kCrowdPoseFormNames);
+    return 2;
+  }
   tick.crowd.job_rotations = absl::GetFlag(FLAGS_job_rotations);
   if (absl::GetFlag(FLAGS_pose_only)) {
     tick.crowd.detail = ik::v1::TICK_DETAIL_POSE;

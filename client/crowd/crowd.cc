@@ -4,10 +4,12 @@
 #include <cmath>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ik/base/math.h"
+#include "ik/compact_pose.h"
 
 namespace ik {
 namespace {
@@ -42,15 +44,12 @@ double Swing(const std::string& name) {
   return 0.06;
 }
 
-// Every joint of `rig` in `pose` (packed rotations or per-joint entries,
-// filled on the first call, overwritten after): its rest rotation swung
-// about its local X by the walk cycle's phase `cycle`.
-void SwingJoints(const v1::Rig& rig, bool packed_pose, double cycle,
-                 v1::Pose& pose) {
+// Every joint of `rig`: its rest rotation swung about its local X by the
+// walk cycle's phase `cycle`, x, y, z, w per joint into `rotations`.
+void SwingJoints(const v1::Rig& rig, double cycle,
+                 std::vector<double>& rotations) {
   const int joints = rig.joints_size();
-  const bool posed = packed_pose ? pose.rotations_size() == 4 * joints
-                                 : pose.joints_size() == joints;
-  if (packed_pose && !posed) pose.mutable_rotations()->Resize(4 * joints, 0.0);
+  rotations.resize(4 * joints);
   for (int j = 0; j < joints; ++j) {
     const v1::Joint& joint = rig.joints(j);
     const Quat rest = joint.rest().has_rotation()
@@ -61,18 +60,54 @@ void SwingJoints(const v1::Rig& rig, bool packed_pose, double cycle,
         AngleAxis(Swing(joint.name()) * side * std::sin(cycle + 0.37 * j),
                   Vec3(1.0, 0.0, 0.0));
     const Quat rotation = glm::normalize(rest * swing);
-    if (packed_pose) {
-      double* packed = pose.mutable_rotations()->mutable_data() + 4 * j;
-      packed[0] = rotation.x;
-      packed[1] = rotation.y;
-      packed[2] = rotation.z;
-      packed[3] = rotation.w;
-      continue;
+    double* at = rotations.data() + 4 * j;
+    at[0] = rotation.x;
+    at[1] = rotation.y;
+    at[2] = rotation.z;
+    at[3] = rotation.w;
+  }
+}
+
+// `rotations` (x, y, z, w per joint) into `character`'s pose in `form`,
+// with `root`.
+void SetPose(CrowdPoseForm form, const std::vector<double>& rotations,
+             const v1::Transform& root, v1::TickCharacter& character) {
+  const int joints = static_cast<int>(rotations.size() / 4);
+  switch (form) {
+    case CrowdPoseForm::kCompact:
+    case CrowdPoseForm::kCompactQuantized: {
+      // What an engine holds: float32.
+      thread_local std::vector<float> engine_pose;
+      engine_pose.assign(rotations.begin(), rotations.end());
+      v1::CompactPose& pose = *character.mutable_compact_pose();
+      *pose.mutable_root() = root;
+      SetCompactRotations(engine_pose,
+                          form == CrowdPoseForm::kCompact
+                              ? RotationEncoding::kFloat
+                              : RotationEncoding::kQuantized,
+                          pose);
+      return;
     }
-    v1::JointPose& joint_pose =
-        posed ? *pose.mutable_joints(j) : *pose.add_joints();
-    joint_pose.set_index(j);
-    *joint_pose.mutable_local()->mutable_rotation() = ToWire(rotation);
+    case CrowdPoseForm::kPacked: {
+      v1::Pose& pose = *character.mutable_pose();
+      *pose.mutable_root() = root;
+      pose.mutable_rotations()->Assign(rotations.begin(), rotations.end());
+      return;
+    }
+    case CrowdPoseForm::kJointPoses: {
+      v1::Pose& pose = *character.mutable_pose();
+      *pose.mutable_root() = root;
+      const bool posed = pose.joints_size() == joints;
+      for (int j = 0; j < joints; ++j) {
+        v1::JointPose& joint =
+            posed ? *pose.mutable_joints(j) : *pose.add_joints();
+        joint.set_index(j);
+        const double* q = rotations.data() + 4 * j;
+        *joint.mutable_local()->mutable_rotation() =
+            ToWire(MakeQuat(q[0], q[1], q[2], q[3]));
+      }
+      return;
+    }
   }
 }
 
@@ -103,6 +138,24 @@ v1::JobStatus ToJobStatus(const absl::Status& status) {
 }
 
 }  // namespace
+
+bool ParseCrowdPoseForm(absl::string_view name, CrowdPoseForm* form) {
+  struct Named {
+    absl::string_view name;
+    CrowdPoseForm form;
+  };
+  for (const Named& named :
+       {Named{"compact", CrowdPoseForm::kCompact},
+        Named{"quantized", CrowdPoseForm::kCompactQuantized},
+        Named{"packed", CrowdPoseForm::kPacked},
+        Named{"joints", CrowdPoseForm::kJointPoses}}) {
+    if (name == named.name) {
+      *form = named.form;
+      return true;
+    }
+  }
+  return false;
+}
 
 void SetJointRotation(v1::Pose& pose, int index, const v1::Quat& rotation) {
   if (4 * index + 3 < pose.rotations_size()) {
@@ -169,14 +222,15 @@ void SyntheticCrowd::Pose(const Walker& walker,
       kMinZ + std::fmod(walker.z + walker.speed * time_, kWalkLength);
   const Vec3 root(walker.x, RootHeight(z), z);
   const Quat heading = AngleAxis(walker.heading, Vec3(0.0, 1.0, 0.0));
-  v1::Pose& pose = *character.mutable_pose();
-  v1::Transform& root_transform = *pose.mutable_root();
+  v1::Transform root_transform;
   root_transform.mutable_translation()->set_x(root.x);
   root_transform.mutable_translation()->set_y(root.y);
   root_transform.mutable_translation()->set_z(root.z);
   *root_transform.mutable_rotation() = ToWire(heading);
   const double cycle = 2.0 * kPi * 0.9 * walker.speed * time_ + walker.phase;
-  SwingJoints(rig_, options_.packed_pose, cycle, pose);
+  thread_local std::vector<double> rotations;
+  SwingJoints(rig_, cycle, rotations);
+  SetPose(options_.pose_form, rotations, root_transform, character);
   if (!options_.terrain.empty() && rig_.legs_size() > 0 &&
       !character.has_ground()) {
     v1::GroundFeetRequest& ground = *character.mutable_ground();
@@ -230,7 +284,9 @@ absl::StatusOr<v1::TickResponse> SyntheticCrowd::RunAsSingleCalls(
   for (const v1::TickCharacter& character : request_.characters()) {
     v1::TickCharacterResult& out = *response.add_characters();
     out.set_id(character.id());
-    v1::Pose pose = character.pose();
+    v1::Pose pose = character.has_compact_pose()
+                        ? WidenedPose(character.compact_pose())
+                        : character.pose();
     if (character.has_ground()) {
       v1::GroundFeetRequest ground = character.ground();
       ground.set_rig(character.rig());

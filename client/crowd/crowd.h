@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "ik/client.h"
 #include "ik/v1/ik.pb.h"
 
@@ -36,6 +37,26 @@ void SetJointRotations(
 // .rotations, packed).
 void SetJointRotations(v1::Pose& pose, const v1::TickCharacterResult& result);
 
+// How the crowd sends its poses.
+enum class CrowdPoseForm {
+  // CompactPose, float32 rotations: what engines hold (the default).
+  kCompact,
+  // CompactPose, 48-bit quantized rotations.
+  kCompactQuantized,
+  // Pose.rotations, doubles.
+  kPacked,
+  // One JointPose per joint.
+  kJointPoses,
+};
+
+// A form by its name on the command line ("compact", "quantized",
+// "packed", "joints"); false for another name.
+bool ParseCrowdPoseForm(absl::string_view name, CrowdPoseForm* form);
+inline constexpr char kCrowdPoseFormNames[] =
+    "compact (CompactPose, float32; the default), quantized (CompactPose, "
+    "48-bit rotations), packed (Pose.rotations, doubles) or joints (a "
+    "JointPose per joint)";
+
 struct CrowdOptions {
   int characters = 1000;
   // Registered terrain the crowd walks on (the bundled stairs: x in [-1, 1],
@@ -47,9 +68,7 @@ struct CrowdOptions {
   bool dynamics = true;
   // Seconds per tick.
   double delta_time = 1.0 / 60.0;
-  // The pose as packed rotations (Pose.rotations), the lean form; false:
-  // one JointPose per joint.
-  bool packed_pose = true;
+  CrowdPoseForm pose_form = CrowdPoseForm::kCompact;
   // Ask for each job's rotations too (TickRequest.job_rotations).
   bool job_rotations = false;
   // How much of each answer to ask for (TickRequest.detail).

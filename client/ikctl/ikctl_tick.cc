@@ -6,12 +6,17 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "crowd.h"
 #include "ikctl_util.h"
 
 ABSL_FLAG(int, characters, 100, "tick: characters in the crowd");
 ABSL_FLAG(int, ticks, 10, "tick: ticks to run");
+ABSL_FLAG(std::string, pose_form, "compact",
+          "tick: how each pose is sent: compact (CompactPose, float32), "
+          "quantized (CompactPose, 48-bit rotations), packed "
+          "(Pose.rotations, doubles) or joints (a JointPose per joint)");
 ABSL_FLAG(bool, stream, false,
           "tick: send the ticks on one TickStream instead of unary Ticks");
 ABSL_DECLARE_FLAG(std::string, terrain);
@@ -78,6 +83,9 @@ int TickCommand(ik::Client& client, const std::vector<std::string>& args) {
   options.characters = characters;
   options.terrain = absl::GetFlag(FLAGS_terrain);
   options.delta_time = absl::GetFlag(FLAGS_dt);
+  if (!ParseCrowdPoseForm(absl::GetFlag(FLAGS_pose_form), &options.pose_form)) {
+    return Usage(absl::StrCat("--pose_form must be ", kCrowdPoseFormNames));
+  }
   SyntheticCrowd crowd(rig->rig(), options);
   std::optional<TickStream> stream;
   if (absl::GetFlag(FLAGS_stream)) stream.emplace(client);
