@@ -24,6 +24,7 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ops/memory_reclaimer.h"
 #include "server.h"
@@ -378,6 +379,10 @@ int main(int argc, char** argv) {
       "[--state_dir=DIR] "
       "[limits...]");
   absl::ParseCommandLine(argc, argv);
+  // Abseil's mutexes check every lock order for cycles unless told not to
+  // (a global graph updated on each lock: several microseconds a call); the
+  // tests keep the check, the server does not pay for it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // A tick's request and answer are megabytes: keep such buffers in the heap
   // for reuse instead of mapping fresh zeroed pages for every call (glibc
   // maps blocks above M_MMAP_THRESHOLD). Free memory at the top of a heap

@@ -34,6 +34,11 @@ absl::string_view MethodName() {
   return name;
 }
 
+// A solving call this small (a few goals, one pose) runs on the thread it
+// arrived on when the pool has a slot free and nothing waiting
+// (SolverPool::TryRunInline); larger ones always go through the pool.
+constexpr size_t kInlineRequestBytes = 4096;
+
 }  // namespace
 
 absl::Status IkService::Authorize(grpc::CallbackServerContext* context,
@@ -100,6 +105,13 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::ByteBuffer* response, Handler handler) {
   auto* call = new UnaryCall<Request, Response>(response);
   if (!Admit(context, request, call)) return call;
+  if (request->Length() <= kInlineRequestBytes && pool_.TryRunInline()) {
+    absl::Status answered = handler(call->request(), call->response());
+    pool_.LeaveInline();
+    call->Answer(std::move(answered));
+    gate_.Leave();
+    return call;
+  }
   const bool posted = pool_.Post(
       context->peer(), [this, context, call, handler = std::move(handler)] {
         absl::Status stopped = Stopped(*context);

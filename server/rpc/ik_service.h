@@ -126,7 +126,9 @@ class IkService final : public RawIkService {
   grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
-  // The same with the handler run on the pool.
+  // The same with the handler run on the pool; a small request (at most
+  // 4 KiB) runs here instead when the pool has a slot free and nothing
+  // waiting (SolverPool::TryRunInline).
   template <typename Request, typename Response, typename Handler>
   grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,

@@ -12,9 +12,10 @@
 namespace ik::server {
 
 SolverPool::SolverPool(int threads, int max_queued, int nice)
-    : max_queued_(std::max(max_queued, 1)) {
-  workers_.reserve(std::max(threads, 1));
-  for (int i = 0; i < std::max(threads, 1); ++i) {
+    : thread_count_(std::max(threads, 1)),
+      max_queued_(std::max(max_queued, 1)) {
+  workers_.reserve(thread_count_);
+  for (int i = 0; i < thread_count_; ++i) {
     workers_.emplace_back([this, nice] {
       // Raising a thread's nice value needs no privilege; a failure would
       // only leave it at the process's priority.
@@ -49,6 +50,18 @@ bool SolverPool::Post(absl::string_view client,
 int SolverPool::queued() const {
   absl::MutexLock lock(&mutex_);
   return queued_;
+}
+
+bool SolverPool::TryRunInline() {
+  absl::MutexLock lock(&mutex_);
+  if (queued_ > 0 || running_ >= threads()) return false;
+  ++running_;
+  return true;
+}
+
+void SolverPool::LeaveInline() {
+  absl::MutexLock lock(&mutex_);
+  --running_;
 }
 
 namespace {
@@ -103,16 +116,22 @@ void SolverPool::Work() {
     absl::AnyInvocable<void() &&> task;
     {
       absl::MutexLock lock(&mutex_);
+      // A task starts when one waits and a slot is free (calls running
+      // inline hold slots too).
       mutex_.Await(absl::Condition(
           +[](SolverPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mutex_) {
-            return pool->stopping_ || pool->queued_ > 0;
+            return (pool->stopping_ && pool->queued_ == 0) ||
+                   (pool->queued_ > 0 && pool->running_ < pool->threads());
           },
           this));
       if (queued_ == 0) return;  // stopping, and nothing left
       // The next client in turn gives one task.
       task = TakeLocked(0);
+      ++running_;
     }
     std::move(task)();
+    absl::MutexLock lock(&mutex_);
+    --running_;
   }
 }
 

@@ -43,7 +43,7 @@ class SolverPool {
   SolverPool(const SolverPool&) = delete;
   SolverPool& operator=(const SolverPool&) = delete;
 
-  int threads() const { return static_cast<int>(workers_.size()); }
+  int threads() const { return thread_count_; }
 
   // Queues `task` for `client`; false (and `task` dropped) when `max_queued`
   // tasks are waiting already.
@@ -61,6 +61,15 @@ class SolverPool {
   // Tasks waiting now.
   int queued() const;
 
+  // The short way for a small call: when no task waits and fewer than
+  // threads() tasks run, true -- the caller then runs its call on its own
+  // thread at once, counted as one of the pool's running tasks until it
+  // calls LeaveInline (the workers start no task while threads() run). The
+  // hop to a worker costs more than a small solve; with nobody waiting,
+  // running it where it arrived takes nothing from anyone. False: post it.
+  bool TryRunInline();
+  void LeaveInline();
+
   // From a task of `client` running on one of this pool's workers, at a
   // point where it may pause (between a call's goals, between a tick's
   // characters): runs one waiting task of the next other client in turn on
@@ -77,6 +86,7 @@ class SolverPool {
   // the back of the line if it has more.
   Task TakeLocked(size_t turn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
+  const int thread_count_;
   const int max_queued_;
   mutable absl::Mutex mutex_;
   // Each client's waiting tasks, and the clients with waiting tasks in the
@@ -85,6 +95,8 @@ class SolverPool {
       ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
   int queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Tasks running on the workers and calls running inline.
+  int running_ ABSL_GUARDED_BY(mutex_) = 0;
   // queued_, readable without the lock (Yield's quick way out).
   std::atomic<int> waiting_{0};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
