@@ -12,10 +12,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "crowd.h"
+#include "crowd_core.h"
 #include "handlers/handlers.h"
 #include "ik/rig_json.h"
 #include "rpc/solver_pool.h"
-#include "state/directory_loader.h"
 
 namespace ik::server {
 
@@ -47,9 +47,7 @@ struct CrowdTickFixture {
         terrains(limits.max_terrains),
         handlers(rigs, terrains, limits),
         pool(1, 1024) {
-    Expect(LoadRigDirectory(IK_EXAMPLES_DIR "/rigs", limits, rigs).status());
-    Expect(LoadTerrainDirectory(IK_EXAMPLES_DIR "/terrains", limits, terrains)
-               .status());
+    Expect(LoadExamples(IK_EXAMPLES_DIR, limits, rigs, terrains));
     crowd = ExampleCrowd();
     scope.pool = &pool;
     scope.client = "bench";

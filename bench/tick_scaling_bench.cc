@@ -22,35 +22,31 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "crowd.h"
 #include "crowd_fixture.h"
+#include "example_ikd.h"
 #include "ik/v1/ik.grpc.pb.h"
 #include "server.h"
 
 namespace ik::server {
 namespace {
 
-// An ikd in process with `threads` solver threads, a channel to it, and the
+// An ikd in process with `threads` solver threads (example_ikd.h, as
+// ikd_loadgen --solver_threads starts it), a channel to it, and the
 // crowd's fourth tick (three ticks absorbed over the channel first, so
 // dynamics has states).
 struct ServedCrowd {
   explicit ServedCrowd(int threads) {
-    ServerOptions options;
-    options.listen = "127.0.0.1:0";
-    options.rig_dir = IK_EXAMPLES_DIR "/rigs";
-    options.terrain_dir = IK_EXAMPLES_DIR "/terrains";
-    options.solver_threads = threads;
     absl::StatusOr<std::unique_ptr<IkServer>> started =
-        IkServer::Start(options);
+        StartExampleIkd(IK_EXAMPLES_DIR, threads);
     Expect(started.status());
     server = *std::move(started);
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(64 << 20);
     stub = v1::IkService::NewStub(grpc::CreateCustomChannel(
-        absl::StrCat("127.0.0.1:", server->port()),
-        grpc::InsecureChannelCredentials(), arguments));
+        ExampleIkdTarget(*server), grpc::InsecureChannelCredentials(),
+        arguments));
     crowd = ExampleCrowd();
     for (int t = 0; t < 3; ++t) {
       v1::TickResponse response;
