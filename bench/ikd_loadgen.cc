@@ -10,6 +10,7 @@
 //
 //   ikd_loadgen --rpc=tick --characters=1000 --ticks=100 [--stream]
 //               [--pose_only] [--ikd_pid=PID] [--single_ticks=3]
+//               [--solver_threads=1,2] [--core_reference=false]
 //
 // Each thread sends --requests/--threads calls back to back on one shared
 // channel, then the tool prints throughput and latency percentiles. SolveChain
@@ -27,6 +28,13 @@
 // calls (GroundFeet, SolveChain, StepDynamics per character), for the ratio
 // in the same run. With --ikd_pid, ikd's CPU time (user + system,
 // /proc/PID/stat) per tick and per character for both (bench/loadgen_tick.cc).
+// With --solver_threads=1,2,...: instead of --server, an ikd started in this
+// process for each count (serving --examples_dir's rigs and terrains on a
+// loopback port), the same load against each, and each count's latencies
+// against one thread's. Then the core reference (unless
+// --core_reference=false): the last tick's request converted as ikd converts
+// it and run through ik::TickBatchJob in this process, timed with Google
+// Benchmark (bench/crowd_core.h), against ikd's CPU per character.
 //
 // Fairness (--rpc=fairness): a victim client (one --chain goal per
 // SolveChain, back to back) for --seconds alone, then for --seconds while a
@@ -49,6 +57,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
@@ -98,6 +107,21 @@ ABSL_FLAG(int, flood_goals, 64,
           "fairness: goals per flooding SolveChain (on the tail, FABRIK)");
 ABSL_FLAG(int, ikd_pid, 0,
           "tick: ikd's process id, to report its CPU time (0: not reported)");
+ABSL_FLAG(std::vector<std::string>, solver_threads, {},
+          "tick: solver thread counts, e.g. 1,2: for each, an ikd in this "
+          "process with that many solver threads serving --examples_dir on a "
+          "loopback port, loaded in turn instead of --server (empty: "
+          "--server)");
+ABSL_FLAG(std::string, examples_dir, IK_EXAMPLES_DIR,
+          "tick: the examples' directory (rigs/, terrains/) the ikd in this "
+          "process serves and the core reference reads");
+ABSL_FLAG(bool, core_reference, true,
+          "tick: also time the last tick through the core in this process "
+          "(TickBatchJob; needs --examples_dir to hold the target's rig and "
+          "terrain)");
+ABSL_FLAG(double, core_min_time, 0.5,
+          "tick: the core reference's seconds per repetition (3 "
+          "repetitions, the median reported)");
 
 namespace {
 
@@ -342,9 +366,32 @@ int RunFairness(const ik::ClientOptions& options) {
   return failures + flooded_failures + health_failures == 0 ? 0 : 1;
 }
 
-// --rpc=tick: the synthetic crowd's ticks (ik::loadgen::RunTickLoad) with
-// the flags' options.
-int RunTick(ik::Client& client) {
+// --solver_threads as counts (each >= 1) into `counts`; false (after
+// saying why) for anything else.
+bool ParseSolverThreads(std::vector<int>& counts) {
+  for (const std::string& count : absl::GetFlag(FLAGS_solver_threads)) {
+    int threads = 0;
+    if (!absl::SimpleAtoi(count, &threads) || threads < 1) {
+      absl::FPrintF(stderr,
+                    "ikd_loadgen: --solver_threads takes counts >= 1 "
+                    "separated by commas, not '%s'\n",
+                    count);
+      return false;
+    }
+    counts.push_back(threads);
+  }
+  if (!counts.empty() && absl::GetFlag(FLAGS_ikd_pid) != 0) {
+    absl::FPrintF(stderr,
+                  "ikd_loadgen: --ikd_pid reads another process; with "
+                  "--solver_threads ikd runs in this one\n");
+    return false;
+  }
+  return true;
+}
+
+// --rpc=tick: the synthetic crowd's ticks (ik::loadgen::RunTick) with the
+// flags' options.
+int RunTick(const ik::ClientOptions& options) {
   ik::loadgen::TickLoadOptions tick;
   tick.rig = absl::GetFlag(FLAGS_rig);
   tick.crowd.characters = std::max(1, absl::GetFlag(FLAGS_characters));
@@ -364,7 +411,11 @@ int RunTick(ik::Client& client) {
   tick.single_ticks = absl::GetFlag(FLAGS_single_ticks);
   tick.stream = absl::GetFlag(FLAGS_stream);
   tick.ikd_pid = absl::GetFlag(FLAGS_ikd_pid);
-  return ik::loadgen::RunTickLoad(client, tick);
+  if (!ParseSolverThreads(tick.solver_threads)) return 2;
+  tick.examples_dir = absl::GetFlag(FLAGS_examples_dir);
+  tick.core_reference = absl::GetFlag(FLAGS_core_reference);
+  tick.core_timing.min_time = absl::GetFlag(FLAGS_core_min_time);
+  return ik::loadgen::RunTick(options, tick);
 }
 
 // --rpc=solve, --rpc=ground and --rpc=health: `requests` calls from
@@ -450,13 +501,14 @@ int main(int argc, char** argv) {
   ik::ClientOptions options;
   options.target = absl::GetFlag(FLAGS_server);
   options.deadline = absl::Seconds(10);
+  // The tick checks its own target (--server, or the ikds it starts).
+  if (rpc == "tick") return RunTick(options);
   ik::Client client(options);
   if (absl::StatusOr<bool> serving = client.CheckHealth();
       !serving.ok() || !*serving) {
     absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
     return 1;
   }
-  if (rpc == "tick") return RunTick(client);
   if (rpc == "fairness") return RunFairness(options);
   if (rpc == "flood") return RunFlood(options);
   return RunCallers(client, rpc, threads, requests);
