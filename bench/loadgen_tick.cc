@@ -229,12 +229,15 @@ absl::Status CoreReference::Report(const v1::TickRequest& request,
     const double ikd_us = 1e6 * ikd_cpu_seconds / ticks / characters;
     absl::PrintF("; ikd CPU per character / core = %.2f / %.2f = %.2f", ikd_us,
                  core_us, ikd_us / core_us);
-  } else {
+  } else if (!load.solver_threads.empty()) {
+    absl::PrintF("; ikd CPU / core: not measured (ikd shares this process)");
+  } else if (load.ikd_pid > 0) {
     absl::PrintF(
-        "; ikd CPU / core: %s",
-        !load.solver_threads.empty() ? "not measured (ikd shares this process)"
-        : load.ikd_pid > 0 ? "ikd's CPU below /proc's resolution (more --ticks)"
-                           : "give --ikd_pid");
+        "; ikd CPU / core: no CPU time read for --ikd_pid=%d (not ikd's "
+        "process, or too few --ticks for /proc's clock ticks)",
+        load.ikd_pid);
+  } else {
+    absl::PrintF("; ikd CPU / core: give --ikd_pid");
   }
   absl::PrintF("; failed jobs %d\n", timing->failed_jobs);
   return absl::OkStatus();

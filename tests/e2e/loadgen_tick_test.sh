@@ -41,7 +41,7 @@ echo "$out"
 expect "$out" "^TickStream: 3 ticks of 20 characters .*; ikd CPU $NUMBER ms per tick, $NUMBER us per character;.*; failed jobs 0$" \
   "TickStream line with ikd's CPU"
 expect "$out" "^single calls: 3 ticks of 20 characters .*; failed jobs 0$" "single calls line"
-expect "$out" "^core \(TickBatchJob in this process, 1 thread, the last tick's 20 characters\): $NUMBER us per character, median of 3 repetitions; ikd CPU (per character / core = $NUMBER / $NUMBER = $NUMBER|/ core: ikd's CPU below /proc's resolution \(more --ticks\)); failed jobs 0$" \
+expect "$out" "^core \(TickBatchJob in this process, 1 thread, the last tick's 20 characters\): $NUMBER us per character, median of 3 repetitions; ikd CPU (per character / core = $NUMBER / $NUMBER = $NUMBER|/ core: no CPU time read for --ikd_pid=$SERVER_PID .*); failed jobs 0$" \
   "core reference line with ikd's CPU over it"
 
 out=$("$LOADGEN" "${small[@]}" --server="$SERVER" --single_ticks=0 \
