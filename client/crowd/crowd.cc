@@ -255,24 +255,69 @@ const v1::TickRequest& SyntheticCrowd::NextTick() {
   for (int k = 0; k < options_.characters; ++k) {
     v1::TickCharacter& character =
         built ? *request_.mutable_characters(k) : *request_.add_characters();
-    if (!built) {
-      character.set_id(absl::StrCat(k));
-      character.set_rig(rig_.name());
-    }
+    if (!built) character.set_id(absl::StrCat(k));
+    character.set_rig(rig_.name());
     Pose(walkers_[k], character);
+    if (options_.baselines && character.has_compact_pose()) {
+      OnBaseline(walkers_[k], character);
+    }
   }
   return request_;
+}
+
+void SyntheticCrowd::OnBaseline(Walker& walker,
+                                v1::TickCharacter& character) const {
+  v1::CompactPose& pose = *character.mutable_compact_pose();
+  if (!walker.has_baseline) {
+    character.set_baseline(0);
+    walker.sent = pose;
+    return;
+  }
+  character.set_baseline(sequence_ - 1);
+  character.clear_rig();
+  character.mutable_dynamics()->clear_states();
+  const v1::CompactPose now = pose;
+  const bool quantized = !now.quantized_rotations().empty();
+  const int per_joint = quantized ? kSmallestThreeBytes : 4;
+  const int joints =
+      quantized ? static_cast<int>(now.quantized_rotations().size()) / per_joint
+                : now.rotations_size() / per_joint;
+  pose.clear_rotations();
+  pose.clear_quantized_rotations();
+  for (int j = 0; j < joints; ++j) {
+    if (quantized) {
+      const absl::string_view mine =
+          absl::string_view(now.quantized_rotations()).substr(6 * j, 6);
+      if (mine == absl::string_view(walker.sent.quantized_rotations())
+                      .substr(6 * j, 6)) {
+        continue;
+      }
+      pose.add_joints(j);
+      pose.mutable_quantized_rotations()->append(mine.data(), mine.size());
+      continue;
+    }
+    bool same = true;
+    for (int i = 0; i < 4; ++i) {
+      same =
+          same && now.rotations(4 * j + i) == walker.sent.rotations(4 * j + i);
+    }
+    if (same) continue;
+    pose.add_joints(j);
+    for (int i = 0; i < 4; ++i) pose.add_rotations(now.rotations(4 * j + i));
+  }
+  walker.sent = now;
 }
 
 void SyntheticCrowd::Absorb(const v1::TickResponse& response) {
   const int count = std::min(response.characters_size(), options_.characters);
   for (int k = 0; k < count; ++k) {
     const v1::TickCharacterResult& character = response.characters(k);
+    walkers_[k].has_baseline = character.status().code() == 0;
     std::vector<v1::DynamicChainState>& states = walkers_[k].states;
     states.clear();
     if (character.dynamics_status().code() != 0) continue;
     for (const v1::DynamicChainResult& chain : character.dynamics().results()) {
-      states.push_back(chain.state());
+      if (chain.has_state()) states.push_back(chain.state());
     }
   }
 }

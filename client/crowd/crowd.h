@@ -69,6 +69,11 @@ struct CrowdOptions {
   // Seconds per tick.
   double delta_time = 1.0 / 60.0;
   CrowdPoseForm pose_form = CrowdPoseForm::kCompact;
+  // For a TickStream, with a compact pose form: once a character has been
+  // answered, send it on its baseline (TickCharacter.baseline) -- no rig,
+  // only the joints whose rotation changed, no dynamics states (the stream
+  // keeps them) -- and complete again after it failed.
+  bool baselines = false;
   // Ask for each job's rotations too (TickRequest.job_rotations).
   bool job_rotations = false;
   // How much of each answer to ask for (TickRequest.detail).
@@ -103,7 +108,15 @@ class SyntheticCrowd {
     double phase = 0.0;
     double speed = 1.2;
     std::vector<v1::DynamicChainState> states;
+    // With baselines: whether the stream keeps one for the character, and
+    // the compact pose sent last (complete).
+    bool has_baseline = false;
+    v1::CompactPose sent;
   };
+
+  // `character`'s complete compact pose kept in `walker`, and the character
+  // changed to build on its baseline when the stream keeps one.
+  void OnBaseline(Walker& walker, v1::TickCharacter& character) const;
 
   void Pose(const Walker& walker, v1::TickCharacter& character) const;
 

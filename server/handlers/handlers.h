@@ -30,6 +30,7 @@ namespace ik::server {
 
 class RequestGround;  // request_ground.h
 struct TickPoses;     // tick_handler.cc
+class TickBaselines;  // tick_baselines.h
 
 // What a tick says for all its characters.
 struct TickSettings {
@@ -98,9 +99,11 @@ class IkHandlers {
   // service reads and writes: each character is parsed, run and written on
   // the thread that takes it, so no part of a tick's work is serial. A
   // character whose bytes do not parse fails alone (INVALID_ARGUMENT,
-  // "characters[k]").
+  // "characters[k]"). `baselines`: a TickStream's (tick_baselines.h), which
+  // its characters may build on; null on a unary Tick.
   absl::Status Tick(const wire::TickRequestBytes& request,
-                    wire::TickResponseBytes& response, const CallScope& scope);
+                    wire::TickResponseBytes& response, const CallScope& scope,
+                    TickBaselines* baselines = nullptr);
 
   // The jobs on one character's pose, shared by the single RPCs and Tick.
   // Answers are written as `form` says. Each names the fields of its own

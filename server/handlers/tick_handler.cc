@@ -15,6 +15,7 @@
 #include "convert/values.h"
 #include "handlers/handlers.h"
 #include "handlers/request_ground.h"
+#include "handlers/tick_baselines.h"
 #include "ik/base/field_error.h"
 #include "ik/rig/pose_check.h"
 #include "rpc/core_time.h"
@@ -99,6 +100,14 @@ bool RunOnCopy(TickPoses& poses, int index, absl::string_view job_path,
   return result.ok();
 }
 
+// A character outside a TickStream names no baseline.
+absl::Status WithoutBaseline(const v1::TickCharacter& character) {
+  if (character.baseline() == 0) return absl::OkStatus();
+  return InvalidField("baseline",
+                      "only a TickStream keeps baselines: must be 0 on a "
+                      "unary Tick");
+}
+
 // What the tick says for all its characters, from either form of it.
 template <typename Request>
 TickSettings SettingsOf(const Request& request,
@@ -165,15 +174,23 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
   response.set_sequence(request.sequence());
   for (int k = 0; k < count; ++k) response.add_characters();
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
-    TickCharacter(request.characters(k), k, tick, scope,
-                  *response.mutable_characters(k));
+    const v1::TickCharacter& character = request.characters(k);
+    v1::TickCharacterResult& out = *response.mutable_characters(k);
+    if (absl::Status status = WithoutBaseline(character); !status.ok()) {
+      out.set_id(character.id());
+      StatusToProto(Rooted(status, CharacterPath(k, "")),
+                    *out.mutable_status());
+      return;
+    }
+    TickCharacter(character, k, tick, scope, out);
   });
   return absl::OkStatus();
 }
 
 absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
                               wire::TickResponseBytes& response,
-                              const CallScope& scope) {
+                              const CallScope& scope,
+                              TickBaselines* baselines) {
   std::optional<RequestGround> shared;
   if (absl::Status status = StartTick(
           request.characters_size(), request.detail(),
@@ -186,6 +203,9 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
   const int count = request.characters_size();
   response.set_sequence(request.sequence());
   for (int k = 0; k < count; ++k) response.add_characters();
+  if (baselines != nullptr) {
+    baselines->Begin(request.sequence(), request.resync(), count);
+  }
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
     // Reused by the characters this thread runs: their memory stays.
     thread_local v1::TickCharacter character;
@@ -193,18 +213,24 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
     character.Clear();
     out.Clear();
     const std::string& bytes = request.characters(k);
-    if (character.ParseFromString(bytes)) {
+    const bool parsed = character.ParseFromString(bytes);
+    absl::Status read =
+        !parsed ? InvalidField(
+                      "", absl::StrCat(
+                              "its ", bytes.size(), " bytes do not parse as ",
+                              v1::TickCharacter::descriptor()->full_name()))
+        : baselines != nullptr ? baselines->Apply(character)
+                               : WithoutBaseline(character);
+    if (read.ok()) {
       TickCharacter(character, k, tick, scope, out);
+      if (baselines != nullptr) baselines->Keep(k, character, out);
     } else {
-      StatusToProto(
-          InvalidField(
-              CharacterPath(k, ""),
-              absl::StrCat("its ", bytes.size(), " bytes do not parse as ",
-                           v1::TickCharacter::descriptor()->full_name())),
-          *out.mutable_status());
+      if (parsed) out.set_id(character.id());
+      StatusToProto(Rooted(read, CharacterPath(k, "")), *out.mutable_status());
     }
     out.SerializeToString(response.mutable_characters(k));
   });
+  if (baselines != nullptr) baselines->End();
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "convert/tick.h"
+#include "handlers/tick_baselines.h"
 #include "rpc/call_scope.h"
 #include "rpc/raw_call.h"
 
@@ -74,7 +75,7 @@ class TickStreamReactor final
       return;
     }
     const bool posted = scope_.pool->Post(scope_.client, [this] {
-      Answer(handlers_.Tick(*request_, *response_, scope_));
+      Answer(handlers_.Tick(*request_, *response_, scope_, &baselines_));
     });
     if (!posted) Answer(Busy());
   }
@@ -170,6 +171,8 @@ class TickStreamReactor final
   wire::TickResponseBytes* response_ = nullptr;
   grpc::ByteBuffer request_bytes_;
   grpc::ByteBuffer response_bytes_;
+  // What the stream's ticks build on (one tick at a time).
+  TickBaselines baselines_;
   absl::Mutex mutex_;
   bool reading_ ABSL_GUARDED_BY(mutex_) = false;
   bool draining_ ABSL_GUARDED_BY(mutex_) = false;
