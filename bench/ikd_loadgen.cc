@@ -87,6 +87,10 @@ ABSL_FLAG(uint64_t, seed, 1, "seed of the target generator");
 ABSL_FLAG(int, characters, 1000, "tick: characters per tick");
 ABSL_FLAG(int, ticks, 100, "tick: ticks to send");
 ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
+ABSL_FLAG(bool, baselines, false,
+          "tick, with --stream and a compact --pose_form: send each "
+          "character on its baseline once answered (TickCharacter.baseline: "
+          "no rig, only the changed joints, no dynamics states)");
 ABSL_FLAG(std::string, pose_form, "compact",
           "tick: how each pose is sent: compact (CompactPose, float32), "
           "quantized (CompactPose, 48-bit rotations), packed "
@@ -410,6 +414,16 @@ int RunTick(const ik::ClientOptions& options) {
   tick.ticks = std::max(1, absl::GetFlag(FLAGS_ticks));
   tick.single_ticks = absl::GetFlag(FLAGS_single_ticks);
   tick.stream = absl::GetFlag(FLAGS_stream);
+  tick.crowd.baselines = absl::GetFlag(FLAGS_baselines);
+  if (tick.crowd.baselines &&
+      (!tick.stream ||
+       (tick.crowd.pose_form != ik::CrowdPoseForm::kCompact &&
+        tick.crowd.pose_form != ik::CrowdPoseForm::kCompactQuantized))) {
+    absl::FPrintF(stderr,
+                  "ikd_loadgen: --baselines needs --stream and --pose_form "
+                  "compact or quantized\n");
+    return 2;
+  }
   tick.ikd_pid = absl::GetFlag(FLAGS_ikd_pid);
   if (!ParseSolverThreads(tick.solver_threads)) return 2;
   tick.examples_dir = absl::GetFlag(FLAGS_examples_dir);

@@ -62,7 +62,7 @@ TickRun RunTicks(SyntheticCrowd& crowd, int ticks, int pid, Send&& send) {
         std::chrono::duration<double, std::milli>(
             std::chrono::steady_clock::now() - tick_start)
             .count());
-    if (t == ticks - 1) run.last_request = request;
+    if (t == ticks - 1) run.last_request = crowd.CompleteTick();
     if (!answer.ok()) {
       if (run.first_error.empty()) run.first_error = answer.status().ToString();
       ++run.failed_jobs;

@@ -231,10 +231,9 @@ void SyntheticCrowd::Pose(const Walker& walker,
   thread_local std::vector<double> rotations;
   SwingJoints(rig_, cycle, rotations);
   SetPose(options_.pose_form, rotations, root_transform, character);
-  if (!options_.terrain.empty() && rig_.legs_size() > 0 &&
-      !character.has_ground()) {
-    v1::GroundFeetRequest& ground = *character.mutable_ground();
-    for (int l = 0; l < rig_.legs_size(); ++l) ground.add_weights(1.0);
+  if (!options_.terrain.empty() && rig_.legs_size() > 0) {
+    // Every leg planted: the default weights.
+    character.mutable_ground();
   }
   AimHands(options_.goal_chains, root, heading, cycle, character);
   if (options_.dynamics && rig_.dynamic_chains_size() > 0) {
@@ -259,8 +258,17 @@ const v1::TickRequest& SyntheticCrowd::NextTick() {
     character.set_rig(rig_.name());
     Pose(walkers_[k], character);
     if (options_.baselines && character.has_compact_pose()) {
+      if (complete_.characters_size() <= k) complete_.add_characters();
+      *complete_.mutable_characters(k) = character;
+      complete_.mutable_characters(k)->mutable_dynamics()->clear_states();
       OnBaseline(walkers_[k], character);
     }
+  }
+  if (options_.baselines) {
+    complete_.set_sequence(request_.sequence());
+    *complete_.mutable_shared_ground() = request_.shared_ground();
+    complete_.set_detail(request_.detail());
+    complete_.set_job_rotations(request_.job_rotations());
   }
   return request_;
 }
@@ -325,8 +333,8 @@ void SyntheticCrowd::Absorb(const v1::TickResponse& response) {
 absl::StatusOr<v1::TickResponse> SyntheticCrowd::RunAsSingleCalls(
     Client& client) const {
   v1::TickResponse response;
-  response.set_sequence(request_.sequence());
-  for (const v1::TickCharacter& character : request_.characters()) {
+  response.set_sequence(CompleteTick().sequence());
+  for (const v1::TickCharacter& character : CompleteTick().characters()) {
     v1::TickCharacterResult& out = *response.add_characters();
     out.set_id(character.id());
     v1::Pose pose = character.has_compact_pose()
@@ -336,7 +344,7 @@ absl::StatusOr<v1::TickResponse> SyntheticCrowd::RunAsSingleCalls(
       v1::GroundFeetRequest ground = character.ground();
       ground.set_rig(character.rig());
       *ground.mutable_pose() = pose;
-      *ground.mutable_ground() = request_.shared_ground();
+      *ground.mutable_ground() = CompleteTick().shared_ground();
       absl::StatusOr<v1::GroundFeetResponse> answer = client.GroundFeet(ground);
       if (answer.ok()) {
         SetJointRotations(pose, answer->rotations());

@@ -89,6 +89,12 @@ class SyntheticCrowd {
   // states of the last absorbed answer carried over.
   const v1::TickRequest& NextTick();
 
+  // The last tick complete: NextTick's request itself, or with baselines,
+  // the characters as they would be sent without them.
+  const v1::TickRequest& CompleteTick() const {
+    return options_.baselines ? complete_ : request_;
+  }
+
   // Takes a tick's answer: keeps each character's dynamics states.
   void Absorb(const v1::TickResponse& response);
 
@@ -124,6 +130,8 @@ class SyntheticCrowd {
   CrowdOptions options_;
   std::vector<Walker> walkers_;
   v1::TickRequest request_;
+  // With baselines: NextTick's request complete.
+  v1::TickRequest complete_;
   double time_ = 0.0;
   std::uint64_t sequence_ = 0;
 };

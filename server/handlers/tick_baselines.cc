@@ -157,6 +157,11 @@ void TickBaselines::Keep(int index, v1::TickCharacter& character,
   kept.id = character.id();
   kept.rig = character.rig();
   kept.revision = out.revision();
+  // The baseline pinned the revision it was made with, so a character
+  // built on one that left its rig out knows it already.
+  if (character.baseline() != 0 && character.revision() == kept.revision) {
+    out.clear_revision();
+  }
   kept.pose.Swap(character.mutable_compact_pose());
   kept.pose.clear_root();
   const bool built_on_baseline = character.baseline() != 0;

@@ -88,9 +88,11 @@ v1::TickRequest OnBaselines(const v1::TickRequest& complete,
   return request;
 }
 
-// `answer` less its dynamics states: what a character built on its
-// baseline is answered.
+// `answer` less its dynamics states and its revision: what a character
+// built on its baseline, without its rig, is answered.
 v1::TickCharacterResult WithoutStates(v1::TickCharacterResult answer) {
+  EXPECT_FALSE(answer.revision().empty());
+  answer.clear_revision();
   for (v1::DynamicChainResult& chain :
        *answer.mutable_dynamics()->mutable_results()) {
     EXPECT_TRUE(chain.has_state());
