@@ -7,12 +7,17 @@
 // the time: the request's parse, the characters on the pool, the answer's
 // serialisation, gRPC both ways.
 //
-// After the benchmarks it prints the ratio the tick's scaling is judged by:
-// wall time with 2 solver threads / with 1 (1.0: no gain; 0.5: linear).
-// With ikd and this client sharing the machine's cores, run it on a machine
-// with at least 3 cores for the ratio to mean ikd's scaling alone.
+// Two clients: BM_TickOverChannel through the generated stub (it builds the
+// request message's bytes and parses the answer, work of its own on the
+// same cores), and BM_TickBytesOverChannel, which sends the request's bytes
+// made once and keeps the answer's bytes unparsed -- ikd's own work and
+// gRPC's alone, the figure ikd's scaling is judged by.
+//
+// After the benchmarks it prints, for each, the wall time with 2 solver
+// threads / with 1 (1.0: no gain; 0.5: linear).
 //
 //   build/bench/tick_scaling_bench --benchmark_min_time=2
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -22,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "benchmark/benchmark.h"
 #include "crowd.h"
 #include "crowd_fixture.h"
@@ -44,9 +51,10 @@ struct ServedCrowd {
     server = *std::move(started);
     grpc::ChannelArguments arguments;
     arguments.SetMaxReceiveMessageSize(64 << 20);
-    stub = v1::IkService::NewStub(grpc::CreateCustomChannel(
-        ExampleIkdTarget(*server), grpc::InsecureChannelCredentials(),
-        arguments));
+    channel = grpc::CreateCustomChannel(ExampleIkdTarget(*server),
+                                        grpc::InsecureChannelCredentials(),
+                                        arguments);
+    stub = v1::IkService::NewStub(channel);
     crowd = ExampleCrowd();
     for (int t = 0; t < 3; ++t) {
       v1::TickResponse response;
@@ -54,6 +62,26 @@ struct ServedCrowd {
       crowd->Absorb(response);
     }
     request = crowd->NextTick();
+    generic = std::make_unique<grpc::GenericStub>(channel);
+    const std::string bytes = request.SerializeAsString();
+    grpc::Slice slice(bytes);
+    request_bytes = grpc::ByteBuffer(&slice, 1);
+  }
+
+  // The tick as bytes, its answer's bytes unparsed.
+  bool TickBytes(grpc::ByteBuffer& answer) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(60));
+    absl::Notification done;
+    grpc::Status status;
+    generic->UnaryCall(&context, "/ik.v1.IkService/Tick", {}, &request_bytes,
+                       &answer, [&](grpc::Status s) {
+                         status = std::move(s);
+                         done.Notify();
+                       });
+    done.WaitForNotification();
+    return status.ok();
   }
 
   bool Tick(const v1::TickRequest& tick, v1::TickResponse& response) {
@@ -64,10 +92,22 @@ struct ServedCrowd {
   }
 
   std::unique_ptr<IkServer> server;
+  std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::IkService::Stub> stub;
+  std::unique_ptr<grpc::GenericStub> generic;
+  grpc::ByteBuffer request_bytes;
   std::unique_ptr<SyntheticCrowd> crowd;
   v1::TickRequest request;
 };
+
+// The crowd's size, and the wall time per character (in seconds, printed
+// with an SI prefix).
+void PerCharacter(benchmark::State& state) {
+  state.counters["characters"] = kCrowdCharacters;
+  state.counters["per_character"] = benchmark::Counter(
+      kCrowdCharacters, benchmark::Counter::kIsIterationInvariantRate |
+                            benchmark::Counter::kInvert);
+}
 
 void BM_TickOverChannel(benchmark::State& state) {
   ServedCrowd served(static_cast<int>(state.range(0)));
@@ -79,13 +119,36 @@ void BM_TickOverChannel(benchmark::State& state) {
       return;
     }
   }
-  state.counters["characters"] = kCrowdCharacters;
-  // Wall time per character, in seconds (printed with an SI prefix).
-  state.counters["per_character"] = benchmark::Counter(
-      kCrowdCharacters, benchmark::Counter::kIsIterationInvariantRate |
-                            benchmark::Counter::kInvert);
+  PerCharacter(state);
 }
 BENCHMARK(BM_TickOverChannel)
+    ->ArgName("solver_threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+void BM_TickBytesOverChannel(benchmark::State& state) {
+  ServedCrowd served(static_cast<int>(state.range(0)));
+  grpc::ByteBuffer answer;
+  for (auto _ : state) {
+    answer.Clear();
+    if (!served.TickBytes(answer)) {
+      state.SkipWithError("the tick failed");
+      return;
+    }
+  }
+  v1::TickResponse parsed;
+  if (!grpc::SerializationTraits<v1::TickResponse>::Deserialize(&answer,
+                                                                &parsed)
+           .ok() ||
+      parsed.characters_size() != kCrowdCharacters) {
+    state.SkipWithError("the answer is not the tick's");
+    return;
+  }
+  PerCharacter(state);
+}
+BENCHMARK(BM_TickBytesOverChannel)
     ->ArgName("solver_threads")
     ->Arg(1)
     ->Arg(2)
@@ -116,13 +179,15 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   ik::server::KeepingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  const auto one =
-      reporter.wall.find("BM_TickOverChannel/solver_threads:1/real_time");
-  const auto two =
-      reporter.wall.find("BM_TickOverChannel/solver_threads:2/real_time");
-  if (one != reporter.wall.end() && two != reporter.wall.end()) {
-    std::printf("tick wall time, 2 solver threads / 1: %.3f\n",
-                two->second / one->second);
+  for (const char* name : {"BM_TickOverChannel", "BM_TickBytesOverChannel"}) {
+    const auto one =
+        reporter.wall.find(absl::StrCat(name, "/solver_threads:1/real_time"));
+    const auto two =
+        reporter.wall.find(absl::StrCat(name, "/solver_threads:2/real_time"));
+    if (one != reporter.wall.end() && two != reporter.wall.end()) {
+      std::printf("%s: tick wall time, 2 solver threads / 1: %.3f\n", name,
+                  two->second / one->second);
+    }
   }
   benchmark::Shutdown();
   return 0;
