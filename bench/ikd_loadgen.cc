@@ -36,21 +36,19 @@
 // it and run through ik::TickBatchJob in this process, timed with Google
 // Benchmark (bench/crowd_core.h), against ikd's CPU per character.
 //
-// Fairness (--rpc=fairness): a victim client (one --chain goal per
-// SolveChain, back to back) for --seconds alone, then for --seconds while a
-// flooding client -- this program again, --rpc=flood, in a process of its
-// own -- keeps --flood_streams SolveChain calls of --flood_goals tail goals
-// in flight on its own connection; health checks on a third connection
-// meanwhile. Prints the victim's p50/p99 both ways and the
+// Fairness (--rpc=fairness, bench/loadgen_fairness.cc): a victim client
+// (one --chain goal per SolveChain, back to back) for --seconds alone, then
+// for --seconds while a flooding client -- this program again, --rpc=flood,
+// in a process of its own -- keeps --flood_streams SolveChain calls of
+// --flood_goals tail goals (or, with --flood_characters, TickStreams of that
+// many characters) in flight on its own connection; health checks on a
+// third connection meanwhile. Prints the victim's p50/p99 both ways and the
 // health checks' p99.
 #include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,6 +61,7 @@
 #include "absl/time/time.h"
 #include "crowd.h"
 #include "ik/client.h"
+#include "loadgen_fairness.h"
 #include "loadgen_tick.h"
 #include "loadgen_util.h"
 
@@ -107,6 +106,10 @@ ABSL_FLAG(double, seconds, 5.0,
 ABSL_FLAG(int, flood_streams, 8,
           "fairness: the flooding client's concurrent callers (one "
           "connection)");
+ABSL_FLAG(int, flood_characters, 0,
+          "fairness: the flood sends TickStreams of this many characters of "
+          "--rig (the synthetic crowd on --terrain) instead of SolveChains "
+          "(0)");
 ABSL_FLAG(int, flood_goals, 64,
           "fairness: goals per flooding SolveChain (on the tail, FABRIK)");
 ABSL_FLAG(int, ikd_pid, 0,
@@ -139,23 +142,14 @@ struct ThreadResult {
   std::string first_error;
 };
 
-// A seeded point in the box around --center_*.
-class BoxPoints {
- public:
-  explicit BoxPoints(uint64_t seed)
-      : rng_(seed),
-        offset_(-absl::GetFlag(FLAGS_half_size),
-                absl::GetFlag(FLAGS_half_size)) {}
-  void Next(ik::v1::Vec3* point) {
-    point->set_x(absl::GetFlag(FLAGS_center_x) + offset_(rng_));
-    point->set_y(absl::GetFlag(FLAGS_center_y) + offset_(rng_));
-    point->set_z(absl::GetFlag(FLAGS_center_z) + offset_(rng_));
-  }
-
- private:
-  std::mt19937_64 rng_;
-  std::uniform_real_distribution<double> offset_;
-};
+// A seeded point in the box --center_* and --half_size give.
+ik::loadgen::BoxPoints FlagBox(uint64_t seed) {
+  return ik::loadgen::BoxPoints(
+      seed,
+      {absl::GetFlag(FLAGS_center_x), absl::GetFlag(FLAGS_center_y),
+       absl::GetFlag(FLAGS_center_z)},
+      absl::GetFlag(FLAGS_half_size));
+}
 
 // Times one call into `out`; true with the answer when it succeeded.
 template <typename Call>
@@ -173,7 +167,7 @@ auto Timed(Call&& call, ThreadResult& out) {
 
 void RunSolveCaller(ik::Client& client, int calls, uint64_t seed,
                     ThreadResult& out) {
-  BoxPoints targets(seed);
+  ik::loadgen::BoxPoints targets = FlagBox(seed);
   ik::v1::SolveChainRequest request;
   request.set_rig(absl::GetFlag(FLAGS_rig));
   for (int g = 0; g < absl::GetFlag(FLAGS_goals); ++g) {
@@ -195,7 +189,7 @@ void RunSolveCaller(ik::Client& client, int calls, uint64_t seed,
 
 void RunGroundCaller(ik::Client& client, int calls, uint64_t seed,
                      ThreadResult& out) {
-  BoxPoints roots(seed);
+  ik::loadgen::BoxPoints roots = FlagBox(seed);
   ik::v1::GroundFeetRequest request;
   request.set_rig(absl::GetFlag(FLAGS_rig));
   request.mutable_ground()->add_terrains(absl::GetFlag(FLAGS_terrain));
@@ -225,149 +219,22 @@ void RunHealthCaller(ik::Client& client, int calls, uint64_t /*seed*/,
   }
 }
 
-// A client on a connection of its own (channels to one target share a
-// connection unless told not to), so the server sees it as another peer.
-ik::Client OwnConnection(const ik::ClientOptions& base) {
-  ik::ClientOptions options = base;
-  options.channel_arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return ik::Client(options);
-}
-
-// Latencies (ms) of `call` repeated for `seconds`, and its failures.
-template <typename Call>
-std::vector<double> CallFor(double seconds, Call&& call, int& failures) {
-  std::vector<double> latencies;
-  const auto end =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    const auto start = std::chrono::steady_clock::now();
-    const bool ok = call();
-    latencies.push_back(std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-    failures += !ok;
-  }
-  std::sort(latencies.begin(), latencies.end());
-  return latencies;
-}
-
-// --rpc=flood: --flood_streams callers on one connection keep heavy
-// SolveChains (--flood_goals FABRIK goals on the tail) in flight for
-// --seconds; prints "flood calls: N".
-int RunFlood(const ik::ClientOptions& options) {
-  ik::v1::SolveChainRequest heavy;
-  heavy.set_rig("tail");
-  BoxPoints tail_targets(absl::GetFlag(FLAGS_seed) + 1);
-  for (int g = 0; g < absl::GetFlag(FLAGS_flood_goals); ++g) {
-    ik::v1::ChainGoal* tail_goal = heavy.add_goals();
-    tail_goal->set_chain("tail");
-    tail_goal->set_solver(ik::v1::SOLVER_FABRIK);
-    ik::v1::Vec3* target = tail_goal->mutable_target();
-    tail_targets.Next(target);
-    target->set_x(0.2 + 0.1 * (target->x() - absl::GetFlag(FLAGS_center_x)));
-    target->set_y(0.6 + 0.1 * (target->y() - absl::GetFlag(FLAGS_center_y)));
-    target->set_z(-0.9 + 0.1 * (target->z() - absl::GetFlag(FLAGS_center_z)));
-  }
-  ik::Client flood = OwnConnection(options);
-  std::atomic<int> calls{0};
-  std::atomic<int> failed{0};
-  const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::duration<double>(absl::GetFlag(FLAGS_seconds));
-  std::vector<std::thread> flooders;
-  for (int f = 0; f < absl::GetFlag(FLAGS_flood_streams); ++f) {
-    flooders.emplace_back([&] {
-      while (std::chrono::steady_clock::now() < end) {
-        if (!flood.SolveChain(heavy).ok()) ++failed;
-        ++calls;
-      }
-    });
-  }
-  for (std::thread& flooder : flooders) flooder.join();
-  absl::PrintF("flood calls: %d\n", calls.load());
-  return failed == 0 ? 0 : 1;
-}
-
-// This program run with --rpc=flood against the same server for half a
-// second more than `seconds`, its output to read; null (after saying why)
-// when it cannot start.
-FILE* StartFlood(const ik::ClientOptions& options, double seconds) {
-  char self[4096] = {};
-  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
-    absl::FPrintF(stderr, "ikd_loadgen: cannot find its own program\n");
-    return nullptr;
-  }
-  const std::string command = absl::StrFormat(
-      "'%s' --rpc=flood --server='%s' --seconds=%f --flood_streams=%d "
-      "--flood_goals=%d --seed=%d",
-      self, options.target, seconds + 0.5, absl::GetFlag(FLAGS_flood_streams),
-      absl::GetFlag(FLAGS_flood_goals), absl::GetFlag(FLAGS_seed));
-  FILE* flood = popen(command.c_str(), "r");
-  if (flood == nullptr) {
-    absl::FPrintF(stderr, "ikd_loadgen: cannot start the flood\n");
-  }
-  return flood;
-}
-
-// --rpc=fairness: a victim (one SolveChain goal at a time, and health
-// checks, each on a connection of its own) alone, then while a flooding
-// client keeps --flood_streams heavy SolveChain calls in flight on one
-// connection.
-int RunFairness(const ik::ClientOptions& options) {
-  const double seconds = absl::GetFlag(FLAGS_seconds);
-  ik::Client victim = OwnConnection(options);
-  ik::Client health = OwnConnection(options);
-  ik::v1::SolveChainRequest light;
-  light.set_rig(absl::GetFlag(FLAGS_rig));
-  ik::v1::ChainGoal* goal = light.add_goals();
-  goal->set_chain(absl::GetFlag(FLAGS_chain));
-  BoxPoints targets(absl::GetFlag(FLAGS_seed));
-  const auto victim_call = [&] {
-    targets.Next(goal->mutable_target());
-    return victim.SolveChain(light).ok();
-  };
-  const auto health_call = [&] {
-    absl::StatusOr<bool> serving = health.CheckHealth();
-    return serving.ok() && *serving;
-  };
-  int failures = 0;
-  const std::vector<double> alone = CallFor(seconds, victim_call, failures);
-
-  // The flood runs in a process of its own (this program, --rpc=flood), as
-  // another client would: in this one, its threads would share the
-  // victim's gRPC client threads and delay the victim's own answers.
-  FILE* flood = StartFlood(options, seconds);
-  if (flood == nullptr) return 1;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // flood on
-  int flooded_failures = 0;
-  std::vector<double> health_latencies;
-  int health_failures = 0;
-  std::thread checker([&] {
-    health_latencies = CallFor(seconds, health_call, health_failures);
-  });
-  const std::vector<double> flooded =
-      CallFor(seconds, victim_call, flooded_failures);
-  checker.join();
-  int flood_calls = 0;
-  if (std::fscanf(flood, "flood calls: %d", &flood_calls) != 1 ||
-      pclose(flood) != 0) {
-    absl::FPrintF(stderr, "ikd_loadgen: the flood failed\n");
-    return 1;
-  }
-
-  absl::PrintF("victim alone: %d calls, p50 %.3f ms, p99 %.3f ms\n",
-               alone.size(), Percentile(alone, 50), Percentile(alone, 99));
-  absl::PrintF(
-      "victim under a flood of %d x %d-goal SolveChain (%d flood calls): %d "
-      "calls, p50 %.3f ms, p99 %.3f ms; p99 ratio %.2f\n",
-      absl::GetFlag(FLAGS_flood_streams), absl::GetFlag(FLAGS_flood_goals),
-      flood_calls, flooded.size(), Percentile(flooded, 50),
-      Percentile(flooded, 99), Percentile(flooded, 99) / Percentile(alone, 99));
-  absl::PrintF("health under the flood: %d checks, p99 %.3f ms, %d failed\n",
-               health_latencies.size(), Percentile(health_latencies, 99),
-               health_failures);
-  absl::PrintF("victim failures: %d alone, %d under the flood\n", failures,
-               flooded_failures);
-  return failures + flooded_failures + health_failures == 0 ? 0 : 1;
+// The fairness modes' settings, from the flags (bench/loadgen_fairness.h).
+ik::loadgen::FairnessOptions FairnessFlags() {
+  ik::loadgen::FairnessOptions fairness;
+  fairness.seconds = absl::GetFlag(FLAGS_seconds);
+  fairness.flood_streams = absl::GetFlag(FLAGS_flood_streams);
+  fairness.flood_goals = absl::GetFlag(FLAGS_flood_goals);
+  fairness.flood_characters = absl::GetFlag(FLAGS_flood_characters);
+  fairness.seed = absl::GetFlag(FLAGS_seed);
+  fairness.rig = absl::GetFlag(FLAGS_rig);
+  fairness.chain = absl::GetFlag(FLAGS_chain);
+  fairness.terrain = absl::GetFlag(FLAGS_terrain);
+  fairness.center = {absl::GetFlag(FLAGS_center_x),
+                     absl::GetFlag(FLAGS_center_y),
+                     absl::GetFlag(FLAGS_center_z)};
+  fairness.half_size = absl::GetFlag(FLAGS_half_size);
+  return fairness;
 }
 
 // --solver_threads as counts (each >= 1) into `counts`; false (after
@@ -523,7 +390,9 @@ int main(int argc, char** argv) {
     absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
     return 1;
   }
-  if (rpc == "fairness") return RunFairness(options);
-  if (rpc == "flood") return RunFlood(options);
+  if (rpc == "fairness") {
+    return ik::loadgen::RunFairness(options, FairnessFlags());
+  }
+  if (rpc == "flood") return ik::loadgen::RunFlood(options, FairnessFlags());
   return RunCallers(client, rpc, threads, requests);
 }

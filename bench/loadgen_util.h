@@ -3,9 +3,32 @@
 #ifndef IK_BENCH_LOADGEN_UTIL_H_
 #define IK_BENCH_LOADGEN_UTIL_H_
 
+#include <cstdint>
+#include <random>
 #include <vector>
 
+#include "ik/v1/values.pb.h"
+
 namespace ik::loadgen {
+
+// Seeded points in the box of half size `half_size` around `center`
+// (x, y, z).
+class BoxPoints {
+ public:
+  BoxPoints(std::uint64_t seed, const std::vector<double>& center,
+            double half_size)
+      : rng_(seed), center_(center), offset_(-half_size, half_size) {}
+  void Next(v1::Vec3* point) {
+    point->set_x(center_[0] + offset_(rng_));
+    point->set_y(center_[1] + offset_(rng_));
+    point->set_z(center_[2] + offset_(rng_));
+  }
+
+ private:
+  std::mt19937_64 rng_;
+  std::vector<double> center_;
+  std::uniform_real_distribution<double> offset_;
+};
 
 // The p-th percentile (0..100) of `sorted`; 0 when empty.
 double Percentile(const std::vector<double>& sorted, double p);

@@ -145,11 +145,14 @@ class IkHandlers {
   // iteration cap.
   absl::Status WithinWorkBudget(absl::Span<const ChainGoal> goals) const;
 
-  // A tick's whole-tick checks (count, detail) and its shared ground
-  // converted into `shared` (left empty without one).
-  absl::Status StartTick(int count, v1::TickDetail detail,
-                         const v1::Ground* shared_ground,
-                         std::optional<RequestGround>& shared) const;
+  // The tick-wide part of either form of a tick: its checks (count,
+  // detail), its shared ground converted into `shared` (left empty without
+  // one), what it says for every character into `tick`, and `response`
+  // given its sequence and an empty answer per character.
+  template <typename Request, typename Response>
+  absl::Status StartTick(const Request& request, Response& response,
+                         std::optional<RequestGround>& shared,
+                         TickSettings& tick) const;
   // Character `index` of a tick into `out`, or CANCELLED when the call has
   // stopped.
   void TickCharacter(const v1::TickCharacter& character, int index,

@@ -108,23 +108,13 @@ absl::Status WithoutBaseline(const v1::TickCharacter& character) {
                       "unary Tick");
 }
 
-// What the tick says for all its characters, from either form of it.
-template <typename Request>
-TickSettings SettingsOf(const Request& request,
-                        const std::optional<RequestGround>& shared) {
-  TickSettings tick;
-  tick.shared_ground = shared.has_value() ? &*shared : nullptr;
-  tick.form = request.job_rotations() ? AnswerForm::kTickWithRotations
-                                      : AnswerForm::kTick;
-  tick.detail = request.detail();
-  return tick;
-}
-
 }  // namespace
 
-absl::Status IkHandlers::StartTick(int count, v1::TickDetail detail,
-                                   const v1::Ground* shared_ground,
-                                   std::optional<RequestGround>& shared) const {
+template <typename Request, typename Response>
+absl::Status IkHandlers::StartTick(const Request& request, Response& response,
+                                   std::optional<RequestGround>& shared,
+                                   TickSettings& tick) const {
+  const int count = request.characters_size();
   if (count == 0) {
     return InvalidField("characters", "at least one character is required");
   }
@@ -135,12 +125,25 @@ absl::Status IkHandlers::StartTick(int count, v1::TickDetail detail,
                      limits_.max_characters_per_tick,
                      " per tick (ikd --max_characters_per_tick)"));
   }
-  if (!v1::TickDetail_IsValid(detail)) {
-    return InvalidField("detail", absl::StrCat("unknown TickDetail ", detail));
+  if (!v1::TickDetail_IsValid(request.detail())) {
+    return InvalidField("detail",
+                        absl::StrCat("unknown TickDetail ", request.detail()));
   }
-  if (shared_ground == nullptr) return absl::OkStatus();
-  shared.emplace();
-  return shared->Build(*shared_ground, terrains_, limits_, "shared_ground");
+  if (request.has_shared_ground()) {
+    shared.emplace();
+    if (absl::Status status = shared->Build(request.shared_ground(), terrains_,
+                                            limits_, "shared_ground");
+        !status.ok()) {
+      return status;
+    }
+  }
+  tick.shared_ground = shared.has_value() ? &*shared : nullptr;
+  tick.form = request.job_rotations() ? AnswerForm::kTickWithRotations
+                                      : AnswerForm::kTick;
+  tick.detail = request.detail();
+  response.set_sequence(request.sequence());
+  for (int k = 0; k < count; ++k) response.add_characters();
+  return absl::OkStatus();
 }
 
 void IkHandlers::TickCharacter(const v1::TickCharacter& character, int index,
@@ -162,17 +165,12 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
                               v1::TickResponse& response,
                               const CallScope& scope) {
   std::optional<RequestGround> shared;
-  if (absl::Status status = StartTick(
-          request.characters_size(), request.detail(),
-          request.has_shared_ground() ? &request.shared_ground() : nullptr,
-          shared);
+  TickSettings tick;
+  if (absl::Status status = StartTick(request, response, shared, tick);
       !status.ok()) {
     return status;
   }
-  const TickSettings tick = SettingsOf(request, shared);
   const int count = request.characters_size();
-  response.set_sequence(request.sequence());
-  for (int k = 0; k < count; ++k) response.add_characters();
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
     const v1::TickCharacter& character = request.characters(k);
     v1::TickCharacterResult& out = *response.mutable_characters(k);
@@ -192,17 +190,12 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
                               const CallScope& scope,
                               TickBaselines* baselines) {
   std::optional<RequestGround> shared;
-  if (absl::Status status = StartTick(
-          request.characters_size(), request.detail(),
-          request.has_shared_ground() ? &request.shared_ground() : nullptr,
-          shared);
+  TickSettings tick;
+  if (absl::Status status = StartTick(request, response, shared, tick);
       !status.ok()) {
     return status;
   }
-  const TickSettings tick = SettingsOf(request, shared);
   const int count = request.characters_size();
-  response.set_sequence(request.sequence());
-  for (int k = 0; k < count; ++k) response.add_characters();
   if (baselines != nullptr) {
     baselines->Begin(request.sequence(), request.resync(), count);
   }
