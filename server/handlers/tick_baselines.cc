@@ -1,6 +1,8 @@
 #include "handlers/tick_baselines.h"
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ik/base/field_error.h"
@@ -60,22 +62,28 @@ absl::Status MergeRotations(const v1::CompactPose& base,
                        base_joints));
     }
   }
+  // The sent rotations aside, the baseline's copied in once, the sent ones
+  // written over it.
+  thread_local std::string sent_bytes;
+  thread_local std::vector<float> sent_numbers;
   if (quantized) {
-    std::string merged = base.quantized_rotations();
+    sent_bytes = pose.quantized_rotations();
+    *pose.mutable_quantized_rotations() = base.quantized_rotations();
+    std::string& merged = *pose.mutable_quantized_rotations();
     for (int k = 0; k < pose.joints_size(); ++k) {
       merged.replace(static_cast<size_t>(pose.joints(k)) * per_joint, per_joint,
-                     pose.quantized_rotations(), k * per_joint, per_joint);
+                     sent_bytes, k * per_joint, per_joint);
     }
-    pose.set_quantized_rotations(std::move(merged));
   } else {
-    google::protobuf::RepeatedField<float> merged = base.rotations();
+    sent_numbers.assign(pose.rotations().begin(), pose.rotations().end());
+    *pose.mutable_rotations() = base.rotations();
+    float* merged = pose.mutable_rotations()->mutable_data();
     for (int k = 0; k < pose.joints_size(); ++k) {
       for (int i = 0; i < per_joint; ++i) {
-        merged.Set(pose.joints(k) * per_joint + i,
-                   pose.rotations(k * per_joint + i));
+        merged[pose.joints(k) * per_joint + i] =
+            sent_numbers[k * per_joint + i];
       }
     }
-    pose.mutable_rotations()->Swap(&merged);
   }
   pose.clear_joints();
   return absl::OkStatus();
@@ -148,7 +156,7 @@ absl::Status TickBaselines::Apply(v1::TickCharacter& character) const {
   return absl::OkStatus();
 }
 
-void TickBaselines::Keep(int index, v1::TickCharacter& character,
+void TickBaselines::Keep(int index, const v1::TickCharacter& character,
                          v1::TickCharacterResult& out) {
   Baseline& kept = current_[index];
   kept.kept = out.status().code() == 0 && character.has_compact_pose() &&
@@ -162,20 +170,21 @@ void TickBaselines::Keep(int index, v1::TickCharacter& character,
   if (character.baseline() != 0 && character.revision() == kept.revision) {
     out.clear_revision();
   }
-  kept.pose.Swap(character.mutable_compact_pose());
-  kept.pose.clear_root();
+  // Copied one way: the character lives on its thread's arena.
+  const v1::CompactPose& pose = character.compact_pose();
+  kept.pose.Clear();
+  *kept.pose.mutable_rotations() = pose.rotations();
+  kept.pose.set_quantized_rotations(pose.quantized_rotations());
+  *kept.pose.mutable_translated_joints() = pose.translated_joints();
+  *kept.pose.mutable_translations() = pose.translations();
   const bool built_on_baseline = character.baseline() != 0;
   const int chains = out.dynamics().results_size();
   kept.states.resize(chains);
   for (int c = 0; c < chains; ++c) {
     v1::DynamicChainResult& result =
         *out.mutable_dynamics()->mutable_results(c);
-    if (built_on_baseline) {
-      kept.states[c].Swap(result.mutable_state());
-      result.clear_state();
-    } else {
-      kept.states[c] = result.state();
-    }
+    kept.states[c] = result.state();
+    if (built_on_baseline) result.clear_state();
   }
 }
 

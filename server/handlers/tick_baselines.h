@@ -39,10 +39,10 @@ class TickBaselines {
 
   // Keeps character `index`'s baseline for the next tick when it was
   // answered (`out` without a character-level error) and sent as a compact
-  // pose; its dynamics states are taken from `out` -- moved out when the
-  // character named a baseline (the stream keeps them, the answer leaves
-  // them out), copied otherwise. `character` is left unspecified.
-  void Keep(int index, v1::TickCharacter& character,
+  // pose: a copy of its pose and of the dynamics states in `out`, which
+  // are then cleared from `out` when the character named a baseline (the
+  // stream keeps them, the answer leaves them out).
+  void Keep(int index, const v1::TickCharacter& character,
             v1::TickCharacterResult& out);
 
   // After the tick: its kept characters become the baselines of the next.
