@@ -116,6 +116,29 @@ FILE* StartFlood(const ClientOptions& options,
   return flood;
 }
 
+// The victim's latencies alone and under the flood, and the health
+// checks' under it.
+void PrintFairness(const FairnessOptions& fairness,
+                   const std::vector<double>& alone,
+                   const std::vector<double>& flooded, int flood_calls,
+                   const std::vector<double>& health, int health_failures) {
+  absl::PrintF("victim alone: %d calls, p50 %.3f ms, p99 %.3f ms\n",
+               alone.size(), Percentile(alone, 50), Percentile(alone, 99));
+  const std::string what =
+      fairness.flood_characters > 0
+          ? absl::StrFormat("%d x %d-character TickStream",
+                            fairness.flood_streams, fairness.flood_characters)
+          : absl::StrFormat("%d x %d-goal SolveChain", fairness.flood_streams,
+                            fairness.flood_goals);
+  absl::PrintF(
+      "victim under a flood of %s (%d flood calls): %d calls, p50 %.3f ms, "
+      "p99 %.3f ms; p99 ratio %.2f\n",
+      what, flood_calls, flooded.size(), Percentile(flooded, 50),
+      Percentile(flooded, 99), Percentile(flooded, 99) / Percentile(alone, 99));
+  absl::PrintF("health under the flood: %d checks, p99 %.3f ms, %d failed\n",
+               health.size(), Percentile(health, 99), health_failures);
+}
+
 }  // namespace
 
 int RunFlood(const ClientOptions& options, const FairnessOptions& fairness) {
@@ -188,22 +211,8 @@ int RunFairness(const ClientOptions& options, const FairnessOptions& fairness) {
     return 1;
   }
 
-  absl::PrintF("victim alone: %d calls, p50 %.3f ms, p99 %.3f ms\n",
-               alone.size(), Percentile(alone, 50), Percentile(alone, 99));
-  const std::string what =
-      fairness.flood_characters > 0
-          ? absl::StrFormat("%d x %d-character TickStream",
-                            fairness.flood_streams, fairness.flood_characters)
-          : absl::StrFormat("%d x %d-goal SolveChain", fairness.flood_streams,
-                            fairness.flood_goals);
-  absl::PrintF(
-      "victim under a flood of %s (%d flood calls): %d calls, p50 %.3f ms, "
-      "p99 %.3f ms; p99 ratio %.2f\n",
-      what, flood_calls, flooded.size(), Percentile(flooded, 50),
-      Percentile(flooded, 99), Percentile(flooded, 99) / Percentile(alone, 99));
-  absl::PrintF("health under the flood: %d checks, p99 %.3f ms, %d failed\n",
-               health_latencies.size(), Percentile(health_latencies, 99),
-               health_failures);
+  PrintFairness(fairness, alone, flooded, flood_calls, health_latencies,
+                health_failures);
   absl::PrintF("victim failures: %d alone, %d under the flood\n", failures,
                flooded_failures);
   return failures + flooded_failures + health_failures == 0 ? 0 : 1;

@@ -19,11 +19,10 @@ absl::Status NoBaseline(absl::string_view why) {
                     absl::StrCat(why, ": send the character complete"));
 }
 
-// The rotations `pose` sends for its listed joints written over the
-// baseline's complete rotations `base` (same encoding), into `pose`, which
-// then lists no joints.
-absl::Status MergeRotations(const v1::CompactPose& base,
-                            v1::CompactPose& pose) {
+// OK when `pose`'s listed rotations fit the baseline `base`: the same
+// encoding, as many as it lists, joints ascending among the baseline's.
+absl::Status CheckListed(const v1::CompactPose& base,
+                         const v1::CompactPose& pose) {
   const bool quantized = !base.quantized_rotations().empty();
   if (quantized ? pose.rotations_size() > 0
                 : !pose.quantized_rotations().empty()) {
@@ -62,26 +61,37 @@ absl::Status MergeRotations(const v1::CompactPose& base,
                        base_joints));
     }
   }
-  // The sent rotations aside, the baseline's copied in once, the sent ones
-  // written over it.
+  return absl::OkStatus();
+}
+
+// The rotations `pose` sends for its listed joints written over the
+// baseline's complete rotations `base` (same encoding), into `pose`, which
+// then lists no joints: the sent ones set aside, the baseline's copied in
+// once, the sent ones written over it.
+absl::Status MergeRotations(const v1::CompactPose& base,
+                            v1::CompactPose& pose) {
+  if (absl::Status status = CheckListed(base, pose); !status.ok()) {
+    return status;
+  }
   thread_local std::string sent_bytes;
   thread_local std::vector<float> sent_numbers;
-  if (quantized) {
+  if (!base.quantized_rotations().empty()) {
     sent_bytes = pose.quantized_rotations();
     *pose.mutable_quantized_rotations() = base.quantized_rotations();
     std::string& merged = *pose.mutable_quantized_rotations();
     for (int k = 0; k < pose.joints_size(); ++k) {
-      merged.replace(static_cast<size_t>(pose.joints(k)) * per_joint, per_joint,
-                     sent_bytes, k * per_joint, per_joint);
+      merged.replace(static_cast<size_t>(pose.joints(k)) * kQuantizedBytes,
+                     kQuantizedBytes, sent_bytes, k * kQuantizedBytes,
+                     kQuantizedBytes);
     }
   } else {
     sent_numbers.assign(pose.rotations().begin(), pose.rotations().end());
     *pose.mutable_rotations() = base.rotations();
     float* merged = pose.mutable_rotations()->mutable_data();
     for (int k = 0; k < pose.joints_size(); ++k) {
-      for (int i = 0; i < per_joint; ++i) {
-        merged[pose.joints(k) * per_joint + i] =
-            sent_numbers[k * per_joint + i];
+      for (int i = 0; i < kQuatNumbers; ++i) {
+        merged[pose.joints(k) * kQuatNumbers + i] =
+            sent_numbers[k * kQuatNumbers + i];
       }
     }
   }
