@@ -219,14 +219,15 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
     // The character and its answer on this thread's arena, emptied after
     // each: its first block is the thread's own, so a character allocates
     // nothing (a Clear()ed message would free and allocate its parts).
-    thread_local CharacterArena arena;
-    arena.arena.Reset();
+    thread_local const std::unique_ptr<CharacterArena> arena =
+        std::make_unique<CharacterArena>();
+    arena->arena.Reset();
     auto& character =
         *google::protobuf::Arena::CreateMessage<v1::TickCharacter>(
-            &arena.arena);
+            &arena->arena);
     auto& out =
         *google::protobuf::Arena::CreateMessage<v1::TickCharacterResult>(
-            &arena.arena);
+            &arena->arena);
     const std::string& bytes = request.characters(k);
     const bool parsed = character.ParseFromString(bytes);
     absl::Status read =
