@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -41,16 +42,59 @@ absl::Status CheckCharacterSpans(const Character& character, size_t k,
     return SizeMismatch(k, "goal_results", tick.goal_results.size(), "results",
                         tick.goals.size(), "goals");
   }
-  const size_t chains = character.dynamic_chains.size();
+  const size_t all_chains = character.dynamic_chains.size();
+  for (size_t i = 0; i < tick.dynamic_chains.size(); ++i) {
+    const int c = tick.dynamic_chains[i];
+    const bool listed_before =
+        std::find(tick.dynamic_chains.begin(),
+                  tick.dynamic_chains.begin() + static_cast<ptrdiff_t>(i),
+                  c) != tick.dynamic_chains.begin() + static_cast<ptrdiff_t>(i);
+    if (c < 0 || static_cast<size_t>(c) >= all_chains || listed_before) {
+      return InvalidField(
+          absl::StrCat("characters[", k, "].dynamic_chains[", i, "]"),
+          absl::StrCat(c, ": not a dynamic chain of ", rig, " listed once (",
+                       all_chains, " chains)"));
+    }
+  }
+  const size_t chains =
+      tick.dynamic_chains.empty() ? all_chains : tick.dynamic_chains.size();
   if (!tick.dynamic_states.empty() && tick.dynamic_states.size() != chains) {
     return SizeMismatch(k, "dynamic_states", tick.dynamic_states.size(),
-                        "states", chains, rig + " dynamic chains");
+                        "states", chains, "dynamic chains stepped");
+  }
+  if (!tick.state_paths.empty() &&
+      tick.state_paths.size() != tick.dynamic_states.size()) {
+    return SizeMismatch(k, "state_paths", tick.state_paths.size(), "paths",
+                        tick.dynamic_states.size(), "states");
   }
   if (tick.dynamic_reports.size() != tick.dynamic_states.size()) {
     return SizeMismatch(k, "dynamic_reports", tick.dynamic_reports.size(),
                         "reports", tick.dynamic_states.size(), "states");
   }
   return absl::OkStatus();
+}
+
+// With read_back, the rotations of `tick.locals` before a job.
+void BeforeJob(const TickBatchJob& batch, const CharacterTick& tick) {
+  if (!tick.read_back) return;
+  std::vector<Quat>& before = batch.scratch->before_job;
+  before.resize(tick.locals.size());
+  for (size_t j = 0; j < tick.locals.size(); ++j) {
+    before[j] = tick.locals[j].rotation;
+  }
+}
+
+// With read_back, after a job that succeeded: each rotation it changed
+// divided by its norm, as the next single job would read it.
+void ReadBack(const TickBatchJob& batch, CharacterTick& tick) {
+  if (!tick.read_back) return;
+  const std::vector<Quat>& before = batch.scratch->before_job;
+  for (size_t j = 0; j < tick.locals.size(); ++j) {
+    Quat& rotation = tick.locals[j].rotation;
+    if (std::memcmp(&rotation, &before[j], sizeof(Quat)) != 0) {
+      rotation = rotation / Norm(rotation);
+    }
+  }
 }
 
 void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick,
@@ -61,15 +105,17 @@ void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick,
   job.legs = batch.character->legs;
   job.root = tick.root;
   job.locals = tick.locals;
-  job.ground = batch.ground;
+  job.ground = tick.ground != nullptr ? *tick.ground : batch.ground;
   job.weights = tick.leg_weights.empty() ? all_planted : tick.leg_weights;
   job.smoothing = tick.smoothing;
   job.feet = tick.feet;
   job.report = &tick.ground_report;
+  BeforeJob(batch, tick);
   tick.ground_status = job.Run();
-  if (tick.ground_status.ok()) {
-    tick.root.translation += tick.ground_report.root_offset;
-  }
+  if (!tick.ground_status.ok()) return;
+  tick.root.translation += tick.ground_report.root_offset;
+  if (tick.observer != nullptr) tick.observer->Grounded(tick);
+  ReadBack(batch, tick);
 }
 
 // All or none: the goals' joints are saved before the first goal and put
@@ -92,11 +138,15 @@ void SolveCharacterGoals(const TickBatchJob& batch, CharacterTick& tick) {
   job.root = tick.root;
   job.locals = tick.locals;
   job.workspace = &batch.scratch->chain;
+  BeforeJob(batch, tick);
   for (size_t i = 0; i < tick.goals.size(); ++i) {
     job.goal = &tick.goals[i];
     job.result = &tick.goal_results[i];
     tick.goals_status = job.Run();
-    if (tick.goals_status.ok()) continue;
+    if (tick.goals_status.ok()) {
+      if (tick.observer != nullptr) tick.observer->GoalSolved(tick, i);
+      continue;
+    }
     size_t saved = before.size();
     for (size_t g = tick.goals.size(); g-- > 0;) {
       const Chain* chain = tick.goals[g].chain;
@@ -110,6 +160,14 @@ void SolveCharacterGoals(const TickBatchJob& batch, CharacterTick& tick) {
     }
     return;
   }
+  ReadBack(batch, tick);
+}
+
+// The chain the `i`-th state of `tick` is for.
+const DynamicChainBinding& ChainStepped(const Character& character,
+                                        const CharacterTick& tick, size_t i) {
+  return character
+      .dynamic_chains[tick.dynamic_chains.empty() ? i : tick.dynamic_chains[i]];
 }
 
 // Every chain steps on the same pose; their rotations are set once all
@@ -121,8 +179,8 @@ void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
   character.DynamicsWorld(tick.locals, tick.root,
                           absl::MakeSpan(scratch.world));
   size_t offset = 0;
-  for (size_t c = 0; c < character.dynamic_chains.size(); ++c) {
-    const DynamicChainBinding& chain = character.dynamic_chains[c];
+  for (size_t i = 0; i < tick.dynamic_states.size(); ++i) {
+    const DynamicChainBinding& chain = ChainStepped(character, tick, i);
     RigDynamicsStep step;
     step.rig = &character.rig;
     step.colliders = character.colliders;
@@ -130,17 +188,26 @@ void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
     step.models_world = scratch.world;
     step.locals = tick.locals;
     step.delta_time = tick.delta_time;
-    step.state = &tick.dynamic_states[c];
-    step.state_path = scratch.state_paths[c];
+    step.reset = tick.reset_dynamics;
+    step.wind = tick.wind;
+    step.state = &tick.dynamic_states[i];
+    step.state_path =
+        tick.state_paths.empty() ? scratch.state_paths[i] : tick.state_paths[i];
     step.rotations_local =
         absl::MakeSpan(scratch.rotations).subspan(offset, chain.joints.size());
-    step.report = &tick.dynamic_reports[c];
+    step.report = &tick.dynamic_reports[i];
     tick.dynamics_status = step.Run();
     if (!tick.dynamics_status.ok()) return;
     offset += chain.joints.size();
   }
+  if (tick.observer != nullptr) {
+    tick.observer->DynamicsStepped(
+        tick, absl::MakeConstSpan(scratch.rotations).subspan(0, offset));
+  }
+  BeforeJob(batch, tick);
   offset = 0;
-  for (const DynamicChainBinding& chain : character.dynamic_chains) {
+  for (size_t i = 0; i < tick.dynamic_states.size(); ++i) {
+    const DynamicChainBinding& chain = ChainStepped(character, tick, i);
     for (size_t k = 0; k < chain.joints.size(); ++k) {
       if (chain.turns[k]) {
         tick.locals[chain.joints[k]].rotation = scratch.rotations[offset + k];
@@ -148,6 +215,7 @@ void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
     }
     offset += chain.joints.size();
   }
+  ReadBack(batch, tick);
 }
 
 }  // namespace

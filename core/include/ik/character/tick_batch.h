@@ -27,11 +27,34 @@
 #include "ik/base/math.h"
 #include "ik/character/character.h"
 #include "ik/dynamics/dynamics.h"
+#include "ik/dynamics/wind_noise.h"
 #include "ik/ground/grounding.h"
 #include "ik/ground/terrain.h"
 #include "ik/rig/solve_chain.h"
 
 namespace ik {
+
+struct CharacterTick;
+
+// Told of each job of a character once it succeeded, with what the job
+// left: its own answer (a job that fails is not reported; later jobs may
+// turn the same joints again). Called on the thread running the batch,
+// before `read_back` normalises anything.
+class TickJobObserver {
+ public:
+  virtual ~TickJobObserver() = default;
+  // After grounding: tick.feet, tick.ground_report, the legs' joints.
+  virtual void Grounded(const CharacterTick& tick) = 0;
+  // After goal `goal` (of tick.goals): its result and its chain's joints.
+  // Goals are all or none: when a later goal fails, the goals job fails
+  // (tick.goals_status) and what was reported for it no longer holds.
+  virtual void GoalSolved(const CharacterTick& tick, size_t goal) = 0;
+  // After dynamics: tick.dynamic_states and .dynamic_reports, and each
+  // chain stepped's new local rotations (one per chain joint, the chains in
+  // the order stepped, back to back).
+  virtual void DynamicsStepped(const CharacterTick& tick,
+                               absl::Span<const Quat> rotations) = 0;
+};
 
 // One character's share of a tick: its pose, what to do with it and where
 // the answers go. Owns nothing: every span is the caller's, alive while the
@@ -43,9 +66,11 @@ struct CharacterTick {
   Transform root;
   absl::Span<Transform> locals;
 
-  // Grounding of every leg of the character on the batch's ground, first.
-  // On success the root is lowered by the report's root_offset.
+  // Grounding of every leg of the character on the batch's ground (or
+  // `ground`, when set), first. On success the root is lowered by the
+  // report's root_offset.
   bool ground_feet = false;
+  const Ground* ground = nullptr;
   // Per leg in [0, 1]; empty: 1 for every leg.
   absl::Span<const double> leg_weights;
   std::optional<GroundSmoothing> smoothing;
@@ -61,14 +86,32 @@ struct CharacterTick {
   absl::Span<ChainSolveResult> goal_results;
 
   // One step of every dynamic chain of the character (Character::
-  // dynamic_chains order) on the pose the goals left: one state each, in
-  // and out; empty: no dynamics. The chains' new local rotations are
-  // written into `locals`.
+  // dynamic_chains order), or of those `dynamic_chains` names (indices
+  // into it, each once, in the order to step), on the pose the goals left:
+  // one state each, in and out; empty: no dynamics. The chains' new local
+  // rotations are written into `locals`.
   absl::Span<DynamicState> dynamic_states;
+  absl::Span<const int> dynamic_chains;
+  // Start every chain stepped at rest (after a cut); the states' noise
+  // clocks are kept.
+  bool reset_dynamics = false;
+  // Wind for every chain stepped, replacing the rig's; null: the rig's.
+  const WindSettings* wind = nullptr;
+  // What errors about each state name, one per chain stepped; empty:
+  // "dynamic_states[i]".
+  absl::Span<const std::string> state_paths;
   // Output, one per dynamic chain (when dynamic_states is not empty).
   absl::Span<DynamicsReport> dynamic_reports;
   // Seconds since the previous step, finite and >= 0.
   double delta_time = 0.0;
+
+  // As a caller chaining the single jobs' answers reads them: after each
+  // job that succeeded, every local rotation it changed (by bits) is
+  // divided by its norm, as ValidateTransform reads a rotation, so the next
+  // job works on the bits it would get from the previous job's answer.
+  bool read_back = false;
+  // Told of each job that succeeded (TickJobObserver); null: nobody.
+  TickJobObserver* observer = nullptr;
 
   // Outputs: each job's status (OK when it succeeded or did not run). Error
   // messages start with the job's field path ("pose.locals...", the goal's
@@ -91,6 +134,8 @@ struct TickScratch {
   std::vector<Quat> rotations;
   // "dynamic_states[c]", per dynamic chain: what errors about a state name.
   std::vector<std::string> state_paths;
+  // The rotations of `locals` before a job (read_back).
+  std::vector<Quat> before_job;
 };
 
 // Inputs and outputs of one batch. Owns nothing. Thread-compatible: batches
@@ -110,7 +155,8 @@ struct TickBatchJob {
   // INVALID_ARGUMENT for a missing character or scratch, an invalid ground
   // ("ground.meshes[0]: null"), or a character whose spans do not fit
   // ("characters[3].locals: 12 transforms for rig 'humanoid' of 28 joints",
-  // ".feet", ".goal_results", ".dynamic_states", ".dynamic_reports").
+  // ".feet", ".goal_results", ".dynamic_states", ".dynamic_reports",
+  // ".dynamic_chains", ".state_paths").
   // Everything else about a character is its jobs' to check, and is
   // reported in its statuses, not here.
   absl::Status Validate() const;
