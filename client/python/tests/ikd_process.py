@@ -83,3 +83,10 @@ class IkdProcess:
                 self._process.wait()
         self._reader.join(5)
         return self._process.returncode
+
+    def stop_cleanly(self) -> None:
+        """Stops ikd; AssertionError (with its log) unless it exits 0 after
+        logging that it stopped."""
+        code = self.stop()
+        if code != 0 or not self.wait_for_line("ikd: stopped", timeout=5.0):
+            raise AssertionError(f"ikd exited with {code} after SIGTERM:\n" + "".join(self.log))
