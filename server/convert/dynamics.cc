@@ -176,7 +176,7 @@ absl::Status InStateForm(const absl::Status& status,
 }
 
 void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
-                               const std::vector<Quat>& rotations,
+                               absl::Span<const Quat> rotations,
                                const DynamicState& state,
                                const DynamicsReport& report,
                                absl::string_view revision, AnswerForm form,

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "convert/values.h"
 #include "ik/dynamics/dynamic_chain_binding.h"
 #include "ik/dynamics/dynamics.h"
@@ -43,7 +44,7 @@ absl::Status InStateForm(const absl::Status& status,
 // chain and the rig revision (packed unless `form` is kFull), and the step's
 // report, into `result`.
 void DynamicChainResultToProto(const Rig& rig, const DynamicChainBinding& chain,
-                               const std::vector<Quat>& rotations,
+                               absl::Span<const Quat> rotations,
                                const DynamicState& state,
                                const DynamicsReport& report,
                                absl::string_view revision, AnswerForm form,

@@ -114,7 +114,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
 
 void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                        const ChainSolveResult& result,
-                       const std::vector<Transform>& locals, AnswerForm form,
+                       absl::Span<const Transform> locals, AnswerForm form,
                        v1::GoalResult& out) {
   const Chain& chain = *goal.chain;
   out.set_chain(chain.name);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "convert/values.h"
 #include "ik/rig/rig.h"
 #include "ik/rig/solve_chain.h"
@@ -26,7 +27,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
 // into `out`.
 void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
                        const ChainSolveResult& result,
-                       const std::vector<Transform>& locals, AnswerForm form,
+                       absl::Span<const Transform> locals, AnswerForm form,
                        v1::GoalResult& out);
 
 }  // namespace ik::server

@@ -28,9 +28,17 @@
 
 namespace ik::server {
 
+class CharacterJobs;  // character_jobs.h
 class RequestGround;  // request_ground.h
 struct TickPoses;     // tick_handler.cc
 class TickBaselines;  // tick_baselines.h
+
+// What adding each of a tick character's jobs said (OK: added, or none).
+struct CharacterJobStatuses {
+  absl::Status ground;
+  absl::Status goals;
+  absl::Status dynamics;
+};
 
 // What a tick says for all its characters.
 struct TickSettings {
@@ -74,7 +82,8 @@ class IkHandlers {
                         v1::ListRigsResponse& response);
   absl::Status DeleteRig(const v1::DeleteRigRequest& request,
                          v1::DeleteRigResponse& response);
-  // Yields to other clients between goals when given the call's scope.
+  // In solve_handler.cc. Yields to other clients between goals when given
+  // the call's scope.
   absl::Status SolveChain(const v1::SolveChainRequest& request,
                           v1::SolveChainResponse& response,
                           const CallScope* scope = nullptr);
@@ -105,46 +114,10 @@ class IkHandlers {
                     wire::TickResponseBytes& response, const CallScope& scope,
                     TickBaselines* baselines = nullptr);
 
-  // The jobs on one character's pose, shared by the single RPCs and Tick.
-  // Answers are written as `form` says. Each names the fields of its own
-  // request message (e.g. "goals[2].target",
-  // "weights[1]"); a tick roots them under its character.
-  //
-  // SolveChain's goals, solved in order on `pose`, their results appended to
-  // `results` (none written when null: a tick's TICK_DETAIL_POSE); with a
-  // scope, other clients' calls may run between goals.
-  absl::Status SolveGoals(
-      const RigEntry& entry,
-      const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
-      DensePose& pose, AnswerForm form,
-      google::protobuf::RepeatedPtrField<v1::GoalResult>* results,
-      const CallScope* scope = nullptr) const;
-  // GroundFeet's pass on `pose` over `ground` (the request's `ground`
-  // converted; `request`'s rig, revision, pose and ground are not read):
-  // the legs' joints of `pose` take their grounded rotations and pose.root
-  // is lowered by the answer's root_offset. The answer goes to `response`
-  // (nothing written when null: a tick's TICK_DETAIL_POSE).
-  absl::Status GroundPose(const RigEntry& entry,
-                          const v1::GroundFeetRequest& request,
-                          const RequestGround& ground, DensePose& pose,
-                          AnswerForm form,
-                          v1::GroundFeetResponse* response) const;
-  // StepDynamics on `pose` (`request`'s rig, revision and pose are not
-  // read); the stepped chains' joints of `pose` take their new rotations.
-  absl::Status StepPoseDynamics(const RigEntry& entry,
-                                const v1::StepDynamicsRequest& request,
-                                DensePose& pose, AnswerForm form,
-                                v1::StepDynamicsResponse& response) const;
-
-  // What the jobs above did since the handlers were made.
+  // What the calls' jobs did since the handlers were made.
   const SolveCounters& counters() const { return counters_; }
 
  private:
-  // RESOURCE_EXHAUSTED when `goals` may take more than the work budget
-  // (--max_work_per_call): the sum over goals of chain joints times
-  // iteration cap.
-  absl::Status WithinWorkBudget(absl::Span<const ChainGoal> goals) const;
-
   // The tick-wide part of either form of a tick: its checks (count,
   // detail), its shared ground converted into `shared` (left empty without
   // one), what it says for every character into `tick`, and `response`
@@ -170,13 +143,18 @@ class IkHandlers {
   bool StartCharacterPose(const v1::TickCharacter& character, int index,
                           const Rig& rig, TickPoses& poses,
                           v1::TickCharacterResult& out) const;
-  // The character's grounding job on poses.pose, over its own ground or the
-  // tick's shared one.
-  void GroundCharacter(const v1::GroundFeetRequest& ground, int index,
-                       const RigEntry& rig_entry,
-                       const RequestGround* shared_ground, AnswerForm form,
-                       bool pose_only, TickPoses& poses,
-                       v1::TickCharacterResult& out) const;
+  // The character's jobs added to `jobs` (its own ground, if any, built
+  // into `own_ground`), their answers to go into `out`: what adding each
+  // said (a job that could not be added does not run).
+  CharacterJobStatuses AddCharacterJobs(
+      const v1::TickCharacter& character, const TickSettings& tick,
+      std::optional<RequestGround>& own_ground, CharacterJobs& jobs,
+      v1::TickCharacterResult& out) const;
+  // Each job's error, if any, rooted under character `index` into its
+  // status in `out` (its answer cleared).
+  void CharacterJobOutcomes(int index, const CharacterJobStatuses& added,
+                            const CharacterJobs& jobs,
+                            v1::TickCharacterResult& out) const;
 
   // The rig a solve names (`rig` required), pinned to `revision` if set.
   absl::StatusOr<std::shared_ptr<const RigEntry>> PinnedRig(

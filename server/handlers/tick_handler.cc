@@ -1,7 +1,8 @@
 // IkHandlers::Tick: every character's jobs (grounding, goals, dynamics) on
-// its own pose, the characters spread over the solver pool. Each job runs on
-// a copy of the pose that is handed on only when the job succeeded, so a
-// failed job leaves the pose as it found it and fails alone.
+// its own pose, the characters spread over the solver pool. A character's
+// jobs run through the core's per-character sequence (CharacterJobs, a
+// TickBatchJob of one): a failed job leaves the pose as it found it and
+// fails alone.
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "convert/tick.h"
 #include "convert/values.h"
 #include "google/protobuf/arena.h"
+#include "handlers/character_jobs.h"
 #include "handlers/handlers.h"
 #include "handlers/request_ground.h"
 #include "handlers/tick_baselines.h"
@@ -25,12 +27,10 @@
 namespace ik::server {
 
 // The poses of one tick character, reused by the characters of a thread:
-// the incoming pose, the pose the jobs so far left, and the one the running
-// job works on.
+// the incoming pose, and the one its jobs work on.
 struct TickPoses {
   DensePose incoming;
   DensePose pose;
-  DensePose working;
 };
 
 namespace {
@@ -44,18 +44,6 @@ absl::Status RequireUnsetInJob(const std::string& rig,
   if (field == nullptr) return absl::OkStatus();
   return InvalidField(field,
                       "must be empty in a tick job: the character gives it");
-}
-
-// The rotations a job changed, as the next single RPC would read them back
-// from its answer (ValidateTransform divides every rotation by its norm): so
-// a tick's jobs see the bits a caller chaining the single RPCs would send.
-void AsReadBack(const DensePose& before, DensePose& after) {
-  for (size_t j = 0; j < after.locals.size(); ++j) {
-    Quat& rotation = after.locals[j].rotation;
-    if (!SameBits(rotation, before.locals[j].rotation)) {
-      rotation = rotation / Norm(rotation);
-    }
-  }
 }
 
 // The pose check on the claimed pose `claimed` (raw): its report into
@@ -80,25 +68,6 @@ absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
 // "characters[<index>]<job>": paths are built for errors only.
 std::string CharacterPath(int index, absl::string_view job) {
   return absl::StrCat("characters[", index, "]", job);
-}
-
-// Runs `job` on poses.working (a copy of poses.pose) and hands the result on
-// when it succeeded; when it failed, sets `*status` with the error rooted at
-// the character's `job_path`. True when the job succeeded.
-template <typename Job>
-bool RunOnCopy(TickPoses& poses, int index, absl::string_view job_path,
-               v1::JobStatus* (v1::TickCharacterResult::*status)(),
-               v1::TickCharacterResult& out, Job&& job) {
-  poses.working = poses.pose;
-  absl::Status result = job(poses.working);
-  if (result.ok()) {
-    AsReadBack(poses.pose, poses.working);
-    std::swap(poses.pose, poses.working);
-  } else {
-    StatusToProto(Rooted(result, CharacterPath(index, job_path)),
-                  *(out.*status)());
-  }
-  return result.ok();
 }
 
 // A solver thread's arena for one tick character at a time, over a block
@@ -253,8 +222,6 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
 void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
                               const TickSettings& tick,
                               v1::TickCharacterResult& out) const {
-  const RequestGround* shared_ground = tick.shared_ground;
-  const AnswerForm form = tick.form;
   out.set_id(character.id());
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(character.rig(), character.revision());
@@ -269,38 +236,16 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   if (!StartCharacterPose(character, index, rig_entry.rig(), poses, out)) {
     return;
   }
-  // With TICK_DETAIL_POSE, grounding's and the goals' answers are not
-  // written at all.
-  const bool pose_only = tick.detail == v1::TICK_DETAIL_POSE;
-  if (character.has_ground()) {
-    GroundCharacter(character.ground(), index, rig_entry, shared_ground, form,
-                    pose_only, poses, out);
-  }
-  if (character.goals_size() > 0) {
-    auto* goals = pose_only ? nullptr : out.mutable_goals();
-    const bool ok = RunOnCopy(
-        poses, index, "", &v1::TickCharacterResult::mutable_goals_status, out,
-        [&](DensePose& p) {
-          return SolveGoals(rig_entry, character.goals(), p, form, goals);
-        });
-    if (!ok && goals != nullptr) goals->Clear();
-  }
-  if (character.has_dynamics()) {
-    const v1::StepDynamicsRequest& dynamics = character.dynamics();
-    const bool ok = RunOnCopy(
-        poses, index, ".dynamics",
-        &v1::TickCharacterResult::mutable_dynamics_status, out,
-        [&](DensePose& p) {
-          if (absl::Status status = RequireUnsetInJob(
-                  dynamics.rig(), dynamics.revision(), dynamics.has_pose());
-              !status.ok()) {
-            return status;
-          }
-          return StepPoseDynamics(rig_entry, dynamics, p, form,
-                                  *out.mutable_dynamics());
-        });
-    if (!ok) out.clear_dynamics();
-  }
+  CharacterJobs& jobs = CharacterJobs::ForThisThread();
+  jobs.Start(rig_entry, poses.pose, tick.form, /*read_back=*/true, counters_);
+  // A character's own ground, converted for this character only.
+  thread_local std::optional<RequestGround> own_ground;
+  own_ground.reset();
+  const CharacterJobStatuses added =
+      AddCharacterJobs(character, tick, own_ground, jobs, out);
+  jobs.Run();
+  CharacterJobOutcomes(index, added, jobs, out);
+  own_ground.reset();  // its terrains unpinned
   if (!character.has_compact_pose()) {
     TickPoseToProto(poses.incoming, poses.pose, out);
     return;
@@ -309,6 +254,75 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
                      EncodingOf(character.compact_pose()),
                      *out.mutable_compact_pose());
   if (out.has_dynamics()) StatesToFloats(*out.mutable_dynamics());
+}
+
+CharacterJobStatuses IkHandlers::AddCharacterJobs(
+    const v1::TickCharacter& character, const TickSettings& tick,
+    std::optional<RequestGround>& own_ground, CharacterJobs& jobs,
+    v1::TickCharacterResult& out) const {
+  // With TICK_DETAIL_POSE, grounding's and the goals' answers are not
+  // written at all.
+  const bool pose_only = tick.detail == v1::TICK_DETAIL_POSE;
+  CharacterJobStatuses added;
+  if (character.has_ground()) {
+    const v1::GroundFeetRequest& ground = character.ground();
+    added.ground =
+        RequireUnsetInJob(ground.rig(), ground.revision(), ground.has_pose());
+    const RequestGround* used = tick.shared_ground;
+    if (added.ground.ok() && ground.has_ground()) {
+      added.ground = own_ground.emplace().Build(ground.ground(), terrains_,
+                                                limits_, "ground");
+      used = &*own_ground;
+    } else if (added.ground.ok() && used == nullptr) {
+      added.ground = InvalidField(
+          "ground", "required: the tick has no shared_ground either");
+    }
+    if (added.ground.ok()) {
+      added.ground = jobs.AddGrounding(
+          ground, *used, pose_only ? nullptr : out.mutable_ground());
+    }
+  }
+  if (character.goals_size() > 0) {
+    added.goals = jobs.AddGoals(character.goals(), limits_,
+                                pose_only ? nullptr : out.mutable_goals());
+  }
+  if (character.has_dynamics()) {
+    const v1::StepDynamicsRequest& dynamics = character.dynamics();
+    added.dynamics = RequireUnsetInJob(dynamics.rig(), dynamics.revision(),
+                                       dynamics.has_pose());
+    if (added.dynamics.ok()) {
+      added.dynamics = jobs.AddDynamics(dynamics, *out.mutable_dynamics());
+    }
+  }
+  return added;
+}
+
+void IkHandlers::CharacterJobOutcomes(int index,
+                                      const CharacterJobStatuses& added,
+                                      const CharacterJobs& jobs,
+                                      v1::TickCharacterResult& out) const {
+  // A job that could not be added did not run: its own error stands.
+  const absl::Status ground =
+      added.ground.ok() ? jobs.grounding_status() : added.ground;
+  if (!ground.ok()) {
+    out.clear_ground();
+    StatusToProto(Rooted(ground, CharacterPath(index, ".ground")),
+                  *out.mutable_ground_status());
+  }
+  const absl::Status goals =
+      added.goals.ok() ? jobs.goals_status() : added.goals;
+  if (!goals.ok()) {
+    out.clear_goals();
+    StatusToProto(Rooted(goals, CharacterPath(index, "")),
+                  *out.mutable_goals_status());
+  }
+  const absl::Status dynamics =
+      added.dynamics.ok() ? jobs.dynamics_status() : added.dynamics;
+  if (!dynamics.ok()) {
+    out.clear_dynamics();
+    StatusToProto(Rooted(dynamics, CharacterPath(index, ".dynamics")),
+                  *out.mutable_dynamics_status());
+  }
 }
 
 bool IkHandlers::StartCharacterPose(const v1::TickCharacter& character,
@@ -350,39 +364,6 @@ bool IkHandlers::StartCharacterPose(const v1::TickCharacter& character,
                  "the pose check failed, so the claimed pose was not used"),
       *out.mutable_status());
   return false;
-}
-
-void IkHandlers::GroundCharacter(const v1::GroundFeetRequest& ground, int index,
-                                 const RigEntry& rig_entry,
-                                 const RequestGround* shared_ground,
-                                 AnswerForm form, bool pose_only,
-                                 TickPoses& poses,
-                                 v1::TickCharacterResult& out) const {
-  v1::GroundFeetResponse* answer = pose_only ? nullptr : out.mutable_ground();
-  const bool ok = RunOnCopy(
-      poses, index, ".ground", &v1::TickCharacterResult::mutable_ground_status,
-      out, [&](DensePose& p) {
-        if (absl::Status status = RequireUnsetInJob(
-                ground.rig(), ground.revision(), ground.has_pose());
-            !status.ok()) {
-          return status;
-        }
-        RequestGround own;
-        const RequestGround* used = shared_ground;
-        if (ground.has_ground()) {
-          if (absl::Status status =
-                  own.Build(ground.ground(), terrains_, limits_, "ground");
-              !status.ok()) {
-            return status;
-          }
-          used = &own;
-        } else if (used == nullptr) {
-          return InvalidField("ground",
-                              "required: the tick has no shared_ground either");
-        }
-        return GroundPose(rig_entry, ground, *used, p, form, answer);
-      });
-  if (!ok) out.clear_ground();
 }
 
 }  // namespace ik::server

@@ -29,29 +29,35 @@ class CoreTime {
   }
   static void Reset() { total_nanos_.store(0, std::memory_order_relaxed); }
 
-  // Adds the time from construction to destruction to the total when
-  // enabled.
-  class Scope {
+  // Adds `kSign` times the time from construction to destruction to the
+  // total, when enabled.
+  template <int kSign>
+  class Timed {
    public:
-    Scope() : on_(enabled()) {
+    Timed() : on_(enabled()) {
       if (on_) start_ = std::chrono::steady_clock::now();
     }
-    ~Scope() {
+    ~Timed() {
       if (on_) {
         total_nanos_.fetch_add(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::steady_clock::now() - start_)
-                .count(),
+            kSign * std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start_)
+                        .count(),
             std::memory_order_relaxed);
       }
     }
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
+    Timed(const Timed&) = delete;
+    Timed& operator=(const Timed&) = delete;
 
    private:
     bool on_;
     std::chrono::steady_clock::time_point start_;
   };
+  // Core time: from construction to destruction.
+  using Scope = Timed<1>;
+  // Taken off the total: work a core job's caller does while a Scope runs
+  // (writing an answer as the job reports it).
+  using Excluded = Timed<-1>;
 
  private:
   static inline std::atomic<bool> enabled_{false};

@@ -30,10 +30,12 @@ inline absl::Status RunSingleCharacterJobs(const Character& character,
     job.legs = character.legs;
     job.root = tick.root;
     job.locals = tick.locals;
+    job.pose_path = tick.pose_path;
     job.ground = ground;
     job.weights = tick.leg_weights.empty() ? absl::MakeConstSpan(planted)
                                            : tick.leg_weights;
     job.smoothing = tick.smoothing;
+    job.tolerance = tick.ground_tolerance;
     job.feet = absl::MakeSpan(feet);
     job.report = &tick.ground_report;
     if (absl::Status status = job.Run(); !status.ok()) return status;
@@ -50,6 +52,7 @@ inline absl::Status RunSingleCharacterJobs(const Character& character,
     job.goal = &tick.goals[i];
     job.root = tick.root;
     job.locals = tick.locals;
+    job.pose_path = tick.pose_path;
     job.workspace = &workspace;
     job.result = &result;
     if (absl::Status status = job.Run(); !status.ok()) return status;

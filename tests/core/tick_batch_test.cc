@@ -483,5 +483,51 @@ TEST(TickBatchTest, StepsTheListedChainsWithTheirResetWindAndPaths) {
   }
 }
 
+TEST(TickBatchTest, GroundToleranceAndPosePathReachTheJobs) {
+  const Character& character = Humanoid();
+  const GroundPlane plane = TiltedPlane();
+  Ground ground;
+  ground.planes = absl::MakeConstSpan(&plane, 1);
+  // Tolerances from none to generous: the feet's `reached` follows them, as
+  // the grounding job run alone with each gives it.
+  const double tolerances[] = {0.0, 1e-9, 1e-4, 0.05, 0.5};
+  Crowd batch_crowd(40, 11);
+  Crowd single_crowd(40, 11);
+  for (Crowd* crowd : {&batch_crowd, &single_crowd}) {
+    for (size_t k = 0; k < crowd->ticks.size(); ++k) {
+      crowd->ticks[k].ground_tolerance = tolerances[k % 5];
+    }
+  }
+  RunBatch(batch_crowd, plane);
+  for (size_t k = 0; k < batch_crowd.ticks.size(); ++k) {
+    CharacterTick& single = single_crowd.ticks[k];
+    ASSERT_TRUE(
+        testing::RunSingleCharacterJobs(character, ground, single).ok());
+    const CharacterTick& tick = batch_crowd.ticks[k];
+    ASSERT_TRUE(tick.ground_status.ok()) << tick.ground_status;
+    for (size_t leg = 0; leg < tick.feet.size(); ++leg) {
+      EXPECT_EQ(tick.feet[leg].reached, single.feet[leg].reached)
+          << "character " << k << " leg " << leg;
+    }
+    EXPECT_TRUE(SameBits(tick.locals.data(), single.locals.data(),
+                         tick.locals.size() * sizeof(Transform)));
+  }
+  // Errors about the pose and the tolerance name the caller's fields.
+  Crowd bad(2, 3);
+  bad.ticks[0].pose_path = "characters[0].pose";
+  bad.ticks[0].root.scale = Vec3(0.0);
+  bad.ticks[0].goals = {};
+  bad.ticks[0].goal_results = {};
+  bad.ticks[1].ground_tolerance = -1.0;
+  RunBatch(bad, plane);
+  EXPECT_TRUE(absl::StartsWith(bad.ticks[0].ground_status.message(),
+                               "characters[0].pose.root"))
+      << bad.ticks[0].ground_status;
+  EXPECT_TRUE(
+      absl::StartsWith(bad.ticks[1].ground_status.message(), "tolerance"))
+      << bad.ticks[1].ground_status;
+  EXPECT_TRUE(bad.ticks[1].goals_status.ok()) << bad.ticks[1].goals_status;
+}
+
 }  // namespace
 }  // namespace ik

@@ -97,17 +97,20 @@ void ReadBack(const TickBatchJob& batch, CharacterTick& tick) {
   }
 }
 
-void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick,
-                     absl::Span<const double> all_planted) {
+void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick) {
   if (!tick.ground_feet) return;
   GroundFeetJob job;
   job.rig = &batch.character->rig;
   job.legs = batch.character->legs;
   job.root = tick.root;
   job.locals = tick.locals;
+  job.pose_path = tick.pose_path;
   job.ground = tick.ground != nullptr ? *tick.ground : batch.ground;
-  job.weights = tick.leg_weights.empty() ? all_planted : tick.leg_weights;
+  job.weights = tick.leg_weights.empty()
+                    ? absl::MakeConstSpan(batch.scratch->all_planted)
+                    : tick.leg_weights;
   job.smoothing = tick.smoothing;
+  job.tolerance = tick.ground_tolerance;
   job.feet = tick.feet;
   job.report = &tick.ground_report;
   BeforeJob(batch, tick);
@@ -137,6 +140,7 @@ void SolveCharacterGoals(const TickBatchJob& batch, CharacterTick& tick) {
   job.rig = &batch.character->rig;
   job.root = tick.root;
   job.locals = tick.locals;
+  job.pose_path = tick.pose_path;
   job.workspace = &batch.scratch->chain;
   BeforeJob(batch, tick);
   for (size_t i = 0; i < tick.goals.size(); ++i) {
@@ -244,16 +248,17 @@ absl::Status TickBatchJob::Run() const {
   }
   scratch->rotations.resize(chain_joints);
   scratch->world.resize(character->rig.joint_count());
-  scratch->state_paths.resize(character->dynamic_chains.size());
-  for (size_t c = 0; c < scratch->state_paths.size(); ++c) {
-    scratch->state_paths[c] = absl::StrCat("dynamic_states[", c, "]");
+  // Kept from call to call: the paths are made once per number of chains.
+  for (size_t c = scratch->state_paths.size();
+       c < character->dynamic_chains.size(); ++c) {
+    scratch->state_paths.push_back(absl::StrCat("dynamic_states[", c, "]"));
   }
-  const std::vector<double> all_planted(character->legs.size(), 1.0);
+  scratch->all_planted.assign(character->legs.size(), 1.0);
   for (CharacterTick& tick : characters) {
     tick.ground_status = absl::OkStatus();
     tick.goals_status = absl::OkStatus();
     tick.dynamics_status = absl::OkStatus();
-    GroundCharacter(*this, tick, all_planted);
+    GroundCharacter(*this, tick);
     SolveCharacterGoals(*this, tick);
     StepCharacterDynamics(*this, tick);
   }

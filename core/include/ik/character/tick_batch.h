@@ -65,6 +65,10 @@ struct CharacterTick {
   // left; a job that fails leaves it as it found it.
   Transform root;
   absl::Span<Transform> locals;
+  // Where root and locals came from in the caller's input: the grounding's
+  // and the goals' errors about them name it ("pose: leg 'left_leg' cannot
+  // be solved in this pose"). Empty: "locals" and "root".
+  absl::string_view pose_path;
 
   // Grounding of every leg of the character on the batch's ground (or
   // `ground`, when set), first. On success the root is lowered by the
@@ -74,6 +78,8 @@ struct CharacterTick {
   // Per leg in [0, 1]; empty: 1 for every leg.
   absl::Span<const double> leg_weights;
   std::optional<GroundSmoothing> smoothing;
+  // Metres within which an ankle counts as having reached its goal.
+  double ground_tolerance = kDefaultTolerance;
   // Outputs when ground_feet: one per leg, and the report.
   absl::Span<FootResult> feet;
   GroundFeetReport ground_report;
@@ -136,6 +142,8 @@ struct TickScratch {
   std::vector<std::string> state_paths;
   // The rotations of `locals` before a job (read_back).
   std::vector<Quat> before_job;
+  // 1 per leg: the weights of a character that gives none.
+  std::vector<double> all_planted;
 };
 
 // Inputs and outputs of one batch. Owns nothing. Thread-compatible: batches
