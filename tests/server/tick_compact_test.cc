@@ -43,8 +43,9 @@ Quat Dequantize(const std::string& bytes, int k) {
   return MakeQuat(q[0], q[1], q[2], q[3]);
 }
 
-// A crowd whose every character sends all 28 rotations packed (Pose), and
-// every third moves two bones (JointPose translations).
+// A crowd whose every character sends all 28 rotations packed (Pose),
+// every third moves two bones (JointPose translations), and one stands
+// scaled (its root's scale not 1).
 v1::TickRequest PackedCrowd(std::uint64_t seed, int count) {
   v1::TickRequest crowd = TickTest::Crowd(seed, 2 * count);
   v1::TickRequest request = crowd;
@@ -52,6 +53,10 @@ v1::TickRequest PackedCrowd(std::uint64_t seed, int count) {
   for (int k = 0; k < count; ++k) {
     v1::TickCharacter& character = *request.add_characters();
     character = crowd.characters(2 * k);
+    if (k == 3) {
+      *character.mutable_pose()->mutable_root()->mutable_scale() =
+          Vec(1.25, 1.25, 1.25);
+    }
     if (k % 3 != 1) continue;
     for (int joint : {5, 9}) {
       v1::JointPose& moved = *character.mutable_pose()->add_joints();
