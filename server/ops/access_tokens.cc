@@ -72,9 +72,12 @@ absl::StatusOr<AccessTokens> AccessTokens::Parse(absl::string_view contents,
       role = Role::kRead;
     } else if (words[0] == "admin") {
       role = Role::kAdmin;
+    } else if (words[1] == "read" || words[1] == "admin") {
+      // Never quoted: the first word is the token written first.
+      return error(
+          "the role comes first: '<role> <token>' (role read or admin)");
     } else {
-      return error(absl::StrCat("unknown role '", words[0].substr(0, 32),
-                                "' (read or admin)"));
+      return error("the first word is not a role (read or admin)");
     }
     const absl::string_view token = words[1];
     if (token.size() < kMinTokenLength || token.size() > kMaxTokenLength ||
