@@ -266,5 +266,51 @@ TEST(TransformTest, InverseTransformPointWithUnitScaleSkipsTheDivision) {
   EXPECT_EQ(result.z, turned.z / 1.0);
 }
 
+// Norm and Length against long double arithmetic on the same numbers
+// scaled by a power of two (exact), for magnitudes from subnormal to the
+// largest double; and the plain formula's bits in the plain range.
+TEST(NormTest, IsFiniteAndAccurateForAnyFiniteInputAndPlainElsewhere) {
+  std::mt19937_64 engine(29);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-1074, 1022);
+  for (int n = 0; n < 20000; ++n) {
+    const int e = exponent(engine);
+    const Quat q =
+        MakeQuat(std::ldexp(unit(engine), e), std::ldexp(unit(engine), e),
+                 std::ldexp(unit(engine), e - n % 40),
+                 std::ldexp(unit(engine), e + 1 - n % 3));
+    const double norm = Norm(q);
+    ASSERT_TRUE(std::isfinite(norm)) << n;
+    long double squares = 0.0L;
+    for (double c : {q.x, q.y, q.z, q.w}) {
+      const long double scaled = std::ldexp(static_cast<long double>(c), -e);
+      squares += scaled * scaled;
+    }
+    const double exact = static_cast<double>(std::ldexp(std::sqrt(squares), e));
+    if (exact > 4 * std::numeric_limits<double>::min()) {
+      EXPECT_NEAR(norm / exact, 1.0, 1e-15) << n;  // a few ulps
+    } else {  // subnormal results carry fewer digits
+      EXPECT_NEAR(norm, exact, 4 * std::numeric_limits<double>::denorm_min())
+          << n;
+    }
+    const Vec3 v(q.x, q.y, q.z);
+    EXPECT_TRUE(std::isfinite(Length(v))) << n;
+    const double plain = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (plain >= 1e-280 && plain <= 1e280) {
+      EXPECT_EQ(norm, std::sqrt(plain)) << n;
+    }
+    const double plain_v = glm::dot(v, v);
+    if (plain_v >= 1e-280 && plain_v <= 1e280) {
+      EXPECT_EQ(Length(v), glm::length(v)) << n;
+    }
+  }
+  const double most = std::numeric_limits<double>::max();
+  EXPECT_EQ(Norm(MakeQuat(most, 0.0, 0.0, 0.0)), most);
+  EXPECT_EQ(Norm(MakeQuat(0.0, 0.0, 0.0, 0.0)), 0.0);
+  EXPECT_EQ(Length(Vec3(-most, 0.0, 0.0)), most);
+  EXPECT_TRUE(std::isinf(Norm(MakeQuat(most, most, most, most))));
+  EXPECT_TRUE(std::isnan(Norm(MakeQuat(std::nan(""), 1.0, 0.0, 0.0))));
+}
+
 }  // namespace
 }  // namespace ik

@@ -1,11 +1,26 @@
 #include "ik/base/math.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
+
+double ScaledNorm(const Quat& q) {
+  const double largest = std::max(std::max(std::abs(q.x), std::abs(q.y)),
+                                  std::max(std::abs(q.z), std::abs(q.w)));
+  if (!(largest > 0.0) || !std::isfinite(largest)) {
+    return std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+  }
+  const double x = q.x / largest;
+  const double y = q.y / largest;
+  const double z = q.z / largest;
+  const double w = q.w / largest;
+  return largest * std::sqrt(x * x + y * y + z * z + w * w);
+}
+
 namespace {
 
 // Vectors shorter than this count as zero directions (metres or unitless).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,12 @@ namespace ik {
 namespace {
 
 using Kind = PoseViolation::Kind;
+
+// An amount as reported: beyond the largest double (a difference of two
+// huge finite numbers), the largest double.
+double Reported(double amount) {
+  return std::min(amount, std::numeric_limits<double>::max());
+}
 
 // The claimed rotation made finite and unit (reporting what it was);
 // nullopt when there is no rotation to keep (not finite, or zero).
@@ -30,9 +37,13 @@ std::optional<Quat> UnitRotation(int joint, const Quat& claimed,
     return std::nullopt;
   }
   if (std::abs(norm - 1.0) > kUnitQuatTolerance) {
-    violations.push_back({joint, Kind::kRotationNotUnit, std::abs(norm - 1.0)});
+    violations.push_back(
+        {joint, Kind::kRotationNotUnit, Reported(std::abs(norm - 1.0))});
   }
-  return claimed / norm;
+  if (std::isfinite(norm)) return claimed / norm;
+  // A norm beyond the largest double: the rotation shrunk first.
+  const Quat shrunk = claimed * 0x1p-4;
+  return shrunk / Norm(shrunk);
 }
 
 // The largest per-axis difference of two vectors, or NaN when `claimed` is
@@ -40,7 +51,7 @@ std::optional<Quat> UnitRotation(int joint, const Quat& claimed,
 double LargestDifference(const Vec3& claimed, const Vec3& rest) {
   if (!IsFinite(claimed)) return std::nan("");
   const Vec3 d = glm::abs(claimed - rest);
-  return std::max({d.x, d.y, d.z});
+  return Reported(std::max({d.x, d.y, d.z}));
 }
 
 }  // namespace
@@ -87,9 +98,10 @@ absl::Status PoseCheckJob::Run() const {
           Atan2(glm::length(Vec3(turn.x, turn.y, turn.z)), std::abs(turn.w));
       violations->push_back({j, Kind::kOutsideLimit, angle});
     }
-    const double moved = IsFinite(in.translation)
-                             ? glm::length(in.translation - rest.translation)
-                             : std::nan("");
+    const double moved =
+        IsFinite(in.translation)
+            ? Reported(Length(in.translation - rest.translation))
+            : std::nan("");
     if (!(moved <= tolerance)) {
       violations->push_back(
           {j, Kind::kTranslation, std::isnan(moved) ? 0.0 : moved});

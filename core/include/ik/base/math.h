@@ -132,9 +132,31 @@ inline Quat NormalizeNearUnit(const Quat& q) {
   return Quat(q.w * scale, q.x * scale, q.y * scale, q.z * scale);
 }
 
-// The quaternion's norm (sqrt(x²+y²+z²+w²)).
+// The sums of squares within which Norm's plain formula neither overflows
+// nor loses digits to underflow.
+inline constexpr double kLeastPlainSquares = 1e-280;
+inline constexpr double kMostPlainSquares = 1e280;
+
+// The norm of a quaternion whose sum of squares is outside the plain range:
+// computed on it divided by its largest magnitude, so any finite input
+// gives a finite result (up to the largest double; beyond it, +infinity).
+// A NaN or infinite component gives the plain sum's square root.
+double ScaledNorm(const Quat& q);
+
+// The quaternion's norm (sqrt(x²+y²+z²+w²)), for any finite q without
+// overflow or underflow (the plain formula's bits wherever it is exact
+// enough: sums of squares in [1e-280, 1e280]).
 inline double Norm(const Quat& q) {
-  return std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+  const double squares = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+  if (squares >= kLeastPlainSquares && squares <= kMostPlainSquares) {
+    return std::sqrt(squares);
+  }
+  return ScaledNorm(q);
+}
+
+// The vector's length, as Norm (glm::length's bits in the plain range).
+inline double Length(const Vec3& v) {
+  return Norm(MakeQuat(v.x, v.y, v.z, 0.0));
 }
 
 }  // namespace ik

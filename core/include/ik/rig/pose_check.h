@@ -44,6 +44,9 @@ struct PoseViolation {
   };
   int joint = -1;
   Kind kind = Kind::kOutsideLimit;
+  // Always finite: for any finite input, an amount beyond the largest
+  // double (a norm or a difference of numbers near it) is the largest
+  // double.
   double amount = 0.0;
 };
 
