@@ -97,6 +97,18 @@ ABSL_FLAG(int, max_connections, 0,
           "connections held open at once at most; more are closed as they "
           "arrive (0: the open-file limit less an eighth, at least 16, kept "
           "for files and gRPC's own)");
+ABSL_FLAG(int, max_connections_per_peer, 0,
+          "connections held open at once from one peer address (its port "
+          "left out) at most; more are closed as they arrive (0: three "
+          "quarters of --max_connections; behind a proxy, raise it to "
+          "--max_connections: every connection is the proxy's)");
+ABSL_FLAG(double, handshake_timeout_seconds, 5.0,
+          "a connection that has not sent the HTTP/2 preface and its "
+          "SETTINGS (and finished TLS) within this is closed, so sockets "
+          "that connect and never speak do not hold their slots");
+ABSL_FLAG(int, max_connection_idle_seconds, 600,
+          "a connection without a call for this long is asked to go "
+          "(GOAWAY; clients reconnect when they next call); 0: never");
 ABSL_FLAG(int, solver_threads, 0,
           "threads of the solver pool that runs every solve (0: one per CPU "
           "this process may run on)");
@@ -183,6 +195,37 @@ ik::server::ServiceLimits LimitsFromFlags() {
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
   limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
   return limits;
+}
+
+// How connections must behave (per peer, handshake, idleness) into
+// `options`; false (after saying why) for a value out of range.
+bool ReadConnectionFlags(ik::server::ServerOptions& options) {
+  options.max_connections_per_peer =
+      absl::GetFlag(FLAGS_max_connections_per_peer);
+  if (options.max_connections_per_peer < 0) {
+    absl::FPrintF(stderr,
+                  "ikd: --max_connections_per_peer must be >= 0 (0: auto)\n");
+    return false;
+  }
+  const double handshake = absl::GetFlag(FLAGS_handshake_timeout_seconds);
+  if (!(handshake > 0.0 && handshake <= 600.0)) {
+    absl::FPrintF(stderr,
+                  "ikd: --handshake_timeout_seconds must be within (0, 600], "
+                  "got %g\n",
+                  handshake);
+    return false;
+  }
+  options.handshake_timeout = absl::Seconds(handshake);
+  const int idle = absl::GetFlag(FLAGS_max_connection_idle_seconds);
+  if (idle < 0 || idle > 24 * 3600 * 24) {
+    absl::FPrintF(stderr,
+                  "ikd: --max_connection_idle_seconds must be within [0, "
+                  "2073600], got %d\n",
+                  idle);
+    return false;
+  }
+  options.max_connection_idle = absl::Seconds(idle);
+  return true;
 }
 
 // The connections' and the solver pool's flags into `options` (0 solver
@@ -279,8 +322,8 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   }
   options.max_connection_age = absl::Seconds(max_connection_age);
   options.limits = LimitsFromFlags();
-  if (!ReadConcurrencyFlags(options) || !ReadMemoryFlags(options) ||
-      !AllPositive(options)) {
+  if (!ReadConcurrencyFlags(options) || !ReadConnectionFlags(options) ||
+      !ReadMemoryFlags(options) || !AllPositive(options)) {
     return std::nullopt;
   }
   // The built-in default points at the source tree's examples; when that is
@@ -371,6 +414,18 @@ void ConfigureHelp() {
   absl::SetFlagsUsageConfig(config);
 }
 
+// The connection caps left at 0 (auto): all connections within the file
+// limit `file_limit`, three quarters of them from one peer.
+void SizeConnections(rlim_t file_limit, ik::server::ServerOptions& options) {
+  if (options.max_connections == 0) {
+    options.max_connections = ConnectionsWithin(file_limit);
+  }
+  if (options.max_connections_per_peer == 0) {
+    options.max_connections_per_peer =
+        std::max(1, options.max_connections / 4 * 3);
+  }
+}
+
 int main(int argc, char** argv) {
   ConfigureHelp();
   absl::SetProgramUsageMessage(
@@ -403,17 +458,18 @@ int main(int argc, char** argv) {
   std::optional<ik::server::ServerOptions> options = OptionsFromFlags();
   if (!options.has_value()) return 2;
   const rlim_t file_limit = RaiseFileLimit();
-  if (options->max_connections == 0) {
-    options->max_connections = ConnectionsWithin(file_limit);
-  }
+  SizeConnections(file_limit, *options);
   auto server = ik::server::IkServer::Start(*options);
   if (!server.ok()) {
     absl::FPrintF(stderr, "ikd: %s\n", server.status().ToString());
     return 1;
   }
   LogListening(*options, **server);
-  absl::FPrintF(stderr, "ikd: %d connections at most (%d open files)\n",
-                options->max_connections, file_limit);
+  absl::FPrintF(stderr,
+                "ikd: %d connections at most, %d from one peer (%d open "
+                "files)\n",
+                options->max_connections, options->max_connections_per_peer,
+                file_limit);
   // Free heap memory above 16 MiB goes back to the system within a second.
   ik::server::MemoryReclaimer reclaimer(size_t{16} << 20);
 

@@ -61,11 +61,22 @@ absl::StatusOr<std::unique_ptr<StateStore>> OpenStore(
 void LimitTransport(const ServerOptions& options,
                     grpc::ServerBuilder& builder) {
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  auto milliseconds = [](absl::Duration duration) {
+    return static_cast<int>(absl::ToInt64Milliseconds(duration));
+  };
   if (options.max_connection_age > absl::ZeroDuration()) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
-                               static_cast<int>(absl::ToInt64Milliseconds(
-                                   options.max_connection_age)));
+                               milliseconds(options.max_connection_age));
   }
+  if (options.max_connection_idle > absl::ZeroDuration()) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               milliseconds(options.max_connection_idle));
+  }
+  // The handshake's deadline also bounds the wait for the client's HTTP/2
+  // preface and SETTINGS (gRPC's chttp2 server): a socket that connects
+  // and never speaks is closed after it, not after gRPC's two minutes.
+  builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS,
+                             milliseconds(options.handshake_timeout));
   // gRPC 1.51 inflates a compressed message whole before it checks the
   // inflated size against the limit above (1 MB of gzip on the wire became
   // 1 GiB in memory); refusing compressed requests is the only bound, and
@@ -164,7 +175,9 @@ absl::Status IkServer::Serve(
         absl::StrCat("listen: cannot serve on ", options.listen));
   }
   acceptor_ = std::move(acceptor);
-  listener_->Start(acceptor_.get(), options.max_connections);
+  listener_->Start(acceptor_.get(),
+                   {.max_connections = options.max_connections,
+                    .max_per_peer = options.max_connections_per_peer});
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(v1::IkService::service_full_name(), true);

@@ -50,8 +50,17 @@ struct ServerOptions {
   // What gRPC's transport may hold in buffers for all connections together
   // (grpc::ResourceQuota), bytes.
   std::int64_t transport_memory_bytes = std::int64_t{256} << 20;
-  // Connections held open at once at most; more are closed as they come.
+  // Connections held open at once at most, from everyone and from one peer
+  // address (its port left out; behind a proxy, the proxy's); more are
+  // closed as they come.
   int max_connections = 1 << 20;
+  int max_connections_per_peer = 1 << 20;
+  // A connection that has not sent the HTTP/2 preface and its SETTINGS
+  // within this (or not finished its TLS handshake) is closed.
+  absl::Duration handshake_timeout = absl::Seconds(5);
+  // A connection without a call for this long is told to go (GOAWAY);
+  // zero: never.
+  absl::Duration max_connection_idle = absl::ZeroDuration();
   // A connection older than this is told to go (GOAWAY; its calls in
   // flight finish), so clients balancing over DNS look the name up again
   // and find new replicas; zero: never.

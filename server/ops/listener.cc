@@ -25,6 +25,23 @@ namespace {
 
 using Acceptor = grpc::experimental::ExternalConnectionAcceptor;
 
+// The peer's address bytes without the port (an IPv4-mapped IPv6 address
+// as its IPv4 address); empty for other families.
+std::string PeerAddress(const sockaddr_storage& address) {
+  if (address.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
+    return std::string(reinterpret_cast<const char*>(&v4.sin_addr), 4);
+  }
+  if (address.ss_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
+    if (IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr)) {
+      return std::string(reinterpret_cast<const char*>(&v6.sin6_addr) + 12, 4);
+    }
+    return std::string(reinterpret_cast<const char*>(&v6.sin6_addr), 16);
+  }
+  return std::string();
+}
+
 absl::Status CannotListen(const std::string& host_port, absl::string_view why) {
   return absl::UnavailableError(
       absl::StrCat("listen: cannot listen on ", host_port, ": ", why));
@@ -150,11 +167,10 @@ Listener::Listener(std::vector<int> sockets, int port)
 
 Listener::~Listener() { Stop(); }
 
-void Listener::Start(Acceptor* acceptor, int max_connections) {
+void Listener::Start(Acceptor* acceptor, Limits limits) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   spare_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  thread_ = std::thread(
-      [this, acceptor, max_connections] { Run(acceptor, max_connections); });
+  thread_ = std::thread([this, acceptor, limits] { Run(acceptor, limits); });
 }
 
 void Listener::Stop() {
@@ -172,7 +188,7 @@ void Listener::Stop() {
   }
 }
 
-void Listener::Run(Acceptor* acceptor, int max_connections) {
+void Listener::Run(Acceptor* acceptor, Limits limits) {
   std::vector<pollfd> watched;
   for (int socket_fd : sockets_) watched.push_back({socket_fd, POLLIN, 0});
   watched.push_back({wake_[0], POLLIN, 0});
@@ -184,17 +200,18 @@ void Listener::Run(Acceptor* acceptor, int max_connections) {
     if (watched.back().revents != 0) return;  // Stop
     for (size_t i = 0; i + 1 < watched.size(); ++i) {
       if (watched[i].revents != 0) {
-        AcceptAll(watched[i].fd, acceptor, max_connections);
+        AcceptAll(watched[i].fd, acceptor, limits);
       }
     }
   }
 }
 
-void Listener::AcceptAll(int socket_fd, Acceptor* acceptor,
-                         int max_connections) {
+void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
   for (;;) {
-    const int fd =
-        accept4(socket_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage address{};
+    socklen_t length = sizeof(address);
+    const int fd = accept4(socket_fd, reinterpret_cast<sockaddr*>(&address),
+                           &length, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -213,8 +230,8 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor,
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return;
     }
-    if (static_cast<int>(connections_.size()) >= max_connections &&
-        Prune() >= max_connections) {
+    std::string peer = PeerAddress(address);
+    if (!Admits(peer, limits)) {
       close(fd);
       ++refused_;
       continue;
@@ -230,17 +247,34 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor,
     connection.listener_fd = socket_fd;
     connection.fd = fd;
     acceptor->HandleNewConnection(&connection);
-    connections_.push_back({fd, status.st_ino});
+    ++per_peer_[peer];
+    connections_.push_back({fd, status.st_ino, std::move(peer)});
   }
+}
+
+bool Listener::Admits(const std::string& peer, Limits limits) {
+  auto within = [&] {
+    const auto counted = per_peer_.find(peer);
+    return static_cast<int>(connections_.size()) < limits.max_connections &&
+           (counted == per_peer_.end() ||
+            counted->second < limits.max_per_peer);
+  };
+  if (within()) return true;
+  Prune();
+  return within();
 }
 
 int Listener::Prune() {
   size_t kept = 0;
-  for (const Connection& connection : connections_) {
+  for (size_t i = 0; i < connections_.size(); ++i) {
+    Connection& connection = connections_[i];
     struct stat status;
     if (fstat(connection.fd, &status) == 0 &&
         status.st_ino == connection.inode) {
-      connections_[kept++] = connection;
+      if (kept != i) connections_[kept] = std::move(connection);
+      ++kept;
+    } else if (--per_peer_[connection.peer] == 0) {
+      per_peer_.erase(connection.peer);
     }
   }
   connections_.resize(kept);

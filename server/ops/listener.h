@@ -9,15 +9,18 @@
 //     accepts the waiting connection and closes it at once (the client sees
 //     the connection end, UNAVAILABLE, instead of waiting in the backlog),
 //     then takes the spare back -- and keeps listening;
-//   - holds the connections it handed over to `max_connections`: beyond it
-//     a new connection is closed at once. A handed-over connection counts
-//     until gRPC closes it (its descriptor no longer names its socket).
+//   - holds the connections it handed over to `max_connections`, and those
+//     of one peer address (the port left out) to `max_per_peer`: beyond
+//     either, a new connection is closed at once. A handed-over connection
+//     counts until gRPC closes it (its descriptor no longer names its
+//     socket).
 //
 //   auto listener = Listener::Bind("0.0.0.0:50051");
 //   auto acceptor = builder.experimental().AddExternalConnectionAcceptor(
 //       ExternalConnectionType::FROM_FD, credentials);
 //   ... BuildAndStart ...
-//   (*listener)->Start(acceptor.get(), 10000);
+//   (*listener)->Start(acceptor.get(), {.max_connections = 10000,
+//                                       .max_per_peer = 7500});
 //   (*listener)->Stop();  // before the gRPC server's Shutdown
 #ifndef IK_SERVER_OPS_LISTENER_H_
 #define IK_SERVER_OPS_LISTENER_H_
@@ -31,12 +34,20 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 
 namespace ik::server {
 
 class Listener {
  public:
+  struct Limits {
+    // Connections handed over at once, from everyone / from one peer
+    // address.
+    int max_connections = 1 << 20;
+    int max_per_peer = 1 << 20;
+  };
+
   // Binds and listens on every address `host_port` resolves to ("HOST:PORT",
   // HOST a name, an IPv4 address or an [IPv6] address; port 0 picks a free
   // port, the same for every address). UNAVAILABLE naming the address when
@@ -51,28 +62,31 @@ class Listener {
 
   // Starts accepting on a thread of its own.
   void Start(grpc::experimental::ExternalConnectionAcceptor* acceptor,
-             int max_connections);
+             Limits limits);
   // Stops accepting and closes the listening sockets (new connections are
   // refused). Idempotent.
   void Stop();
 
-  // Connections closed at once since the start: over max_connections, or
-  // while the process had no descriptor to spare.
+  // Connections closed at once since the start: over a limit, or while the
+  // process had no descriptor to spare.
   long refused() const { return refused_.load(); }
 
  private:
   struct Connection {
     int fd;
     ino_t inode;
+    std::string peer;  // the peer's address bytes, without the port
   };
 
   Listener(std::vector<int> sockets, int port);
   void Run(grpc::experimental::ExternalConnectionAcceptor* acceptor,
-           int max_connections);
+           Limits limits);
   // Accepts what waits on `socket`.
   void AcceptAll(int socket,
                  grpc::experimental::ExternalConnectionAcceptor* acceptor,
-                 int max_connections);
+                 Limits limits);
+  // Whether a new connection from `peer` stays within `limits`.
+  bool Admits(const std::string& peer, Limits limits);
   // Forgets the connections gRPC has closed; the number still open.
   int Prune();
 
@@ -81,6 +95,7 @@ class Listener {
   int wake_[2] = {-1, -1};               // a pipe: Stop writes, the loop wakes
   int spare_ = -1;                       // closed to make room on EMFILE
   std::vector<Connection> connections_;  // handed over (the loop's own)
+  absl::flat_hash_map<std::string, int> per_peer_;  // of connections_
   std::atomic<long> refused_{0};
   std::thread thread_;
   bool stopped_ = false;

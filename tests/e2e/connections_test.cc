@@ -1,9 +1,11 @@
 // Connections against a real ikd process: a burst of idle TCP connections
-// beyond the open-file limit (set low with prlimit) or beyond
-// --max_connections is cut off -- the extra connections are closed at once
-// instead of hanging -- and once the burst is gone ikd accepts and answers
-// again. (gRPC 1.51's own listener stopped for good after running out of
-// descriptors once.)
+// beyond the open-file limit (set low with prlimit), beyond
+// --max_connections or beyond --max_connections_per_peer is cut off -- the
+// extra connections are closed at once instead of hanging -- and once the
+// burst is gone ikd accepts and answers again; sockets that connect and
+// never speak are closed after --handshake_timeout_seconds. (gRPC 1.51's
+// own listener stopped for good after running out of descriptors once, and
+// held a silent socket for two minutes.)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,19 +26,25 @@ namespace {
 using ::grpc::health::v1::HealthCheckResponse;
 using ::ik::testing::IkdProcess;
 
-// Idle TCP connections to ikd, as a flood of clients that never speak.
+// Idle TCP connections to ikd, as a flood of clients that never speak,
+// from loopback address `from` (127.0.0.1 unless said: another 127.x
+// address is another peer).
 class Burst {
  public:
-  Burst(int port, int count) {
+  Burst(int port, int count, const char* from = "127.0.0.1") {
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
     inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+    sockaddr_in source{};
+    source.sin_family = AF_INET;
+    inet_pton(AF_INET, from, &source.sin_addr);
     for (int i = 0; i < count; ++i) {
       const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
       if (fd < 0) break;
-      if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
-          0) {
+      if (bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0 ||
+          connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
+              0) {
         close(fd);
         continue;
       }
@@ -47,15 +55,17 @@ class Burst {
 
   int size() const { return static_cast<int>(fds_.size()); }
 
-  // Connections ikd has ended (end of stream or reset).
+  // Connections ikd has ended (end of stream or reset). What ikd sent
+  // first (its HTTP/2 SETTINGS, then a GOAWAY) is read and dropped.
   int Ended() const {
     int ended = 0;
     for (int fd : fds_) {
-      char byte;
-      const ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-        ++ended;
-      }
+      char bytes[512];
+      ssize_t n;
+      do {
+        n = recv(fd, bytes, sizeof(bytes), MSG_DONTWAIT);
+      } while (n > 0);
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) ++ended;
     }
     return ended;
   }
@@ -115,7 +125,8 @@ TEST(ConnectionsE2eTest, RunningOutOfDescriptorsDoesNotStopTheListener) {
 }
 
 TEST(ConnectionsE2eTest, ConnectionsBeyondTheCapAreClosed) {
-  IkdProcess ikd({"--max_connections=16", "--solver_threads=1"});
+  IkdProcess ikd({"--max_connections=16", "--max_connections_per_peer=16",
+                  "--handshake_timeout_seconds=120", "--solver_threads=1"});
   ASSERT_TRUE(ikd.Start()) << ikd.Log();
   {
     Burst burst(ikd.port(), 40);
@@ -126,6 +137,35 @@ TEST(ConnectionsE2eTest, ConnectionsBeyondTheCapAreClosed) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE)
         << status.error_message();
   }
+  EXPECT_TRUE(ServesAgain(ikd)) << ikd.Log();
+}
+
+// One peer cannot take every slot: a burst from 127.0.0.2 beyond the
+// per-peer cap is cut off while 127.0.0.1's health checks find room.
+TEST(ConnectionsE2eTest, OnePeerGetsAtMostItsShareOfTheConnections) {
+  IkdProcess ikd({"--max_connections=8", "--max_connections_per_peer=4",
+                  "--handshake_timeout_seconds=120", "--solver_threads=1"});
+  ASSERT_TRUE(ikd.Start()) << ikd.Log();
+  Burst burst(ikd.port(), 10, "127.0.0.2");
+  ASSERT_EQ(burst.size(), 10);
+  EXPECT_EQ(burst.WaitForEnded(6), 6);
+  HealthCheckResponse::ServingStatus serving;
+  const grpc::Status status = ikd.CheckHealth(1, &serving);
+  ASSERT_TRUE(status.ok()) << status.error_message() << ikd.Log();
+  EXPECT_EQ(serving, HealthCheckResponse::SERVING);
+}
+
+// Sockets that connect and never send the HTTP/2 preface are closed after
+// the handshake timeout, however many slots they hold (here all of them),
+// and health is served again.
+TEST(ConnectionsE2eTest, SocketsThatNeverSpeakAreClosedAfterTheHandshake) {
+  IkdProcess ikd({"--max_connections=4", "--max_connections_per_peer=4",
+                  "--handshake_timeout_seconds=1", "--solver_threads=1"});
+  ASSERT_TRUE(ikd.Start()) << ikd.Log();
+  Burst burst(ikd.port(), 4);
+  ASSERT_EQ(burst.size(), 4);
+  // WaitForEnded gives up after 20 s: gRPC's own deadline is two minutes.
+  EXPECT_EQ(burst.WaitForEnded(4), 4);
   EXPECT_TRUE(ServesAgain(ikd)) << ikd.Log();
 }
 
