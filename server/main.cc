@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -134,6 +135,12 @@ ABSL_FLAG(std::string, token_file, "",
           "file of bearer tokens, one '<role> <token>' a line (role read: "
           "solve and list; admin: also register, replace, delete); empty: "
           "no token needed");
+ABSL_FLAG(std::vector<std::string>, trusted_proxies, {},
+          "comma-separated addresses (no port) of proxies in front of ikd: "
+          "a call from one of them takes the solver pool's turns of the "
+          "client its x-forwarded-for names last (nginx: grpc_set_header "
+          "X-Forwarded-For $remote_addr); from other peers the header is "
+          "ignored");
 ABSL_FLAG(std::string, metrics_listen, "",
           "host:port serving Prometheus metrics at /metrics (e.g. "
           "0.0.0.0:9464); empty: none");
@@ -309,6 +316,7 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   options.tls_reload_interval =
       absl::Seconds(absl::GetFlag(FLAGS_tls_reload_seconds));
   options.token_file = absl::GetFlag(FLAGS_token_file);
+  options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.access_log = absl::GetFlag(FLAGS_access_log);
   const int max_connection_age =

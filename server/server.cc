@@ -35,7 +35,7 @@ IkServer::IkServer(const ServerOptions& options,
       pool_(options.solver_threads, options.max_queued_calls,
             options.solver_nice),
       service_(registry_, terrains_, options.limits, pool_, store_.get(),
-               tokens_.get()) {}
+               tokens_.get(), options.trusted_proxies) {}
 
 IkServer::~IkServer() { Shutdown(absl::ZeroDuration()); }
 

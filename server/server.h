@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -78,6 +79,9 @@ struct ServerOptions {
   absl::Duration tls_reload_interval = absl::Seconds(60);
   // Bearer tokens with roles (access_tokens.h); empty: no token needed.
   std::string token_file;
+  // Peer addresses (no port) of proxies whose x-forwarded-for names the
+  // caller a call's pool turns go to (rpc/callers.h).
+  std::vector<std::string> trusted_proxies;
   // host:port serving Prometheus metrics at /metrics (metrics.h); port 0:
   // any free port (metrics_port()); empty: none.
   std::string metrics_listen;

@@ -86,7 +86,8 @@ absl::StatusOr<AccessTokens> AccessTokens::Parse(absl::string_view contents,
           "a token is ", kMinTokenLength, " to ", kMaxTokenLength,
           " visible ASCII characters, this one is ", token.size(), " long"));
     }
-    if (!tokens.roles_.emplace(Digest(token), role).second) {
+    const int ordinal = static_cast<int>(tokens.roles_.size()) + 1;
+    if (!tokens.roles_.emplace(Digest(token), Granted{role, ordinal}).second) {
       return error("this token is given on an earlier line too");
     }
   }
@@ -103,23 +104,39 @@ absl::Status AccessTokens::Check(absl::string_view authorization, Role needed,
         "this call needs a token: send the metadata 'authorization: Bearer "
         "<token>' (ikd --token_file)");
   }
-  absl::string_view token = authorization;
-  if (!absl::ConsumePrefix(&token, "Bearer ") &&
-      !absl::ConsumePrefix(&token, "bearer ")) {
+  const std::optional<absl::string_view> token = Presented(authorization);
+  if (!token.has_value()) {
     return absl::UnauthenticatedError(
         "the 'authorization' metadata is not 'Bearer <token>'");
   }
-  token = absl::StripAsciiWhitespace(token);
-  auto found = roles_.find(Digest(token));
+  auto found = roles_.find(Digest(*token));
   if (found == roles_.end()) {
     return absl::UnauthenticatedError("the bearer token is not valid");
   }
-  if (needed == Role::kAdmin && found->second != Role::kAdmin) {
+  if (needed == Role::kAdmin && found->second.role != Role::kAdmin) {
     return absl::PermissionDeniedError(
         absl::StrCat(method, " needs an admin token; this token's role is ",
-                     RoleName(found->second)));
+                     RoleName(found->second.role)));
   }
   return absl::OkStatus();
+}
+
+std::string AccessTokens::CallerOf(absl::string_view authorization) const {
+  const std::optional<absl::string_view> token = Presented(authorization);
+  if (!token.has_value()) return std::string();
+  auto found = roles_.find(Digest(*token));
+  if (found == roles_.end()) return std::string();
+  return absl::StrCat("token ", found->second.ordinal);
+}
+
+std::optional<absl::string_view> AccessTokens::Presented(
+    absl::string_view authorization) {
+  absl::string_view token = authorization;
+  if (!absl::ConsumePrefix(&token, "Bearer ") &&
+      !absl::ConsumePrefix(&token, "bearer ")) {
+    return std::nullopt;
+  }
+  return absl::StripAsciiWhitespace(token);
 }
 
 }  // namespace ik::server

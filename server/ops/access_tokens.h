@@ -16,6 +16,7 @@
 #ifndef IK_SERVER_OPS_ACCESS_TOKENS_H_
 #define IK_SERVER_OPS_ACCESS_TOKENS_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -50,12 +51,27 @@ class AccessTokens {
   absl::Status Check(absl::string_view authorization, Role needed,
                      absl::string_view method) const;
 
+  // Who presents `authorization` (as Check reads it), naming its token by
+  // its place in the file, never by its text: "token 3" for the third
+  // token. Empty for a missing, malformed or unknown token.
+  std::string CallerOf(absl::string_view authorization) const;
+
   int size() const { return static_cast<int>(roles_.size()); }
 
  private:
+  struct Granted {
+    Role role;
+    int ordinal;  // 1 for the file's first token
+  };
+
   AccessTokens() = default;
-  // SHA-256 digest of a token -> its role.
-  absl::flat_hash_map<std::string, Role> roles_;
+  // The token `authorization` presents ("Bearer <token>"); nullopt when it
+  // is not of that form.
+  static std::optional<absl::string_view> Presented(
+      absl::string_view authorization);
+
+  // SHA-256 digest of a token -> its role and place.
+  absl::flat_hash_map<std::string, Granted> roles_;
 };
 
 }  // namespace ik::server

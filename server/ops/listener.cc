@@ -27,7 +27,7 @@ using Acceptor = grpc::experimental::ExternalConnectionAcceptor;
 
 // The peer's address bytes without the port (an IPv4-mapped IPv6 address
 // as its IPv4 address); empty for other families.
-std::string PeerAddress(const sockaddr_storage& address) {
+std::string PeerBytes(const sockaddr_storage& address) {
   if (address.ss_family == AF_INET) {
     const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
     return std::string(reinterpret_cast<const char*>(&v4.sin_addr), 4);
@@ -230,7 +230,7 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return;
     }
-    std::string peer = PeerAddress(address);
+    std::string peer = PeerBytes(address);
     if (!Admits(peer, limits)) {
       close(fd);
       ++refused_;

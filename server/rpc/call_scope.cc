@@ -1,6 +1,7 @@
 #include "rpc/call_scope.h"
 
 #include <chrono>
+#include <utility>
 
 namespace ik::server {
 
@@ -15,10 +16,11 @@ absl::Status Stopped(grpc::CallbackServerContext& context) {
   return absl::OkStatus();
 }
 
-CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool) {
+CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
+                  std::string caller) {
   CallScope scope;
   scope.pool = &pool;
-  scope.client = context->peer();
+  scope.client = std::move(caller);
   scope.stopped = [context] { return !Stopped(*context).ok(); };
   return scope;
 }

@@ -6,6 +6,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "handlers/handlers.h"
 #include "rpc/solver_pool.h"
@@ -16,9 +18,10 @@ namespace ik::server {
 // deadline); OK when it should.
 absl::Status Stopped(grpc::CallbackServerContext& context);
 
-// The scope of a call on `pool`: its client is the call's peer, and it is
-// stopped when Stopped(context) is not OK. `context` must outlive the scope.
-CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool);
+// The scope of a call of `caller` (callers.h) on `pool`: stopped when
+// Stopped(context) is not OK. `context` must outlive the scope.
+CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
+                  std::string caller);
 
 // The answer when the pool's queue is full (RESOURCE_EXHAUSTED).
 absl::Status Busy();

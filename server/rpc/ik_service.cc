@@ -113,7 +113,8 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     return call;
   }
   const bool posted = pool_.Post(
-      context->peer(), [this, context, call, handler = std::move(handler)] {
+      callers_.Of(*context),
+      [this, context, call, handler = std::move(handler)] {
         absl::Status stopped = Stopped(*context);
         call->Answer(stopped.ok() ? handler(call->request(), call->response())
                                   : stopped);
@@ -155,10 +156,12 @@ void IkService::Drain() {
 
 IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
                      const ServiceLimits& limits, SolverPool& pool,
-                     const StateStore* store, const AccessTokens* tokens)
+                     const StateStore* store, const AccessTokens* tokens,
+                     std::vector<std::string> trusted_proxies)
     : handlers_(rigs, terrains, limits, store),
       pool_(pool),
       tokens_(tokens),
+      callers_(tokens, std::move(trusted_proxies)),
       streams_(gate_) {}
 
 grpc::ServerUnaryReactor* IkService::RegisterRig(
@@ -192,7 +195,7 @@ grpc::ServerUnaryReactor* IkService::SolveChain(
       context, request, response,
       [this, context](const v1::SolveChainRequest& in,
                       v1::SolveChainResponse& out) {
-        const CallScope scope = ScopeOf(context, pool_);
+        const CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
         return handlers_.SolveChain(in, out, &scope);
       });
 }
@@ -234,7 +237,8 @@ grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
       context, request, response,
       [this, context](const wire::TickRequestBytes& in,
                       wire::TickResponseBytes& out) {
-        return handlers_.Tick(in, out, ScopeOf(context, pool_));
+        return handlers_.Tick(in, out,
+                              ScopeOf(context, pool_, callers_.Of(*context)));
       });
 }
 
@@ -242,7 +246,8 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 IkService::TickStream(grpc::CallbackServerContext* context) {
   return StartTickStream(context, handlers_, pool_, streams_,
                          Authorize(context, Role::kRead, "TickStream"),
-                         observers_, observers_want_peer());
+                         callers_.Of(*context), observers_,
+                         observers_want_peer());
 }
 
 }  // namespace ik::server

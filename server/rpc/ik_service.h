@@ -10,6 +10,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -19,6 +20,7 @@
 #include "ops/access_tokens.h"
 #include "ops/call_record.h"
 #include "rpc/call_gate.h"
+#include "rpc/callers.h"
 #include "rpc/raw_call.h"
 #include "rpc/solver_pool.h"
 #include "rpc/tick_stream.h"
@@ -46,11 +48,13 @@ class IkService final : public RawIkService {
  public:
   // The registries, the pool, the state store (null: registrations are not
   // kept) and the access tokens (null: every call is allowed) must outlive
-  // the service.
+  // the service. `trusted_proxies`: the peer addresses whose
+  // x-forwarded-for names the caller (callers.h).
   IkService(RigRegistry& rigs, TerrainRegistry& terrains,
             const ServiceLimits& limits, SolverPool& pool,
             const StateStore* store = nullptr,
-            const AccessTokens* tokens = nullptr);
+            const AccessTokens* tokens = nullptr,
+            std::vector<std::string> trusted_proxies = {});
 
   grpc::ServerUnaryReactor* RegisterRig(grpc::CallbackServerContext* context,
                                         const grpc::ByteBuffer* request,
@@ -150,6 +154,8 @@ class IkService final : public RawIkService {
   IkHandlers handlers_;
   SolverPool& pool_;
   const AccessTokens* const tokens_;
+  // Whose turn on the pool a call takes.
+  const Callers callers_;
   std::vector<CallObserver*> observers_;
   // Every call enters here; the drain closes it.
   CallGate gate_;

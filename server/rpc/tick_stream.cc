@@ -28,20 +28,20 @@ class TickStreamReactor final
       public TickStreams::Stream {
  public:
   // `allowed`: the caller's token check; the stream ends at once with it
-  // when it is not OK.
+  // when it is not OK. `caller`: whose turns on the pool its ticks take.
   // `observers`: each tick answered is reported to them as one call.
   TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
                     SolverPool& pool, TickStreams& streams,
-                    const absl::Status& allowed,
+                    const absl::Status& allowed, std::string caller,
                     const std::vector<CallObserver*>& observers,
                     bool observers_want_peer)
       : handlers_(handlers),
         streams_(streams),
-        scope_(ScopeOf(context, pool)),
+        scope_(ScopeOf(context, pool, std::move(caller))),
         observers_(observers),
         arena_(CallArenaOptions()) {
     record_.method = "TickStream";
-    if (observers_want_peer) record_.peer = scope_.client;
+    if (observers_want_peer) record_.peer = context->peer();
     const bool added = streams_.Add(this);  // not under mutex_: Drain's order
     absl::MutexLock lock(&mutex_);
     added_ = added;
@@ -204,9 +204,11 @@ void TickStreams::Drain() {
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
     grpc::CallbackServerContext* context, IkHandlers& handlers,
     SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
-    const std::vector<CallObserver*>& observers, bool observers_want_peer) {
+    std::string caller, const std::vector<CallObserver*>& observers,
+    bool observers_want_peer) {
   return new TickStreamReactor(context, handlers, pool, streams, allowed,
-                               observers, observers_want_peer);
+                               std::move(caller), observers,
+                               observers_want_peer);
 }
 
 }  // namespace ik::server

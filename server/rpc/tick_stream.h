@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -46,15 +47,16 @@ class TickStreams {
   absl::flat_hash_set<Stream*> streams_ ABSL_GUARDED_BY(mutex_);
 };
 
-// Starts one TickStream call. `allowed` is the caller's token check: the
-// stream ends at once with it when it is not OK. Each tick answered is
-// reported to `observers` as one call of method "TickStream" (with the peer
-// when `observers_want_peer`). Everything passed must outlive the stream;
-// the reactor deletes itself when the call is done.
+// Starts one TickStream call of `caller` (callers.h). `allowed` is the
+// caller's token check: the stream ends at once with it when it is not OK. Each
+// tick answered is reported to `observers` as one call of method "TickStream"
+// (with the peer when `observers_want_peer`). Everything passed must outlive
+// the stream; the reactor deletes itself when the call is done.
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
     grpc::CallbackServerContext* context, IkHandlers& handlers,
     SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
-    const std::vector<CallObserver*>& observers, bool observers_want_peer);
+    std::string caller, const std::vector<CallObserver*>& observers,
+    bool observers_want_peer);
 
 }  // namespace ik::server
 

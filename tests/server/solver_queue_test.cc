@@ -2,9 +2,9 @@
 // and the queue full, solving calls are refused at once with
 // RESOURCE_EXHAUSTED (a TickStream's tick in its answer, the stream staying
 // open), the registry and health still answer, and the queued calls complete
-// once the worker is free; clients take turns, and a heavy call (many goals,
-// a tick's characters) gives way between its pieces. The test waits for
-// states, never for times.
+// once the worker is free; callers (not connections) take turns, and a heavy
+// call (many goals, a tick's characters) gives way between its pieces. The
+// test waits for states, never for times.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -104,91 +104,133 @@ TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
   EXPECT_TRUE(stream->Finish().ok());
 }
 
-// A client on a connection of its own (channels to one address share one
-// unless told not to): the pool tells clients apart by connection.
-std::unique_ptr<v1::IkService::Stub> OwnConnection(int port) {
+// A channel on a connection of its own (channels to one address share one
+// unless told not to).
+std::shared_ptr<grpc::Channel> OwnChannel(int port) {
   grpc::ChannelArguments arguments;
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return v1::IkService::NewStub(
-      grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
-                                grpc::InsecureChannelCredentials(), arguments));
+  return grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", port),
+                                   grpc::InsecureChannelCredentials(),
+                                   arguments);
 }
 
+std::unique_ptr<v1::IkService::Stub> OwnConnection(int port) {
+  return v1::IkService::NewStub(OwnChannel(port));
+}
+
+// The pool's turns go to callers: here every connection comes from
+// 127.0.0.1, listed as a trusted proxy, so a call's x-forwarded-for names
+// its caller (a call without one is the caller "addr 127.0.0.1").
 class FairQueueTest : public SolverQueueTest {
  protected:
-  void SetUp() override { StartServer(OneWorkerServer()); }
+  void SetUp() override {
+    ServerOptions options = OneWorkerServer();
+    options.trusted_proxies = {"127.0.0.1"};
+    StartServer(options);
+  }
+
+  // Heavy calls (64 FABRIK goals on the tail), call i on floods[i] as
+  // `flood_caller`, queued first, then one light call from caller
+  // "10.0.0.2" on a connection of its own, then a probe as a third caller:
+  // how many tasks still wait when the probe's turn comes. Every call must
+  // succeed.
+  int WaitingAtProbe(
+      const std::vector<std::unique_ptr<v1::IkService::Stub>>& floods,
+      const char* flood_caller) {
+    HeldWorker worker(server_->solver_pool());
+    auto victim = OwnConnection(server_->port());
+    v1::SolveChainRequest heavy;
+    heavy.set_rig("tail");
+    for (int g = 0; g < 64; ++g) {
+      v1::ChainGoal* goal = heavy.add_goals();
+      goal->set_chain("tail");
+      goal->set_solver(v1::SOLVER_FABRIK);
+      *goal->mutable_target() = Vec(0.2 + 0.001 * g, 0.6, -0.9);
+    }
+    const v1::SolveChainRequest light = LightReach();
+    struct Call {
+      grpc::ClientContext context;
+      v1::SolveChainResponse response;
+      grpc::Status status;
+    };
+    const int flood = static_cast<int>(floods.size());
+    std::vector<Call> calls(flood + 1);
+    absl::Mutex mutex;
+    int finished = 0;
+    const auto send = [&](v1::IkService::Stub& stub, int i,
+                          const v1::SolveChainRequest& request,
+                          const char* caller) {
+      calls[i].context.set_deadline(std::chrono::system_clock::now() +
+                                    std::chrono::seconds(60));
+      if (caller != nullptr) {
+        calls[i].context.AddMetadata("x-forwarded-for", caller);
+      }
+      stub.async()->SolveChain(&calls[i].context, &request, &calls[i].response,
+                               [&, i](grpc::Status status) {
+                                 absl::MutexLock lock(&mutex);
+                                 calls[i].status = std::move(status);
+                                 ++finished;
+                               });
+    };
+    for (int i = 0; i < flood; ++i) {
+      send(*floods[i], i, heavy, flood_caller);
+      WaitForQueued(server_->solver_pool(), i + 1);  // in this order
+    }
+    send(*victim, flood, light, "10.0.0.2");
+    WaitForQueued(server_->solver_pool(), flood + 1);
+    int waiting_at_probe = -1;
+    absl::Notification probed;
+    EXPECT_TRUE(server_->solver_pool().Post("probe", [&] {
+      waiting_at_probe = server_->solver_pool().queued();
+      probed.Notify();
+    }));
+    worker.Release();
+    probed.WaitForNotification();
+    struct Done {
+      int* finished;
+      int wanted;
+    } done{&finished, flood + 1};
+    {
+      absl::MutexLock lock(&mutex);
+      mutex.Await(absl::Condition(
+          +[](Done* d) { return *d->finished == d->wanted; }, &done));
+    }
+    for (const Call& call : calls) {
+      EXPECT_TRUE(call.status.ok()) << call.status.error_message();
+    }
+    return waiting_at_probe;
+  }
 };
 
 TEST_F(FairQueueTest, AVictimIsServedInItsTurnNotAfterTheFlood) {
-  HeldWorker worker(server_->solver_pool());
-  auto flood = OwnConnection(server_->port());
-  auto victim = OwnConnection(server_->port());
-
-  // Heavy calls (64 FABRIK goals on the tail) from the flooding connection,
-  // queued first; then one light call from the victim's.
-  v1::SolveChainRequest heavy;
-  heavy.set_rig("tail");
-  for (int g = 0; g < 64; ++g) {
-    v1::ChainGoal* goal = heavy.add_goals();
-    goal->set_chain("tail");
-    goal->set_solver(v1::SOLVER_FABRIK);
-    *goal->mutable_target() = Vec(0.2 + 0.001 * g, 0.6, -0.9);
+  std::vector<std::unique_ptr<v1::IkService::Stub>> floods;
+  const std::shared_ptr<grpc::Channel> flood = OwnChannel(server_->port());
+  for (int i = 0; i < 6; ++i) {
+    floods.push_back(v1::IkService::NewStub(flood));
   }
-  const v1::SolveChainRequest light = LightReach();
-  struct Call {
-    grpc::ClientContext context;
-    v1::SolveChainResponse response;
-    grpc::Status status;
-  };
-  constexpr int kFlood = 6;
-  Call calls[kFlood + 1];
-  absl::Mutex mutex;
-  std::vector<int> finished;  // call numbers, as they complete
-  const auto send = [&](v1::IkService::Stub& stub, int i,
-                        const v1::SolveChainRequest& request) {
-    calls[i].context.set_deadline(std::chrono::system_clock::now() +
-                                  std::chrono::seconds(60));
-    stub.async()->SolveChain(&calls[i].context, &request, &calls[i].response,
-                             [&, i](grpc::Status status) {
-                               absl::MutexLock lock(&mutex);
-                               calls[i].status = std::move(status);
-                               finished.push_back(i);
-                             });
-  };
-  for (int i = 0; i < kFlood; ++i) {
-    send(*flood, i, heavy);
-    WaitForQueued(server_->solver_pool(), i + 1);  // in this order
-  }
-  send(*victim, kFlood, light);
-  WaitForQueued(server_->solver_pool(), kFlood + 1);
-  // A probe from a third client, queued last, notes how many tasks still
-  // wait when its turn comes.
-  int waiting_at_probe = -1;
-  absl::Notification probed;
-  ASSERT_TRUE(server_->solver_pool().Post("probe", [&] {
-    waiting_at_probe = server_->solver_pool().queued();
-    probed.Notify();
-  }));
-  worker.Release();
-  probed.WaitForNotification();
-  {
-    absl::MutexLock lock(&mutex);
-    mutex.Await(absl::Condition(
-        +[](std::vector<int>* done) { return done->size() == kFlood + 1; },
-        &finished));
-  }
-  for (const Call& call : calls) {
-    EXPECT_TRUE(call.status.ok()) << call.status.error_message();
-  }
-  // Clients take turns, one task each: the flood's first call, the
+  // Callers take turns, one task each: the flood's first call, the
   // victim's call, the probe -- which then finds the flood's other five
-  // waiting. First in, first out, it would find none; had the victim's call
-  // shared the flood's turn (one client per server, not per connection),
-  // it would find six.
-  EXPECT_EQ(waiting_at_probe, kFlood - 1);
+  // waiting. First in, first out, it would find none.
+  EXPECT_EQ(WaitingAtProbe(floods, "10.0.0.1"), 5);
 }
 
-// A flood of ticks from one connection: a tick gives way to other clients
+// A caller that opens eight connections gets the share of a caller with
+// one: its calls take one turn between them, not one per connection.
+TEST_F(FairQueueTest, ACallerWithEightConnectionsGetsTheShareOfOne) {
+  for (const char* caller : {"10.0.0.1", static_cast<const char*>(nullptr)}) {
+    SCOPED_TRACE(caller == nullptr ? "by peer address" : "by x-forwarded-for");
+    std::vector<std::unique_ptr<v1::IkService::Stub>> floods;
+    for (int i = 0; i < 8; ++i) {
+      floods.push_back(OwnConnection(server_->port()));
+    }
+    // The flood's first call, the victim's, the probe: seven of the
+    // flood's wait. Had each connection taken turns of its own, the probe
+    // would find none.
+    EXPECT_EQ(WaitingAtProbe(floods, caller), 7);
+  }
+}
+
+// A flood of ticks from one caller: a tick gives way to other callers
 // between its characters, so the victim's light call waits for one
 // character of the flood's tick, not for the tick (nor for the flood).
 TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
@@ -230,6 +272,7 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
       std::chrono::system_clock::now() + std::chrono::seconds(60);
   for (int t = 0; t < kTicks; ++t) {
     ticks[t].context.set_deadline(deadline);
+    ticks[t].context.AddMetadata("x-forwarded-for", "10.0.0.1");
     flood->async()->Tick(&ticks[t].context, &tick, &ticks[t].response,
                          [&, t](grpc::Status status) {
                            absl::MutexLock lock(&mutex);
@@ -239,6 +282,7 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
     WaitForQueued(server_->solver_pool(), t + 1);
   }
   victim_context.set_deadline(deadline);
+  victim_context.AddMetadata("x-forwarded-for", "10.0.0.2");
   victim->async()->SolveChain(&victim_context, &light, &victim_response,
                               [&](grpc::Status status) {
                                 absl::MutexLock lock(&mutex);
