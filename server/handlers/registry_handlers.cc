@@ -20,15 +20,45 @@ absl::Status RequireName(absl::string_view name, absl::string_view path) {
   return ValidateName(name, path);
 }
 
-// Register{Rig,Terrain}: registers a built entry -- after `save` wrote
-// `definition` to the state store, if there is one -- and fills the answer.
-template <typename Entry, typename Definition, typename Response>
-absl::Status RegisterEntry(
-    absl::StatusOr<std::shared_ptr<const Entry>> entry, bool replace,
-    Registry<Entry>& registry, const StateStore* store,
-    absl::Status (StateStore::*save)(const Definition&, absl::string_view,
-                                     absl::string_view) const,
-    const Definition& definition, absl::string_view path, Response& response) {
+// What building an entry from a definition of `definition_bytes` on the
+// wire may take at most, counted in the registry budget while it is built:
+// the built entry (vertices, indices, a mesh's hierarchy and grid, a rig's
+// tables) and the build's own scratch.
+constexpr std::int64_t kBuildBytesPerDefinitionByte = 5;
+
+// Register{Rig,Terrain}: builds the entry (`build()`) with its estimate held
+// in the registry budget -- refused before building when that does not fit
+// -- and registers it, after `save` wrote `definition` to the state store,
+// if there is one; fills the answer.
+template <typename Entry, typename Definition, typename Response,
+          typename Build>
+absl::Status RegisterEntry(Build build, bool replace, Registry<Entry>& registry,
+                           const StateStore* store,
+                           absl::Status (StateStore::*save)(const Definition&,
+                                                            absl::string_view,
+                                                            absl::string_view)
+                               const,
+                           const Definition& definition, absl::string_view path,
+                           Response& response) {
+  absl::StatusOr<std::shared_ptr<const Entry>> entry;
+  {
+    const std::int64_t estimate =
+        kBuildBytesPerDefinitionByte *
+        static_cast<std::int64_t>(definition.ByteSizeLong());
+    const RegistryBudget::Hold hold(registry.budget(), estimate);
+    if (!hold.ok()) {
+      const RegistryBudget& budget = *registry.budget();
+      return FieldError(
+          absl::StatusCode::kResourceExhausted, path,
+          absl::StrCat("building it may take ", estimate, " bytes (",
+                       kBuildBytesPerDefinitionByte,
+                       " per byte of its definition), more than the "
+                       "registry budget has left: ",
+                       budget.held(), " of ", budget.max_bytes(),
+                       " bytes are held (ikd --max_registry_bytes)"));
+    }
+    entry = build();
+  }
   if (!entry.ok()) return entry.status();
   const std::string revision = (*entry)->revision;
   auto registered = registry.Register(*std::move(entry), replace, [&] {
@@ -79,9 +109,10 @@ absl::Status IkHandlers::RegisterRig(const v1::RegisterRigRequest& request,
   if (!request.has_rig()) {
     return InvalidField("rig", "required");
   }
-  return RegisterEntry(BuildRigEntry(request.rig(), limits_, "rig"),
-                       request.replace(), registry_, store_,
-                       &StateStore::SaveRig, request.rig(), "rig", response);
+  return RegisterEntry(
+      [&] { return BuildRigEntry(request.rig(), limits_, "rig"); },
+      request.replace(), registry_, store_, &StateStore::SaveRig, request.rig(),
+      "rig", response);
 }
 
 absl::Status IkHandlers::GetRig(const v1::GetRigRequest& request,
@@ -123,10 +154,10 @@ absl::Status IkHandlers::RegisterTerrain(
   if (!request.has_terrain()) {
     return InvalidField("terrain", "required");
   }
-  return RegisterEntry(BuildTerrainEntry(request.terrain(), limits_, "terrain"),
-                       request.replace(), terrains_, store_,
-                       &StateStore::SaveTerrain, request.terrain(), "terrain",
-                       response);
+  return RegisterEntry(
+      [&] { return BuildTerrainEntry(request.terrain(), limits_, "terrain"); },
+      request.replace(), terrains_, store_, &StateStore::SaveTerrain,
+      request.terrain(), "terrain", response);
 }
 
 absl::Status IkHandlers::ListTerrains(

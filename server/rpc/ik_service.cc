@@ -167,7 +167,7 @@ IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
 grpc::ServerUnaryReactor* IkService::RegisterRig(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(context, request, response, &IkHandlers::RegisterRig);
+  return OnPool(context, request, response, &IkHandlers::RegisterRig);
 }
 
 grpc::ServerUnaryReactor* IkService::GetRig(
@@ -215,7 +215,7 @@ grpc::ServerUnaryReactor* IkService::GroundFeet(
 grpc::ServerUnaryReactor* IkService::RegisterTerrain(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return Inline(context, request, response, &IkHandlers::RegisterTerrain);
+  return OnPool(context, request, response, &IkHandlers::RegisterTerrain);
 }
 
 grpc::ServerUnaryReactor* IkService::ListTerrains(

@@ -67,6 +67,32 @@ class RegistryBudget {
   }
   std::int64_t max_bytes() const { return max_bytes_; }
 
+  // Bytes of the budget held while a registration is built (its estimate),
+  // so that registrations at once never build more than the budget can
+  // take; given back when destroyed. ok() is false, and nothing is held,
+  // when they do not fit.
+  class Hold {
+   public:
+    Hold(RegistryBudget* budget, std::int64_t bytes)
+        : budget_(budget), bytes_(bytes) {
+      if (budget_ != nullptr && !budget_->Change(bytes_, 0)) {
+        budget_ = nullptr;
+        ok_ = false;
+      }
+    }
+    ~Hold() {
+      if (budget_ != nullptr) budget_->Change(0, bytes_);
+    }
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    bool ok() const { return ok_; }
+
+   private:
+    RegistryBudget* budget_;
+    std::int64_t bytes_;
+    bool ok_ = true;
+  };
+
  private:
   const std::int64_t max_bytes_;
   mutable absl::Mutex mutex_;
@@ -82,6 +108,9 @@ class Registry {
   // registry.
   Registry(std::string kind, int max_entries, RegistryBudget* budget = nullptr)
       : kind_(std::move(kind)), max_entries_(max_entries), budget_(budget) {}
+  // The budget its entries count in; null: none.
+  RegistryBudget* budget() const { return budget_; }
+
   ~Registry() {
     if (budget_ == nullptr) return;
     absl::MutexLock lock(&mu_);
