@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -91,9 +92,17 @@ ABSL_FLAG(int64_t, transport_memory_bytes, 0,
           "MiB)");
 ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
           "characters per Tick at most");
-ABSL_FLAG(int, max_work_per_call, kDefaultLimits.max_work_per_call,
-          "joint-iterations one call (or one tick character) may ask for: "
-          "each goal's chain joints times its iteration cap, summed");
+ABSL_FLAG(std::int64_t, max_work_per_character,
+          kDefaultLimits.max_work_per_character,
+          "work one character -- a single call's, or each of a tick's -- may "
+          "ask, in units of about one joint visited by one solver iteration: "
+          "goals (chain joints x iteration cap), grounding (legs x rays x "
+          "shapes and triangles a ray may test), dynamics (joints x most "
+          "substeps x colliders); refused before any of it runs");
+ABSL_FLAG(std::int64_t, max_work_per_call, kDefaultLimits.max_work_per_call,
+          "work one call may ask over all its characters (a tick's summed), "
+          "in the units of --max_work_per_character (at least that); "
+          "refused before any of it runs");
 ABSL_FLAG(int, max_connections, 0,
           "connections held open at once at most; more are closed as they "
           "arrive (0: the open-file limit less an eighth, at least 16, kept "
@@ -157,9 +166,19 @@ ABSL_FLAG(double, shutdown_grace_seconds, 8.0,
 namespace {
 
 // Positive-int flag check shared by all limits.
-bool Positive(const char* name, int value) {
+bool Positive(const char* name, std::int64_t value) {
   if (value > 0) return true;
   absl::FPrintF(stderr, "ikd: --%s must be > 0 (got %d)\n", name, value);
+  return false;
+}
+
+// A character is at most a call: --max_work_per_call holds at least one.
+bool WithinCallBudget(const ik::server::ServiceLimits& limits) {
+  if (limits.max_work_per_character <= limits.max_work_per_call) return true;
+  absl::FPrintF(stderr,
+                "ikd: --max_work_per_character (%d) must not exceed "
+                "--max_work_per_call (%d)\n",
+                limits.max_work_per_character, limits.max_work_per_call);
   return false;
 }
 
@@ -200,6 +219,7 @@ ik::server::ServiceLimits LimitsFromFlags() {
       absl::GetFlag(FLAGS_max_inline_heightfield_samples);
   limits.max_ground_shapes = absl::GetFlag(FLAGS_max_ground_shapes);
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
+  limits.max_work_per_character = absl::GetFlag(FLAGS_max_work_per_character);
   limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
   return limits;
 }
@@ -294,7 +314,9 @@ bool AllPositive(const ik::server::ServerOptions& options) {
                   limits.max_inline_heightfield_samples) &&
          Positive("max_ground_shapes", limits.max_ground_shapes) &&
          Positive("max_characters_per_tick", limits.max_characters_per_tick) &&
+         Positive("max_work_per_character", limits.max_work_per_character) &&
          Positive("max_work_per_call", limits.max_work_per_call) &&
+         WithinCallBudget(limits) &&
          Positive("solver_threads", options.solver_threads) &&
          Positive("max_queued_calls", options.max_queued_calls) &&
          Positive("max_message_bytes", options.max_receive_message_bytes) &&

@@ -29,11 +29,11 @@ struct ServiceLimits {
   int max_ground_shapes = 64;
   // Characters in one tick.
   int max_characters_per_tick = 4096;
-  // Work one call (and one tick character) may ask of a solver thread, in
-  // joint-iterations: each goal's chain joints times its iteration cap,
-  // summed over its goals. Grounding and dynamics are bounded by the size
-  // limits above (legs, ground shapes, dynamic chains and their substeps).
-  int max_work_per_call = 1'000'000;
+  // Work (handlers/work.h: goals, grounding and dynamics in one unit) one
+  // character may ask -- a single call's, or each of a tick's -- and one
+  // call may ask over all its characters. Checked before any of it runs.
+  std::int64_t max_work_per_character = 1'000'000;
+  std::int64_t max_work_per_call = 2'500'000;
 };
 
 }  // namespace ik::server

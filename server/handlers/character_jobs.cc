@@ -17,25 +17,13 @@
 #include "convert/rig.h"
 #include "convert/solve.h"
 #include "handlers/request_ground.h"
+#include "handlers/work.h"
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
 #include "rpc/core_time.h"
 
 namespace ik::server {
 namespace {
-
-// The work a goal may take at most: its chain's joints times its iteration
-// cap (one pass for the analytic two-bone solver).
-std::int64_t GoalWork(const ChainGoal& goal) {
-  const Chain& chain = *goal.chain;
-  const SolverKind solver =
-      ResolveSolver(goal.solver.value_or(chain.solver), chain);
-  const std::int64_t iterations =
-      solver == SolverKind::kTwoBone
-          ? 1
-          : goal.max_iterations.value_or(chain.max_iterations);
-  return static_cast<std::int64_t>(chain.joints.size()) * iterations;
-}
 
 // `goals` converted on `rig` into `converted`; the ad-hoc chains they
 // name live in `ad_hoc_chains`, which must outlive them.
@@ -54,34 +42,36 @@ absl::Status GoalsFromProto(
   return absl::OkStatus();
 }
 
-// RESOURCE_EXHAUSTED when `goals` may take more than the work budget.
+// " exceeds the limit of <limit> per character (ikd
+// --max_work_per_character)": how every work refusal ends.
+std::string PerCharacterLimit(const ServiceLimits& limits) {
+  return absl::StrCat(" exceeds the limit of ", limits.max_work_per_character,
+                      " per character (ikd --max_work_per_character)");
+}
+
+// The work `goals` may take into `*work`; RESOURCE_EXHAUSTED when it is
+// more than a character may ask.
 absl::Status WithinWorkBudget(absl::Span<const ChainGoal> goals,
-                              const ServiceLimits& limits) {
-  std::int64_t work = 0;
+                              const ServiceLimits& limits, std::int64_t* work) {
+  *work = 0;
   for (size_t i = 0; i < goals.size(); ++i) {
     const std::int64_t goal_work = GoalWork(goals[i]);
-    work += goal_work;
-    if (goal_work > limits.max_work_per_call &&
+    *work += goal_work;
+    if (goal_work > limits.max_work_per_character &&
         goals[i].max_iterations.has_value()) {
       return FieldError(
           absl::StatusCode::kResourceExhausted,
           absl::StrCat("goals[", i, "].max_iterations"),
-          absl::StrCat(*goals[i].max_iterations, " iterations on ",
-                       goals[i].chain->joints.size(),
-                       " joints exceed the "
-                       "work limit of ",
-                       limits.max_work_per_call,
-                       " joint-iterations per call (ikd --max_work_per_call)"));
+          absl::StrCat("the goal's work, ", *goals[i].max_iterations,
+                       " iterations on ", goals[i].chain->joints.size(),
+                       " joints,", PerCharacterLimit(limits)));
     }
   }
-  if (work <= limits.max_work_per_call) return absl::OkStatus();
-  return FieldError(
-      absl::StatusCode::kResourceExhausted, "goals",
-      absl::StrCat("the goals' work, ", work,
-                   " joint-iterations (joints times iteration cap, summed), "
-                   "exceeds the limit of ",
-                   limits.max_work_per_call,
-                   " per call (ikd --max_work_per_call)"));
+  if (*work <= limits.max_work_per_character) return absl::OkStatus();
+  return FieldError(absl::StatusCode::kResourceExhausted, "goals",
+                    absl::StrCat("the goals' work, ", *work,
+                                 " (joints times iteration cap, summed),",
+                                 PerCharacterLimit(limits)));
 }
 
 // The chains a request steps, each once, into `chains` (indices into
@@ -203,7 +193,8 @@ absl::Status ReadStepRequest(const v1::StepDynamicsRequest& request,
 absl::Status ReadGoals(
     const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
     const Rig& rig, const ServiceLimits& limits,
-    std::list<Chain>& ad_hoc_chains, std::vector<ChainGoal>& converted) {
+    std::list<Chain>& ad_hoc_chains, std::vector<ChainGoal>& converted,
+    std::int64_t* work) {
   if (goals.size() > limits.max_goals_per_request) {
     return FieldError(
         absl::StatusCode::kResourceExhausted, "goals",
@@ -215,7 +206,10 @@ absl::Status ReadGoals(
       !status.ok()) {
     return status;
   }
-  return WithinWorkBudget(converted, limits);
+  std::int64_t goals_work = 0;
+  absl::Status within = WithinWorkBudget(converted, limits, &goals_work);
+  if (work != nullptr) *work = goals_work;
+  return within;
 }
 
 CharacterJobs& CharacterJobs::ForThisThread() {
@@ -227,11 +221,14 @@ CharacterJobs& CharacterJobs::ForThisThread() {
 
 void CharacterJobs::Start(const RigEntry& entry, DensePose& pose,
                           AnswerForm form, bool read_back,
+                          const ServiceLimits& limits,
                           SolveCounters& counters) {
   entry_ = &entry;
   pose_ = &pose;
   form_ = form;
+  limits_ = &limits;
   counters_ = &counters;
+  work_ = grounding_work_ = goals_work_ = dynamics_work_ = 0;
   tick_ = CharacterTick();
   tick_.root = pose.root;
   tick_.locals = absl::MakeSpan(pose.locals);
@@ -257,6 +254,17 @@ absl::Status CharacterJobs::AddGrounding(const v1::GroundFeetRequest& request,
   if (absl::Status status = CheckSmoothingLimits(request); !status.ok()) {
     return status;
   }
+  const std::int64_t work = GroundingWork(character, ground.view());
+  if (work > limits_->max_work_per_character) {
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "ground",
+        absl::StrCat("grounding's work, ", work,
+                     " (per leg: 3 joints and 2 rays, each testing every "
+                     "plane, heightfield and the triangles a ray may meet),",
+                     PerCharacterLimit(*limits_)));
+  }
+  grounding_work_ = work;
+  work_ += work;
   // The core checks the weights ("weights: 1 values for rig 'humanoid' of
   // 2 legs", "weights[1]: ...") and the smoothing.
   weights_.assign(request.weights().begin(), request.weights().end());
@@ -276,14 +284,16 @@ absl::Status CharacterJobs::AddGrounding(const v1::GroundFeetRequest& request,
 
 absl::Status CharacterJobs::AddGoals(
     const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
-    const ServiceLimits& limits,
     google::protobuf::RepeatedPtrField<v1::GoalResult>* results) {
   ad_hoc_chains_.clear();
-  if (absl::Status status =
-          ReadGoals(goals, entry_->rig(), limits, ad_hoc_chains_, goals_);
+  std::int64_t work = 0;
+  if (absl::Status status = ReadGoals(goals, entry_->rig(), *limits_,
+                                      ad_hoc_chains_, goals_, &work);
       !status.ok()) {
     return status;
   }
+  goals_work_ = work;
+  work_ += work;
   goal_results_.resize(goals_.size());
   tick_.goals = goals_;
   tick_.goal_results = absl::MakeSpan(goal_results_);
@@ -301,6 +311,17 @@ absl::Status CharacterJobs::AddDynamics(const v1::StepDynamicsRequest& request,
       !status.ok()) {
     return status;
   }
+  const std::int64_t work = DynamicsWork(character, chains_);
+  if (work > limits_->max_work_per_character) {
+    return FieldError(
+        absl::StatusCode::kResourceExhausted, "chains",
+        absl::StrCat("the dynamics' work, ", work,
+                     " (per chain stepped: joints x most substeps x "
+                     "(colliders + 1)),",
+                     PerCharacterLimit(*limits_)));
+  }
+  dynamics_work_ = work;
+  work_ += work;
   const size_t chains = chains_.size();
   states_.resize(chains);
   state_paths_.resize(chains);
@@ -325,6 +346,14 @@ absl::Status CharacterJobs::AddDynamics(const v1::StepDynamicsRequest& request,
   dynamics_ = &request;
   dynamics_answer_ = &answer;
   return absl::OkStatus();
+}
+
+absl::Status CharacterJobs::WithinCharacterBudget() const {
+  if (work_ <= limits_->max_work_per_character) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("its jobs' work, ", work_, " (grounding ", grounding_work_,
+                   ", goals ", goals_work_, ", dynamics ", dynamics_work_, "),",
+                   PerCharacterLimit(*limits_)));
 }
 
 void CharacterJobs::Run() {

@@ -6,7 +6,8 @@
 // The server converts; the core runs.
 //
 //   CharacterJobs& jobs = CharacterJobs::ForThisThread();
-//   jobs.Start(entry, pose, AnswerForm::kTick, /*read_back=*/true, counters);
+//   jobs.Start(entry, pose, AnswerForm::kTick, /*read_back=*/true, limits,
+//              counters);
 //   absl::Status ground = jobs.AddGrounding(request.ground(), ...);
 //   jobs.Run();
 //   // jobs.grounding_status(), goals_status(), dynamics_status()
@@ -33,12 +34,13 @@ class RequestGround;  // request_ground.h
 // SolveChain's `goals` on `rig`, converted into `converted` (ad-hoc chains in
 // `ad_hoc_chains`, which must outlive them) and held to the limits:
 // RESOURCE_EXHAUSTED for more goals than --max_goals_per_request, or goals
-// that may take more than the work budget (--max_work_per_call: the sum
-// over goals of chain joints times iteration cap).
+// that may take more work (work.h) than a character may ask
+// (--max_work_per_character). Their work into `*work` (when not null).
 absl::Status ReadGoals(
     const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
     const Rig& rig, const ServiceLimits& limits,
-    std::list<Chain>& ad_hoc_chains, std::vector<ChainGoal>& converted);
+    std::list<Chain>& ad_hoc_chains, std::vector<ChainGoal>& converted,
+    std::int64_t* work = nullptr);
 
 // Not thread-safe: one per thread (ForThisThread), whose buffers every
 // character the thread runs reuses, so a character like one before it
@@ -48,17 +50,21 @@ class CharacterJobs final : public TickJobObserver {
   static CharacterJobs& ForThisThread();
 
   // A new character of `entry`'s rig on `pose` (worked on in place; it and
-  // `entry` must outlive Run()), answered in `form`, its work counted in
-  // `counters`. `read_back`: each job reads the answer of the one before
-  // as a caller chaining the single RPCs would (a tick's jobs).
+  // `entry` must outlive Run()), answered in `form`, held to `limits`
+  // (which must outlive the character), its work counted in `counters`.
+  // `read_back`: each job reads the answer of the one before as a caller
+  // chaining the single RPCs would (a tick's jobs).
   void Start(const RigEntry& entry, DensePose& pose, AnswerForm form,
-             bool read_back, SolveCounters& counters);
+             bool read_back, const ServiceLimits& limits,
+             SolveCounters& counters);
 
   // The jobs, each at most once, run in this order whatever the order they
   // are added in. Each checks its request (errors name its fields, e.g.
   // "weights[1]", "goals[2].target", "states[0].chain") and is not added
   // when that fails. Answers go where given once the job succeeded; a job
-  // that fails leaves its answer as it was.
+  // that fails leaves its answer as it was. A job whose work (work.h)
+  // alone is more than a character may ask is refused with
+  // RESOURCE_EXHAUSTED (--max_work_per_character).
   //
   // GroundFeet's pass over `ground` (`request`'s rig, revision, pose and
   // ground are not read); null `answer`: none written. `ground` must outlive
@@ -69,12 +75,18 @@ class CharacterJobs final : public TickJobObserver {
   // SolveChain's goals, in order, all or none; null `results`: none written.
   absl::Status AddGoals(
       const google::protobuf::RepeatedPtrField<v1::ChainGoal>& goals,
-      const ServiceLimits& limits,
       google::protobuf::RepeatedPtrField<v1::GoalResult>* results);
   // StepDynamics' step (`request`'s rig, revision and pose are not read;
   // `request` must outlive Run()), one result per chain stepped.
   absl::Status AddDynamics(const v1::StepDynamicsRequest& request,
                            v1::StepDynamicsResponse& answer);
+
+  // The work of the jobs added (work.h).
+  std::int64_t work() const { return work_; }
+  // RESOURCE_EXHAUSTED (no field: the caller roots it at the character)
+  // when the jobs added together may take more work than a character may
+  // ask; then do not Run().
+  absl::Status WithinCharacterBudget() const;
 
   // Runs the jobs added on the pose, each on what the one before left (a
   // job that fails leaves it as it found it); the root is lowered by
@@ -97,7 +109,13 @@ class CharacterJobs final : public TickJobObserver {
   const RigEntry* entry_ = nullptr;
   DensePose* pose_ = nullptr;
   AnswerForm form_ = AnswerForm::kFull;
+  const ServiceLimits* limits_ = nullptr;
   SolveCounters* counters_ = nullptr;
+  // The work of the jobs added, and of each.
+  std::int64_t work_ = 0;
+  std::int64_t grounding_work_ = 0;
+  std::int64_t goals_work_ = 0;
+  std::int64_t dynamics_work_ = 0;
   CharacterTick tick_;
   TickScratch scratch_;
 

@@ -18,7 +18,8 @@ absl::Status IkHandlers::StepDynamics(const v1::StepDynamicsRequest& request,
       PoseFromProto(request.pose(), (*entry)->rig());
   if (!pose.ok()) return pose.status();
   CharacterJobs& jobs = CharacterJobs::ForThisThread();
-  jobs.Start(**entry, *pose, AnswerForm::kFull, /*read_back=*/false, counters_);
+  jobs.Start(**entry, *pose, AnswerForm::kFull, /*read_back=*/false, limits_,
+             counters_);
   if (absl::Status status = jobs.AddDynamics(request, response); !status.ok()) {
     return status;
   }

@@ -25,7 +25,8 @@ absl::Status IkHandlers::GroundFeet(const v1::GroundFeetRequest& request,
     return status;
   }
   CharacterJobs& jobs = CharacterJobs::ForThisThread();
-  jobs.Start(**entry, *pose, AnswerForm::kFull, /*read_back=*/false, counters_);
+  jobs.Start(**entry, *pose, AnswerForm::kFull, /*read_back=*/false, limits_,
+             counters_);
   if (absl::Status status = jobs.AddGrounding(request, ground, &response);
       !status.ok()) {
     return status;

@@ -237,12 +237,23 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
     return;
   }
   CharacterJobs& jobs = CharacterJobs::ForThisThread();
-  jobs.Start(rig_entry, poses.pose, tick.form, /*read_back=*/true, counters_);
+  jobs.Start(rig_entry, poses.pose, tick.form, /*read_back=*/true, limits_,
+             counters_);
   // A character's own ground, converted for this character only.
   thread_local std::optional<RequestGround> own_ground;
   own_ground.reset();
   const CharacterJobStatuses added =
       AddCharacterJobs(character, tick, own_ground, jobs, out);
+  if (absl::Status within = jobs.WithinCharacterBudget(); !within.ok()) {
+    // Refused before any of its work: no job ran.
+    own_ground.reset();
+    out.clear_ground();
+    out.clear_goals();
+    out.clear_dynamics();
+    StatusToProto(Rooted(within, CharacterPath(index, "")),
+                  *out.mutable_status());
+    return;
+  }
   jobs.Run();
   CharacterJobOutcomes(index, added, jobs, out);
   own_ground.reset();  // its terrains unpinned
@@ -283,7 +294,7 @@ CharacterJobStatuses IkHandlers::AddCharacterJobs(
     }
   }
   if (character.goals_size() > 0) {
-    added.goals = jobs.AddGoals(character.goals(), limits_,
+    added.goals = jobs.AddGoals(character.goals(),
                                 pose_only ? nullptr : out.mutable_goals());
   }
   if (character.has_dynamics()) {

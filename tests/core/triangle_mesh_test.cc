@@ -157,6 +157,53 @@ std::vector<RandomMeshCase> RandomMeshes() {
   return cases;
 }
 
+// most_triangles_down bounds what a vertical ray may test: at least the
+// triangles whose XZ extent covers any seeded point (a vertical ray there
+// may have to test each), at most every triangle -- and, on meshes the grid
+// serves, far fewer than every triangle.
+TEST(TriangleMeshTest, MostTrianglesDownBoundsWhatAVerticalRayMayTest) {
+  std::mt19937_64 engine(37);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<RandomMeshCase> cases = RandomMeshes();
+  // One spot under a stack of 300 triangles at different heights.
+  TriangleMeshDefinition stack;
+  for (int k = 0; k < 300; ++k) {
+    const double y = 0.01 * k;
+    const std::uint32_t first =
+        static_cast<std::uint32_t>(stack.vertices.size());
+    stack.vertices.insert(stack.vertices.end(),
+                          {Vec3(0, y, 0), Vec3(1, y, 0), Vec3(0, y, 1)});
+    stack.indices.insert(stack.indices.end(), {first, first + 1, first + 2});
+  }
+  cases.push_back({"stack", std::move(stack)});
+  for (RandomMeshCase& test_case : cases) {
+    const TriangleMesh mesh = MakeMesh(test_case.definition);
+    const int bound = mesh.most_triangles_down();
+    EXPECT_LE(bound, mesh.triangle_count()) << test_case.name;
+    const Aabb& box = mesh.bounds();
+    for (int i = 0; i < 300; ++i) {
+      const double x = box.min.x + unit(engine) * (box.max.x - box.min.x);
+      const double z = box.min.z + unit(engine) * (box.max.z - box.min.z);
+      int covering = 0;
+      for (int t = 0; t < mesh.triangle_count(); ++t) {
+        double min_x = kInf, max_x = -kInf, min_z = kInf, max_z = -kInf;
+        for (int k = 0; k < 3; ++k) {
+          const Vec3& v = mesh.vertices()[mesh.indices()[3 * t + k]];
+          min_x = std::min(min_x, v.x);
+          max_x = std::max(max_x, v.x);
+          min_z = std::min(min_z, v.z);
+          max_z = std::max(max_z, v.z);
+        }
+        if (x >= min_x && x <= max_x && z >= min_z && z <= max_z) ++covering;
+      }
+      ASSERT_GE(bound, covering) << test_case.name << " at " << x << ", " << z;
+    }
+  }
+  const TriangleMesh grid = MakeMesh(cases[2].definition);  // bumpy grid
+  EXPECT_LT(grid.most_triangles_down(), grid.triangle_count() / 20);
+  EXPECT_EQ(MakeMesh(cases.back().definition).most_triangles_down(), 300);
+}
+
 // The BVH answer equals the brute-force answer: same hit or miss, same
 // distance (bit for bit, which is stronger than 1e-12), same triangle.
 TEST(TriangleMeshTest, BvhAgreesWithBruteForceOnSeededRandomMeshes) {

@@ -100,6 +100,8 @@ absl::StatusOr<TriangleMesh> TriangleMesh::Create(
   }
   mesh.bvh_ = Bvh::Build(boxes);
   mesh.grid_ = VerticalRayGrid::Build(boxes);
+  const int longest = mesh.grid_.LongestList();
+  mesh.most_triangles_down_ = longest >= 0 ? longest : mesh.triangle_count();
   return mesh;
 }
 

@@ -30,6 +30,7 @@
 #ifndef IK_VERTICAL_RAY_GRID_H_
 #define IK_VERTICAL_RAY_GRID_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -116,6 +117,17 @@ class VerticalRayGrid {
   int rows() const { return axis_z_.count / 2; }  // cells along Z
   // Entries in the cells' lists (primitives counted once per cell).
   size_t listed() const { return lists_.size(); }
+  // The most primitives one lookup can list; -1 when some lookup is
+  // kUnlisted (no grid, or an overfull cell). O(cells).
+  int LongestList() const {
+    if (offsets_.empty()) return -1;
+    std::uint32_t longest = 0;
+    for (size_t c = 0; c + 1 < offsets_.size(); ++c) {
+      if ((offsets_[c] & kOverfull) != 0) return -1;
+      longest = std::max(longest, (offsets_[c + 1] & ~kOverfull) - offsets_[c]);
+    }
+    return static_cast<int>(longest);
+  }
   // Bytes held on the heap.
   size_t memory_bytes() const {
     return offsets_.capacity() * sizeof(std::uint32_t) +

@@ -102,6 +102,10 @@ class TriangleMesh {
   }
 
   int vertex_count() const { return static_cast<int>(vertices_.size()); }
+  // The most triangles a ray straight down (or up) tests: the longest list
+  // of the grid, or every triangle where some cell falls back to the BVH (a
+  // bound: the hierarchy may test fewer). For budgeting work.
+  int most_triangles_down() const { return most_triangles_down_; }
   int triangle_count() const { return static_cast<int>(indices_.size() / 3); }
   absl::Span<const Vec3> vertices() const { return vertices_; }
   absl::Span<const std::uint32_t> indices() const { return indices_; }
@@ -134,6 +138,7 @@ class TriangleMesh {
   std::vector<std::uint32_t> indices_;
   Bvh bvh_;
   VerticalRayGrid grid_;
+  int most_triangles_down_ = 0;
   Aabb bounds_;
 };
 

@@ -1,0 +1,147 @@
+// The work budget over a real channel (handlers/work.h): each job whose
+// work alone is more than a character may ask is refused with its field,
+// a character whose jobs together are is refused as a whole -- before any
+// of its work runs, the other characters answered -- and a single call is
+// held to the same budget. The work figures come from the refusals
+// themselves (a server that allows 1 unit refuses every job, naming its
+// work), so the test does not restate the model.
+#include <cstdint>
+#include <regex>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "gtest/gtest.h"
+#include "tick_fixture.h"
+
+namespace ik::server {
+namespace {
+
+// The work a refusal names: "<path>: <what>'s work, <N> (...".
+std::int64_t WorkIn(const std::string& message) {
+  static const std::regex kWork("work, ([0-9]+)");
+  std::smatch match;
+  std::int64_t work = -1;
+  if (std::regex_search(message, match, kWork)) {
+    EXPECT_TRUE(absl::SimpleAtoi(match[1].str(), &work)) << message;
+  }
+  return work;
+}
+
+class WorkBudgetTest : public IkServiceTest {
+ protected:
+  void Start(std::int64_t per_character) {
+    ServerOptions options;
+    options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+    options.terrain_dir = std::string(IK_EXAMPLES_DIR) + "/terrains";
+    options.limits.max_work_per_character = per_character;
+    StartServer(options);
+  }
+
+  v1::TickResponse Tick(const v1::TickRequest& request) {
+    v1::TickResponse response;
+    const grpc::Status status =
+        stub_->Tick(Context().get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+};
+
+TEST_F(WorkBudgetTest, JobsAndCharactersBeyondTheBudgetAreRefusedBeforeWork) {
+  const v1::TickRequest crowd = TickTest::Crowd(17, 3);
+  // One unit: every job refused alone, each naming its field and work.
+  Start(1);
+  const v1::TickCharacterResult refused = Tick(crowd).characters(0);
+  EXPECT_TRUE(absl::StartsWith(refused.ground_status().message(),
+                               "characters[0].ground.ground: grounding's "
+                               "work, "))
+      << refused.ground_status().message();
+  EXPECT_TRUE(
+      absl::StartsWith(refused.goals_status().message(), "characters[0].goals"))
+      << refused.goals_status().message();
+  EXPECT_TRUE(absl::StartsWith(refused.dynamics_status().message(),
+                               "characters[0].dynamics.chains: the dynamics' "
+                               "work, "))
+      << refused.dynamics_status().message();
+  for (const v1::JobStatus* status :
+       {&refused.ground_status(), &refused.goals_status(),
+        &refused.dynamics_status()}) {
+    EXPECT_EQ(status->code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_TRUE(
+        absl::StrContains(status->message(), "(ikd --max_work_per_character)"))
+        << status->message();
+  }
+  const std::int64_t grounding = WorkIn(refused.ground_status().message());
+  const std::int64_t dynamics = WorkIn(refused.dynamics_status().message());
+  ASSERT_GT(grounding, 0);
+  ASSERT_GT(dynamics, 0);
+  // The goals' work comes with the goals' path only when their sum is over;
+  // two two-bone goals of 3 joints each: 6.
+  const std::int64_t goals = 6;
+
+  // Room for each job alone, not for all three: the character is refused
+  // whole, its jobs unrun, the solve counters untouched.
+  const std::int64_t largest = std::max({grounding, goals, dynamics});
+  ASSERT_LT(largest, grounding + goals + dynamics);
+  Start(largest);
+  const v1::TickResponse whole = Tick(crowd);
+  for (const v1::TickCharacterResult& character : whole.characters()) {
+    EXPECT_EQ(character.status().code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_TRUE(
+        absl::StrContains(character.status().message(), "its jobs' work, "))
+        << character.status().message();
+    EXPECT_FALSE(character.has_ground());
+    EXPECT_EQ(character.goals_size(), 0);
+    EXPECT_FALSE(character.has_dynamics());
+  }
+  EXPECT_TRUE(absl::StartsWith(whole.characters(1).status().message(),
+                               "characters[1]: its jobs' work, "))
+      << whole.characters(1).status().message();
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kTwoBone).goals, 0);
+
+  // Room for all: answered.
+  Start(grounding + goals + dynamics);
+  const v1::TickResponse answered = Tick(crowd);
+  for (const v1::TickCharacterResult& character : answered.characters()) {
+    EXPECT_EQ(character.status().code(), 0) << character.status().message();
+    EXPECT_EQ(character.ground_status().code(), 0);
+    EXPECT_EQ(character.dynamics_status().code(), 0);
+  }
+}
+
+TEST_F(WorkBudgetTest, ASingleCallIsOneCharacter) {
+  const v1::TickRequest crowd = TickTest::Crowd(17, 1);
+  const v1::TickCharacter& character = crowd.characters(0);
+  Start(1);
+  v1::GroundFeetRequest ground = character.ground();
+  ground.set_rig(character.rig());
+  *ground.mutable_pose() = character.pose();
+  *ground.mutable_ground() = crowd.shared_ground();
+  v1::GroundFeetResponse grounded;
+  grpc::Status status = stub_->GroundFeet(Context().get(), ground, &grounded);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(
+      absl::StartsWith(status.error_message(), "ground: grounding's work, "))
+      << status.error_message();
+  v1::StepDynamicsRequest dynamics = character.dynamics();
+  dynamics.set_rig(character.rig());
+  *dynamics.mutable_pose() = character.pose();
+  v1::StepDynamicsResponse stepped;
+  status = stub_->StepDynamics(Context().get(), dynamics, &stepped);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(
+      absl::StartsWith(status.error_message(), "chains: the dynamics' work, "))
+      << status.error_message();
+  v1::SolveChainRequest solve;
+  solve.set_rig(character.rig());
+  *solve.mutable_pose() = character.pose();
+  *solve.mutable_goals() = character.goals();
+  v1::SolveChainResponse solved;
+  status = Solve(solve, &solved);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "goals"))
+      << status.error_message();
+}
+
+}  // namespace
+}  // namespace ik::server
