@@ -31,6 +31,7 @@ namespace ik::server {
 class CharacterJobs;  // character_jobs.h
 class RequestGround;  // request_ground.h
 struct TickPoses;     // tick_handler.cc
+struct ReadTick;      // tick_handler.cc
 class TickBaselines;  // tick_baselines.h
 
 // What adding each of a tick character's jobs said (OK: added, or none).
@@ -126,6 +127,20 @@ class IkHandlers {
   absl::Status StartTick(const Request& request, Response& response,
                          std::optional<RequestGround>& shared,
                          TickSettings& tick) const;
+  // A tick's characters parsed, made complete from `baselines` (null: none
+  // allowed) and their work estimated, spread over the scope's pool, into
+  // `read`.
+  void ReadCharacters(const wire::TickRequestBytes& request,
+                      const TickSettings& tick, const CallScope& scope,
+                      TickBaselines* baselines, ReadTick& read) const;
+  // The work (work.h) character `character` of a tick may take, 0 when it
+  // will be refused (an unknown rig, a job or the character over its own
+  // budget), counted before any character runs.
+  std::int64_t CharacterWork(const v1::TickCharacter& character,
+                             const TickSettings& tick) const;
+  // RESOURCE_EXHAUSTED ("characters") when the characters' `work` summed
+  // is more than a call may ask (--max_work_per_call).
+  absl::Status WithinCallBudget(absl::Span<const std::int64_t> work) const;
   // Character `index` of a tick into `out`, or CANCELLED when the call has
   // stopped.
   void TickCharacter(const v1::TickCharacter& character, int index,

@@ -85,6 +85,23 @@ struct CharacterArena {
   google::protobuf::Arena arena;
 };
 
+}  // namespace
+
+// A tick's characters as read before any runs: parsed (on the call's arena,
+// kept for the run), made complete from their baselines (`status`: why one
+// cannot run), and the work each may take.
+struct ReadTick {
+  explicit ReadTick(int count)
+      : characters(count), parsed(count), status(count), work(count) {}
+  google::protobuf::Arena arena;
+  std::vector<v1::TickCharacter*> characters;
+  std::vector<char> parsed;
+  std::vector<absl::Status> status;
+  std::vector<std::int64_t> work;
+};
+
+namespace {
+
 // A character outside a TickStream names no baseline.
 absl::Status WithoutBaseline(const v1::TickCharacter& character) {
   if (character.baseline() == 0) return absl::OkStatus();
@@ -156,6 +173,16 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
     return status;
   }
   const int count = request.characters_size();
+  std::vector<std::int64_t> work(count);
+  scope.pool->ParallelFor(scope.client, count, [&](int k) {
+    const v1::TickCharacter& character = request.characters(k);
+    if (WithoutBaseline(character).ok()) {
+      work[k] = CharacterWork(character, tick);
+    }
+  });
+  if (absl::Status within = WithinCallBudget(work); !within.ok()) {
+    return within;
+  }
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
     const v1::TickCharacter& character = request.characters(k);
     v1::TickCharacterResult& out = *response.mutable_characters(k);
@@ -184,39 +211,90 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
   if (baselines != nullptr) {
     baselines->Begin(request.sequence(), request.resync(), count);
   }
+  ReadTick read(count);
+  ReadCharacters(request, tick, scope, baselines, read);
+  if (absl::Status within = WithinCallBudget(read.work); !within.ok()) {
+    return within;
+  }
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
-    // The character and its answer on this thread's arena, emptied after
-    // each: its first block is the thread's own, so a character allocates
-    // nothing (a Clear()ed message would free and allocate its parts).
+    // The answer on this thread's arena, emptied after each: its first
+    // block is the thread's own, so an answer allocates nothing (a
+    // Clear()ed message would free and allocate its parts).
     thread_local const std::unique_ptr<CharacterArena> arena =
         std::make_unique<CharacterArena>();
     arena->arena.Reset();
-    auto& character =
-        *google::protobuf::Arena::CreateMessage<v1::TickCharacter>(
-            &arena->arena);
     auto& out =
         *google::protobuf::Arena::CreateMessage<v1::TickCharacterResult>(
             &arena->arena);
-    const std::string& bytes = request.characters(k);
-    const bool parsed = character.ParseFromString(bytes);
-    absl::Status read =
-        !parsed ? InvalidField(
-                      "", absl::StrCat(
-                              "its ", bytes.size(), " bytes do not parse as ",
-                              v1::TickCharacter::descriptor()->full_name()))
-        : baselines != nullptr ? baselines->Apply(character)
-                               : WithoutBaseline(character);
-    if (read.ok()) {
+    const v1::TickCharacter& character = *read.characters[k];
+    if (read.status[k].ok()) {
       TickCharacter(character, k, tick, scope, out);
       if (baselines != nullptr) baselines->Keep(k, character, out);
     } else {
-      if (parsed) out.set_id(character.id());
-      StatusToProto(Rooted(read, CharacterPath(k, "")), *out.mutable_status());
+      if (read.parsed[k]) out.set_id(character.id());
+      StatusToProto(Rooted(read.status[k], CharacterPath(k, "")),
+                    *out.mutable_status());
     }
     out.SerializeToString(response.mutable_characters(k));
   });
   if (baselines != nullptr) baselines->End();
   return absl::OkStatus();
+}
+
+void IkHandlers::ReadCharacters(const wire::TickRequestBytes& request,
+                                const TickSettings& tick,
+                                const CallScope& scope,
+                                TickBaselines* baselines,
+                                ReadTick& read) const {
+  scope.pool->ParallelFor(scope.client, request.characters_size(), [&](int k) {
+    read.characters[k] =
+        google::protobuf::Arena::CreateMessage<v1::TickCharacter>(&read.arena);
+    v1::TickCharacter& character = *read.characters[k];
+    const std::string& bytes = request.characters(k);
+    read.parsed[k] = character.ParseFromString(bytes);
+    read.status[k] =
+        !read.parsed[k]
+            ? InvalidField(
+                  "",
+                  absl::StrCat("its ", bytes.size(), " bytes do not parse as ",
+                               v1::TickCharacter::descriptor()->full_name()))
+        : baselines != nullptr ? baselines->Apply(character)
+                               : WithoutBaseline(character);
+    if (read.status[k].ok()) read.work[k] = CharacterWork(character, tick);
+  });
+}
+
+std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
+                                       const TickSettings& tick) const {
+  absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
+      PinnedRig(character.rig(), character.revision());
+  if (!entry.ok()) return 0;  // refused when it runs
+  // The jobs read as RunCharacter reads them, on a pose they never touch,
+  // their answers into a scratch result.
+  thread_local DensePose unused;
+  thread_local v1::TickCharacterResult scratch;
+  thread_local std::optional<RequestGround> own_ground;
+  CharacterJobs& jobs = CharacterJobs::ForThisThread();
+  jobs.Start(**entry, unused, tick.form, /*read_back=*/false, limits_,
+             counters_);
+  AddCharacterJobs(character, tick, own_ground, jobs, scratch);
+  own_ground.reset();
+  scratch.Clear();
+  // A character over its own budget is refused alone, and runs nothing.
+  return jobs.WithinCharacterBudget().ok() ? jobs.work() : 0;
+}
+
+absl::Status IkHandlers::WithinCallBudget(
+    absl::Span<const std::int64_t> work) const {
+  std::int64_t total = 0;
+  for (const std::int64_t character : work) total += character;
+  if (total <= limits_.max_work_per_call) return absl::OkStatus();
+  return FieldError(
+      absl::StatusCode::kResourceExhausted, "characters",
+      absl::StrCat("the tick's work, ", total, " summed over its ", work.size(),
+                   " characters, exceeds the limit of ",
+                   limits_.max_work_per_call,
+                   " per call (ikd --max_work_per_call); nothing ran"));
 }
 
 void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,

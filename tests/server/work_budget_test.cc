@@ -30,11 +30,13 @@ std::int64_t WorkIn(const std::string& message) {
 
 class WorkBudgetTest : public IkServiceTest {
  protected:
-  void Start(std::int64_t per_character) {
+  void Start(std::int64_t per_character, std::int64_t per_call = -1) {
     ServerOptions options;
     options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
     options.terrain_dir = std::string(IK_EXAMPLES_DIR) + "/terrains";
     options.limits.max_work_per_character = per_character;
+    options.limits.max_work_per_call =
+        per_call > 0 ? per_call : options.limits.max_work_per_call;
     StartServer(options);
   }
 
@@ -107,6 +109,62 @@ TEST_F(WorkBudgetTest, JobsAndCharactersBeyondTheBudgetAreRefusedBeforeWork) {
     EXPECT_EQ(character.ground_status().code(), 0);
     EXPECT_EQ(character.dynamics_status().code(), 0);
   }
+}
+
+// A tick whose characters fit each but not together is refused as a
+// whole before any of them runs, on a TickStream too (which stays usable).
+TEST_F(WorkBudgetTest, ATickOverTheCallsBudgetIsRefusedBeforeAnyWork) {
+  // Characters all on the shared stairs: the same work each.
+  const auto on_stairs = [](int count) {
+    v1::TickRequest request = TickTest::Crowd(23, count);
+    for (v1::TickCharacter& character : *request.mutable_characters()) {
+      character.mutable_ground()->clear_ground();
+    }
+    return request;
+  };
+  // One character's work, from a refusal.
+  const v1::TickRequest one = on_stairs(1);
+  Start(1);
+  const v1::TickCharacterResult refused = Tick(one).characters(0);
+  const std::int64_t character = WorkIn(refused.ground_status().message()) +
+                                 WorkIn(refused.dynamics_status().message()) +
+                                 6;  // two 3-joint goals
+  // Room for five such characters in a call.
+  Start(character, 5 * character);
+  const v1::TickRequest five = on_stairs(5);
+  const v1::TickRequest six = on_stairs(6);
+  v1::TickResponse response;
+  grpc::Status status = stub_->Tick(Context().get(), six, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(
+      absl::StartsWith(status.error_message(), "characters: the tick's work, "))
+      << status.error_message();
+  EXPECT_TRUE(
+      absl::StrContains(status.error_message(), "(ikd --max_work_per_call)"))
+      << status.error_message();
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kTwoBone).goals, 0);
+
+  grpc::ClientContext context;
+  auto stream = stub_->TickStream(&context);
+  v1::TickRequest tick = six;
+  tick.set_sequence(1);
+  ASSERT_TRUE(stream->Write(tick));
+  ASSERT_TRUE(stream->Read(&response));
+  EXPECT_EQ(response.status().code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(response.characters_size(), 0);
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kTwoBone).goals, 0);
+  tick = five;
+  tick.set_sequence(2);
+  ASSERT_TRUE(stream->Write(tick));
+  ASSERT_TRUE(stream->Read(&response));
+  EXPECT_EQ(response.status().code(), 0) << response.status().message();
+  ASSERT_EQ(response.characters_size(), 5);
+  for (const v1::TickCharacterResult& answered : response.characters()) {
+    EXPECT_EQ(answered.status().code(), 0) << answered.status().message();
+  }
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kTwoBone).goals, 10);
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
 }
 
 TEST_F(WorkBudgetTest, ASingleCallIsOneCharacter) {
