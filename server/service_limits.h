@@ -33,7 +33,7 @@ struct ServiceLimits {
   // character may ask -- a single call's, or each of a tick's -- and one
   // call may ask over all its characters. Checked before any of it runs.
   std::int64_t max_work_per_character = 1'000'000;
-  std::int64_t max_work_per_call = 2'500'000;
+  std::int64_t max_work_per_call = 4'000'000;
 };
 
 }  // namespace ik::server

@@ -22,7 +22,7 @@ namespace {
 
 // Between two goals the call yields its thread; CANCELLED (naming goals[i])
 // when it was abandoned meanwhile: an abandoned call stops between goals
-// (each is bounded by --max_work_per_call).
+// (each is bounded by --max_work_per_character).
 absl::Status YieldBeforeGoal(const CallScope& scope, size_t i) {
   scope.Yield();
   if (!scope.stopped()) return absl::OkStatus();
