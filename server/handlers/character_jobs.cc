@@ -229,6 +229,7 @@ void CharacterJobs::Start(const RigEntry& entry, DensePose& pose,
   limits_ = &limits;
   counters_ = &counters;
   work_ = grounding_work_ = goals_work_ = dynamics_work_ = 0;
+  counting_only_ = false;
   tick_ = CharacterTick();
   tick_.root = pose.root;
   tick_.locals = absl::MakeSpan(pose.locals);
@@ -265,6 +266,7 @@ absl::Status CharacterJobs::AddGrounding(const v1::GroundFeetRequest& request,
   }
   grounding_work_ = work;
   work_ += work;
+  if (counting_only_) return absl::OkStatus();
   // The core checks the weights ("weights: 1 values for rig 'humanoid' of
   // 2 legs", "weights[1]: ...") and the smoothing.
   weights_.assign(request.weights().begin(), request.weights().end());
@@ -322,6 +324,7 @@ absl::Status CharacterJobs::AddDynamics(const v1::StepDynamicsRequest& request,
   }
   dynamics_work_ = work;
   work_ += work;
+  if (counting_only_) return absl::OkStatus();
   const size_t chains = chains_.size();
   states_.resize(chains);
   state_paths_.resize(chains);

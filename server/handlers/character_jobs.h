@@ -81,6 +81,9 @@ class CharacterJobs final : public TickJobObserver {
   absl::Status AddDynamics(const v1::StepDynamicsRequest& request,
                            v1::StepDynamicsResponse& answer);
 
+  // From here to the next Start, the jobs added are checked and their work
+  // counted, nothing else: they cannot Run().
+  void CountOnly() { counting_only_ = true; }
   // The work of the jobs added (work.h).
   std::int64_t work() const { return work_; }
   // RESOURCE_EXHAUSTED (no field: the caller roots it at the character)
@@ -116,6 +119,7 @@ class CharacterJobs final : public TickJobObserver {
   std::int64_t grounding_work_ = 0;
   std::int64_t goals_work_ = 0;
   std::int64_t dynamics_work_ = 0;
+  bool counting_only_ = false;
   CharacterTick tick_;
   TickScratch scratch_;
 

@@ -92,7 +92,19 @@ struct CharacterArena {
 // cannot run), and the work each may take.
 struct ReadTick {
   explicit ReadTick(int count)
-      : characters(count), parsed(count), status(count), work(count) {}
+      : arena(Options()),
+        characters(count),
+        parsed(count),
+        status(count),
+        work(count) {}
+  // Blocks of up to 1 MiB: a tick of 1,000 characters takes a few
+  // megabytes, in a few allocations.
+  static google::protobuf::ArenaOptions Options() {
+    google::protobuf::ArenaOptions options;
+    options.start_block_size = 64 << 10;
+    options.max_block_size = 1 << 20;
+    return options;
+  }
   google::protobuf::Arena arena;
   std::vector<v1::TickCharacter*> characters;
   std::vector<char> parsed;
@@ -277,6 +289,7 @@ std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
   CharacterJobs& jobs = CharacterJobs::ForThisThread();
   jobs.Start(**entry, unused, tick.form, /*read_back=*/false, limits_,
              counters_);
+  jobs.CountOnly();
   AddCharacterJobs(character, tick, own_ground, jobs, scratch);
   own_ground.reset();
   scratch.Clear();
