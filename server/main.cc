@@ -224,6 +224,15 @@ ik::server::ServiceLimits LimitsFromFlags() {
   return limits;
 }
 
+// Flag --`name`'s `seconds` as a duration: within [0, 24 days] (gRPC takes
+// milliseconds as an int); nullopt (after saying why) beyond.
+std::optional<absl::Duration> WholeSeconds(const char* name, int seconds) {
+  if (seconds >= 0 && seconds <= 24 * 3600 * 24) return absl::Seconds(seconds);
+  absl::FPrintF(stderr, "ikd: --%s must be within [0, 2073600], got %d\n", name,
+                seconds);
+  return std::nullopt;
+}
+
 // How connections must behave (per peer, handshake, idleness) into
 // `options`; false (after saying why) for a value out of range.
 bool ReadConnectionFlags(ik::server::ServerOptions& options) {
@@ -243,15 +252,11 @@ bool ReadConnectionFlags(ik::server::ServerOptions& options) {
     return false;
   }
   options.handshake_timeout = absl::Seconds(handshake);
-  const int idle = absl::GetFlag(FLAGS_max_connection_idle_seconds);
-  if (idle < 0 || idle > 24 * 3600 * 24) {
-    absl::FPrintF(stderr,
-                  "ikd: --max_connection_idle_seconds must be within [0, "
-                  "2073600], got %d\n",
-                  idle);
-    return false;
-  }
-  options.max_connection_idle = absl::Seconds(idle);
+  std::optional<absl::Duration> idle =
+      WholeSeconds("max_connection_idle_seconds",
+                   absl::GetFlag(FLAGS_max_connection_idle_seconds));
+  if (!idle.has_value()) return false;
+  options.max_connection_idle = *idle;
   return true;
 }
 
@@ -341,16 +346,11 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.access_log = absl::GetFlag(FLAGS_access_log);
-  const int max_connection_age =
-      absl::GetFlag(FLAGS_max_connection_age_seconds);
-  if (max_connection_age < 0 || max_connection_age > 24 * 3600 * 24) {
-    absl::FPrintF(stderr,
-                  "ikd: --max_connection_age_seconds must be within [0, "
-                  "2073600], got %d\n",
-                  max_connection_age);
-    return std::nullopt;
-  }
-  options.max_connection_age = absl::Seconds(max_connection_age);
+  std::optional<absl::Duration> age =
+      WholeSeconds("max_connection_age_seconds",
+                   absl::GetFlag(FLAGS_max_connection_age_seconds));
+  if (!age.has_value()) return std::nullopt;
+  options.max_connection_age = *age;
   options.limits = LimitsFromFlags();
   if (!ReadConcurrencyFlags(options) || !ReadConnectionFlags(options) ||
       !ReadMemoryFlags(options) || !AllPositive(options)) {

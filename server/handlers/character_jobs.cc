@@ -255,18 +255,14 @@ absl::Status CharacterJobs::AddGrounding(const v1::GroundFeetRequest& request,
   if (absl::Status status = CheckSmoothingLimits(request); !status.ok()) {
     return status;
   }
-  const std::int64_t work = GroundingWork(character, ground.view());
-  if (work > limits_->max_work_per_character) {
-    return FieldError(
-        absl::StatusCode::kResourceExhausted, "ground",
-        absl::StrCat("grounding's work, ", work,
-                     " (per leg: 3 joints and 2 rays, each testing every "
-                     "plane, heightfield and the triangles a ray may meet),",
-                     PerCharacterLimit(*limits_)));
+  if (absl::Status status = Count(
+          GroundingWork(character, ground.view()), "ground", "grounding's",
+          "per leg: 3 joints and 2 rays, each testing every plane, heightfield "
+          "and the triangles a ray may meet",
+          grounding_work_);
+      !status.ok() || counting_only_) {
+    return status;
   }
-  grounding_work_ = work;
-  work_ += work;
-  if (counting_only_) return absl::OkStatus();
   // The core checks the weights ("weights: 1 values for rig 'humanoid' of
   // 2 legs", "weights[1]: ...") and the smoothing.
   weights_.assign(request.weights().begin(), request.weights().end());
@@ -313,18 +309,13 @@ absl::Status CharacterJobs::AddDynamics(const v1::StepDynamicsRequest& request,
       !status.ok()) {
     return status;
   }
-  const std::int64_t work = DynamicsWork(character, chains_);
-  if (work > limits_->max_work_per_character) {
-    return FieldError(
-        absl::StatusCode::kResourceExhausted, "chains",
-        absl::StrCat("the dynamics' work, ", work,
-                     " (per chain stepped: joints x most substeps x "
-                     "(colliders + 1)),",
-                     PerCharacterLimit(*limits_)));
+  if (absl::Status status =
+          Count(DynamicsWork(character, chains_), "chains", "the dynamics'",
+                "per chain stepped: joints x most substeps x (colliders + 1)",
+                dynamics_work_);
+      !status.ok() || counting_only_) {
+    return status;
   }
-  dynamics_work_ = work;
-  work_ += work;
-  if (counting_only_) return absl::OkStatus();
   const size_t chains = chains_.size();
   states_.resize(chains);
   state_paths_.resize(chains);
@@ -348,6 +339,20 @@ absl::Status CharacterJobs::AddDynamics(const v1::StepDynamicsRequest& request,
   tick_.wind = wind_.has_value() ? &*wind_ : nullptr;
   dynamics_ = &request;
   dynamics_answer_ = &answer;
+  return absl::OkStatus();
+}
+
+absl::Status CharacterJobs::Count(std::int64_t work, absl::string_view field,
+                                  absl::string_view whose,
+                                  absl::string_view model,
+                                  std::int64_t& job_work) {
+  if (work > limits_->max_work_per_character) {
+    return FieldError(absl::StatusCode::kResourceExhausted, field,
+                      absl::StrCat(whose, " work, ", work, " (", model, "),",
+                                   PerCharacterLimit(*limits_)));
+  }
+  job_work = work;
+  work_ += work;
   return absl::OkStatus();
 }
 

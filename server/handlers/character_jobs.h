@@ -104,6 +104,13 @@ class CharacterJobs final : public TickJobObserver {
   absl::Status dynamics_status() const;
 
  private:
+  // A job of `work` (`whose` work, "grounding's"; `model`: how it is
+  // counted) into `job_work` and the character's; RESOURCE_EXHAUSTED
+  // naming `field` when it alone is more than a character may ask.
+  absl::Status Count(std::int64_t work, absl::string_view field,
+                     absl::string_view whose, absl::string_view model,
+                     std::int64_t& job_work);
+
   void Grounded(const CharacterTick& tick) override;
   void GoalSolved(const CharacterTick& tick, size_t goal) override;
   void DynamicsStepped(const CharacterTick& tick,
