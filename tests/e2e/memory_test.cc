@@ -104,6 +104,35 @@ TEST(MemoryE2eTest, RegisteredTerrainsStayWithinTheRegistryBudget) {
       static_cast<double>(Mesh("mesh0", kCells).ByteSizeLong()) / kTriangles);
   std::printf("%s\n", refused.error_message().c_str());
 
+  // Sixteen registrations at once at the limit: each refused before it is
+  // built, so ikd's peak grows by their requests (received and parsed) and
+  // 16 MiB at most, not by sixteen builds.
+  {
+    constexpr int kAtOnce = 16;
+    const v1::RegisterTerrainRequest request = Mesh("late", kCells);
+    const long request_kb = static_cast<long>(request.ByteSizeLong()) / 1024;
+    const long peak_before = ikd.StatusKb("VmHWM");
+    std::vector<std::thread> callers;
+    std::vector<grpc::StatusCode> codes(kAtOnce);
+    for (int i = 0; i < kAtOnce; ++i) {
+      callers.emplace_back([&, i] {
+        v1::RegisterTerrainRequest own = request;
+        own.mutable_terrain()->set_name(absl::StrCat("late", i));
+        v1::RegisterTerrainResponse response;
+        codes[i] =
+            stub->RegisterTerrain(Context().get(), own, &response).error_code();
+      });
+    }
+    for (std::thread& caller : callers) caller.join();
+    for (grpc::StatusCode code : codes) {
+      EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED);
+    }
+    const long peak_after = ikd.StatusKb("VmHWM");
+    EXPECT_LT(peak_after - peak_before, kAtOnce * 2 * request_kb + 16 * kMiB)
+        << "peak " << peak_before << " kB before, " << peak_after
+        << " kB after; requests of " << request_kb << " kB";
+  }
+
   // Deletes make room again (two: a build holds five times its request,
   // a mesh's entry about four and a half).
   for (const char* name : {"mesh0", "mesh1"}) {
