@@ -5,10 +5,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -40,6 +42,19 @@ std::string PeerBytes(const sockaddr_storage& address) {
     return std::string(reinterpret_cast<const char*>(&v6.sin6_addr), 16);
   }
   return std::string();
+}
+
+// The lowest descriptor a connection may not take: the open-file limit in
+// force less a sixteenth of it (at least 8 descriptors, at most 1024).
+int DescriptorCeiling() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 ||
+      limit.rlim_cur == RLIM_INFINITY) {
+    return 1 << 30;
+  }
+  const rlim_t reserve = std::clamp<rlim_t>(limit.rlim_cur / 16, 8, 1024);
+  return static_cast<int>(std::clamp<rlim_t>(
+      limit.rlim_cur > reserve ? limit.rlim_cur - reserve : 0, 0, 1 << 30));
 }
 
 absl::Status CannotListen(const std::string& host_port, absl::string_view why) {
@@ -170,6 +185,7 @@ Listener::~Listener() { Stop(); }
 void Listener::Start(Acceptor* acceptor, Limits limits) {
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   spare_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ceiling_ = DescriptorCeiling();
   thread_ = std::thread([this, acceptor, limits] { Run(acceptor, limits); });
 }
 
@@ -207,6 +223,8 @@ void Listener::Run(Acceptor* acceptor, Limits limits) {
 }
 
 void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
+  // Another thread may have taken the number the spare gave up.
+  if (spare_ < 0) spare_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   for (;;) {
     sockaddr_storage address{};
     socklen_t length = sizeof(address);
@@ -231,7 +249,7 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
       return;
     }
     std::string peer = PeerBytes(address);
-    if (!Admits(peer, limits)) {
+    if (fd >= ceiling_ || !Admits(peer, limits)) {
       close(fd);
       ++refused_;
       continue;

@@ -5,10 +5,14 @@
 // gRPC 1.51's own listener stops for good after one failed accept with
 // EMFILE (tcp_server_posix.cc never re-arms it): a burst of idle
 // connections at the file limit left ikd deaf until restarted. This one
-//   - closes, on EMFILE/ENFILE, a spare descriptor kept for the purpose,
-//     accepts the waiting connection and closes it at once (the client sees
-//     the connection end, UNAVAILABLE, instead of waiting in the backlog),
-//     then takes the spare back -- and keeps listening;
+//   - keeps the last descriptors of the open-file limit free (a
+//     sixteenth of it, between 8 and 1024): a connection accepted into
+//     them is closed at once (the client sees the connection end,
+//     UNAVAILABLE, instead of waiting in the backlog), so the process
+//     always has descriptors for its own files and gRPC's;
+//   - should accept fail with EMFILE/ENFILE all the same, closes a spare
+//     descriptor kept for the purpose, accepts the waiting connection and
+//     closes it at once, then takes the spare back -- and keeps listening;
 //   - holds the connections it handed over to `max_connections`, and those
 //     of one peer address (the port left out) to `max_per_peer`: beyond
 //     either, a new connection is closed at once. A handed-over connection
@@ -92,8 +96,9 @@ class Listener {
 
   std::vector<int> sockets_;
   const int port_;
-  int wake_[2] = {-1, -1};               // a pipe: Stop writes, the loop wakes
-  int spare_ = -1;                       // closed to make room on EMFILE
+  int wake_[2] = {-1, -1};  // a pipe: Stop writes, the loop wakes
+  int spare_ = -1;          // closed to make room on EMFILE
+  int ceiling_ = 1 << 30;   // accepted descriptors from here on are closed
   std::vector<Connection> connections_;  // handed over (the loop's own)
   absl::flat_hash_map<std::string, int> per_peer_;  // of connections_
   std::atomic<long> refused_{0};
