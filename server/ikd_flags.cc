@@ -97,6 +97,11 @@ ABSL_FLAG(int, max_connections_per_peer, 0,
           "left out) at most; more are closed as they arrive (0: three "
           "quarters of --max_connections; behind a proxy, raise it to "
           "--max_connections: every connection is the proxy's)");
+ABSL_FLAG(int, max_idle_connections, 0,
+          "connections without a call in flight held at most; beyond it the "
+          "longest idle are closed (clients reconnect when they next call), "
+          "so connections that never call cannot take every slot (0: half "
+          "of --max_connections)");
 ABSL_FLAG(double, handshake_timeout_seconds, 5.0,
           "a connection that has not sent the HTTP/2 preface and its "
           "SETTINGS (and finished TLS) within this is closed, so sockets "
@@ -226,6 +231,12 @@ bool ReadConnectionFlags(ik::server::ServerOptions& options) {
   if (options.max_connections_per_peer < 0) {
     absl::FPrintF(stderr,
                   "ikd: --max_connections_per_peer must be >= 0 (0: auto)\n");
+    return false;
+  }
+  options.max_idle_connections = absl::GetFlag(FLAGS_max_idle_connections);
+  if (options.max_idle_connections < 0) {
+    absl::FPrintF(stderr,
+                  "ikd: --max_idle_connections must be >= 0 (0: auto)\n");
     return false;
   }
   const double handshake = absl::GetFlag(FLAGS_handshake_timeout_seconds);

@@ -108,7 +108,8 @@ void ConfigureHelp() {
 }
 
 // The connection caps left at 0 (auto): all connections within the file
-// limit `file_limit`, three quarters of them from one peer.
+// limit `file_limit`, three quarters of them from one peer, half of them
+// idle.
 void SizeConnections(rlim_t file_limit, ik::server::ServerOptions& options) {
   if (options.max_connections == 0) {
     options.max_connections = ConnectionsWithin(file_limit);
@@ -116,6 +117,9 @@ void SizeConnections(rlim_t file_limit, ik::server::ServerOptions& options) {
   if (options.max_connections_per_peer == 0) {
     options.max_connections_per_peer =
         std::max(1, options.max_connections / 4 * 3);
+  }
+  if (options.max_idle_connections == 0) {
+    options.max_idle_connections = std::max(1, options.max_connections / 2);
   }
 }
 
@@ -159,10 +163,10 @@ int main(int argc, char** argv) {
   }
   LogListening(*options, **server);
   absl::FPrintF(stderr,
-                "ikd: %d connections at most, %d from one peer (%d open "
-                "files)\n",
+                "ikd: %d connections at most, %d from one peer, %d idle (%d "
+                "open files)\n",
                 options->max_connections, options->max_connections_per_peer,
-                file_limit);
+                options->max_idle_connections, file_limit);
   // Free heap memory above 16 MiB goes back to the system within a second.
   ik::server::MemoryReclaimer reclaimer(size_t{16} << 20);
 

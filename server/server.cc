@@ -169,6 +169,7 @@ absl::Status IkServer::Serve(
           credentials);
   LimitTransport(options, builder);
   builder.RegisterService(&service_);
+  builder.experimental().SetInterceptorCreators(activity_.Interceptors());
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) {
     return absl::UnavailableError(
@@ -177,7 +178,9 @@ absl::Status IkServer::Serve(
   acceptor_ = std::move(acceptor);
   listener_->Start(acceptor_.get(),
                    {.max_connections = options.max_connections,
-                    .max_per_peer = options.max_connections_per_peer});
+                    .max_per_peer = options.max_connections_per_peer,
+                    .max_idle = options.max_idle_connections},
+                   &activity_);
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(v1::IkService::service_full_name(), true);

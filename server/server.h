@@ -56,6 +56,9 @@ struct ServerOptions {
   // closed as they come.
   int max_connections = 1 << 20;
   int max_connections_per_peer = 1 << 20;
+  // Connections without a call in flight held at most; beyond it the
+  // longest idle are closed (clients reconnect when they next call).
+  int max_idle_connections = 1 << 20;
   // A connection that has not sent the HTTP/2 preface and its SETTINGS
   // within this (or not finished its TLS handshake) is closed.
   absl::Duration handshake_timeout = absl::Seconds(5);
@@ -160,6 +163,8 @@ class IkServer {
   // once no call can post to it.
   SolverPool pool_;
   IkService service_;
+  // Declared before the listener and the gRPC server: both report to it.
+  ConnectionActivity activity_;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;
   std::unique_ptr<grpc::Server> server_;

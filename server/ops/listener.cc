@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -182,7 +183,9 @@ Listener::Listener(std::vector<int> sockets, int port)
 
 Listener::~Listener() { Stop(); }
 
-void Listener::Start(Acceptor* acceptor, Limits limits) {
+void Listener::Start(Acceptor* acceptor, Limits limits,
+                     ConnectionActivity* activity) {
+  activity_ = activity;
   if (pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
   spare_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
   ceiling_ = DescriptorCeiling();
@@ -209,7 +212,10 @@ void Listener::Run(Acceptor* acceptor, Limits limits) {
   for (int socket_fd : sockets_) watched.push_back({socket_fd, POLLIN, 0});
   watched.push_back({wake_[0], POLLIN, 0});
   for (;;) {
-    if (poll(watched.data(), watched.size(), -1) < 0) {
+    // Calls that end leave connections idle: look again each second.
+    const int ready =
+        poll(watched.data(), watched.size(), activity_ != nullptr ? 1000 : -1);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       return;
     }
@@ -219,6 +225,7 @@ void Listener::Run(Acceptor* acceptor, Limits limits) {
         AcceptAll(watched[i].fd, acceptor, limits);
       }
     }
+    CloseIdleBeyond(limits.max_idle);
   }
 }
 
@@ -249,6 +256,7 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
       return;
     }
     std::string peer = PeerBytes(address);
+    std::string key = ConnectionActivity::KeyOf(address);
     if (fd >= ceiling_ || !Admits(peer, limits)) {
       close(fd);
       ++refused_;
@@ -264,9 +272,11 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
     Acceptor::NewConnectionParameters connection;
     connection.listener_fd = socket_fd;
     connection.fd = fd;
+    if (activity_ != nullptr) activity_->Opened(key);
     acceptor->HandleNewConnection(&connection);
     ++per_peer_[peer];
-    connections_.push_back({fd, status.st_ino, std::move(peer)});
+    connections_.push_back(
+        {fd, status.st_ino, std::move(peer), std::move(key)});
   }
 }
 
@@ -291,12 +301,32 @@ int Listener::Prune() {
         status.st_ino == connection.inode) {
       if (kept != i) connections_[kept] = std::move(connection);
       ++kept;
-    } else if (--per_peer_[connection.peer] == 0) {
-      per_peer_.erase(connection.peer);
+    } else {
+      if (activity_ != nullptr) activity_->Closed(connection.key);
+      if (--per_peer_[connection.peer] == 0) per_peer_.erase(connection.peer);
     }
   }
   connections_.resize(kept);
   return static_cast<int>(kept);
+}
+
+void Listener::CloseIdleBeyond(int bound) {
+  if (activity_ == nullptr || activity_->idle() <= bound) return;
+  Prune();  // connections gRPC has closed are not idle ones
+  std::vector<std::string> idle = activity_->TakeIdleBeyond(bound);
+  if (idle.empty()) return;
+  const absl::flat_hash_set<std::string> closing(idle.begin(), idle.end());
+  for (const Connection& connection : connections_) {
+    if (!closing.contains(connection.key)) continue;
+    // gRPC still owns the descriptor: shut the socket down (gRPC sees it
+    // end and closes it), if the number still names the same socket.
+    struct stat status;
+    if (fstat(connection.fd, &status) == 0 &&
+        status.st_ino == connection.inode) {
+      shutdown(connection.fd, SHUT_RDWR);
+      ++closed_idle_;
+    }
+  }
 }
 
 }  // namespace ik::server

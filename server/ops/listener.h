@@ -17,14 +17,19 @@
 //     of one peer address (the port left out) to `max_per_peer`: beyond
 //     either, a new connection is closed at once. A handed-over connection
 //     counts until gRPC closes it (its descriptor no longer names its
-//     socket).
+//     socket);
+//   - holds at most `max_idle` connections without a call in flight
+//     (ConnectionActivity tells which): beyond it, on each accept and
+//     every second, the longest idle are shut down, so connections that
+//     never call cannot take every slot.
 //
 //   auto listener = Listener::Bind("0.0.0.0:50051");
 //   auto acceptor = builder.experimental().AddExternalConnectionAcceptor(
 //       ExternalConnectionType::FROM_FD, credentials);
 //   ... BuildAndStart ...
 //   (*listener)->Start(acceptor.get(), {.max_connections = 10000,
-//                                       .max_per_peer = 7500});
+//                                       .max_per_peer = 7500,
+//                                       .max_idle = 5000}, &activity);
 //   (*listener)->Stop();  // before the gRPC server's Shutdown
 #ifndef IK_SERVER_OPS_LISTENER_H_
 #define IK_SERVER_OPS_LISTENER_H_
@@ -40,6 +45,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "ops/connection_activity.h"
 
 namespace ik::server {
 
@@ -50,6 +56,8 @@ class Listener {
     // address.
     int max_connections = 1 << 20;
     int max_per_peer = 1 << 20;
+    // Connections without a call in flight (with an activity to tell).
+    int max_idle = 1 << 20;
   };
 
   // Binds and listens on every address `host_port` resolves to ("HOST:PORT",
@@ -64,9 +72,11 @@ class Listener {
 
   int port() const { return port_; }
 
-  // Starts accepting on a thread of its own.
+  // Starts accepting on a thread of its own. `activity` (null: idleness
+  // unbounded) must outlive the listener and learn every call of the gRPC
+  // server (its Interceptors()).
   void Start(grpc::experimental::ExternalConnectionAcceptor* acceptor,
-             Limits limits);
+             Limits limits, ConnectionActivity* activity = nullptr);
   // Stops accepting and closes the listening sockets (new connections are
   // refused). Idempotent.
   void Stop();
@@ -74,12 +84,15 @@ class Listener {
   // Connections closed at once since the start: over a limit, or while the
   // process had no descriptor to spare.
   long refused() const { return refused_.load(); }
+  // Idle connections shut down since the start (beyond Limits::max_idle).
+  long closed_idle() const { return closed_idle_.load(); }
 
  private:
   struct Connection {
     int fd;
     ino_t inode;
     std::string peer;  // the peer's address bytes, without the port
+    std::string key;   // ConnectionActivity's
   };
 
   Listener(std::vector<int> sockets, int port);
@@ -93,6 +106,8 @@ class Listener {
   bool Admits(const std::string& peer, Limits limits);
   // Forgets the connections gRPC has closed; the number still open.
   int Prune();
+  // Shuts down the longest idle connections beyond `bound`.
+  void CloseIdleBeyond(int bound);
 
   std::vector<int> sockets_;
   const int port_;
@@ -102,6 +117,8 @@ class Listener {
   std::vector<Connection> connections_;  // handed over (the loop's own)
   absl::flat_hash_map<std::string, int> per_peer_;  // of connections_
   std::atomic<long> refused_{0};
+  std::atomic<long> closed_idle_{0};
+  ConnectionActivity* activity_ = nullptr;
   std::thread thread_;
   bool stopped_ = false;
 };

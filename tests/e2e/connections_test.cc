@@ -3,9 +3,10 @@
 // --max_connections or beyond --max_connections_per_peer is cut off -- the
 // extra connections are closed at once instead of hanging -- and once the
 // burst is gone ikd accepts and answers again; sockets that connect and
-// never speak are closed after --handshake_timeout_seconds. (gRPC 1.51's
-// own listener stopped for good after running out of descriptors once, and
-// held a silent socket for two minutes.)
+// never speak are closed after --handshake_timeout_seconds; idle
+// connections beyond --max_idle_connections are closed longest idle first.
+// (gRPC 1.51's own listener stopped for good after running out of descriptors
+// once, and held a silent socket for two minutes.)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -55,18 +56,24 @@ class Burst {
 
   int size() const { return static_cast<int>(fds_.size()); }
 
-  // Connections ikd has ended (end of stream or reset). What ikd sent
-  // first (its HTTP/2 SETTINGS, then a GOAWAY) is read and dropped.
-  int Ended() const {
-    int ended = 0;
+  // Whether ikd has ended each connection (end of stream or reset), in the
+  // order they were opened. What ikd sent first (its HTTP/2 SETTINGS, then
+  // a GOAWAY) is read and dropped.
+  std::vector<bool> EndedEach() const {
+    std::vector<bool> ended;
     for (int fd : fds_) {
       char bytes[512];
       ssize_t n;
       do {
         n = recv(fd, bytes, sizeof(bytes), MSG_DONTWAIT);
       } while (n > 0);
-      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) ++ended;
+      ended.push_back(n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK));
     }
+    return ended;
+  }
+  int Ended() const {
+    int ended = 0;
+    for (bool one : EndedEach()) ended += one ? 1 : 0;
     return ended;
   }
 
@@ -129,6 +136,7 @@ TEST(ConnectionsE2eTest, RunningOutOfDescriptorsDoesNotStopTheListener) {
 
 TEST(ConnectionsE2eTest, ConnectionsBeyondTheCapAreClosed) {
   IkdProcess ikd({"--max_connections=16", "--max_connections_per_peer=16",
+                  "--max_idle_connections=16",
                   "--handshake_timeout_seconds=120", "--solver_threads=1"});
   ASSERT_TRUE(ikd.Start()) << ikd.Log();
   {
@@ -147,7 +155,8 @@ TEST(ConnectionsE2eTest, ConnectionsBeyondTheCapAreClosed) {
 // per-peer cap is cut off while 127.0.0.1's health checks find room.
 TEST(ConnectionsE2eTest, OnePeerGetsAtMostItsShareOfTheConnections) {
   IkdProcess ikd({"--max_connections=8", "--max_connections_per_peer=4",
-                  "--handshake_timeout_seconds=120", "--solver_threads=1"});
+                  "--max_idle_connections=8", "--handshake_timeout_seconds=120",
+                  "--solver_threads=1"});
   ASSERT_TRUE(ikd.Start()) << ikd.Log();
   Burst burst(ikd.port(), 10, "127.0.0.2");
   ASSERT_EQ(burst.size(), 10);
@@ -163,13 +172,79 @@ TEST(ConnectionsE2eTest, OnePeerGetsAtMostItsShareOfTheConnections) {
 // and health is served again.
 TEST(ConnectionsE2eTest, SocketsThatNeverSpeakAreClosedAfterTheHandshake) {
   IkdProcess ikd({"--max_connections=4", "--max_connections_per_peer=4",
-                  "--handshake_timeout_seconds=1", "--solver_threads=1"});
+                  "--max_idle_connections=4", "--handshake_timeout_seconds=1",
+                  "--solver_threads=1"});
   ASSERT_TRUE(ikd.Start()) << ikd.Log();
   Burst burst(ikd.port(), 4);
   ASSERT_EQ(burst.size(), 4);
   // WaitForEnded gives up after 20 s: gRPC's own deadline is two minutes.
   EXPECT_EQ(burst.WaitForEnded(4), 4);
   EXPECT_TRUE(ServesAgain(ikd)) << ikd.Log();
+}
+
+// Idle connections beyond --max_idle_connections are closed longest idle
+// first: of ten silent sockets with room for four idle, the first six go,
+// and a real client is served all the while.
+TEST(ConnectionsE2eTest,
+     IdleConnectionsBeyondTheBoundAreClosedLongestIdleFirst) {
+  IkdProcess ikd({"--max_idle_connections=4", "--handshake_timeout_seconds=120",
+                  "--solver_threads=1"});
+  ASSERT_TRUE(ikd.Start()) << ikd.Log();
+  Burst burst(ikd.port(), 10);
+  ASSERT_EQ(burst.size(), 10);
+  EXPECT_EQ(burst.WaitForEnded(6), 6);
+  const std::vector<bool> ended = burst.EndedEach();
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(ended[i], i < 6) << "connection " << i;
+  }
+  HealthCheckResponse::ServingStatus serving;
+  const grpc::Status status = ikd.CheckHealth(1, &serving);
+  ASSERT_TRUE(status.ok()) << status.error_message() << ikd.Log();
+  EXPECT_EQ(serving, HealthCheckResponse::SERVING);
+}
+
+// A connection with a call in flight is not idle, however old: a health
+// Watch stays open through a burst beyond the bound (its deadline ends it,
+// not its connection), while a channel whose last call ended before the
+// burst is closed first and the oldest silent sockets after it.
+TEST(ConnectionsE2eTest, ACallInFlightKeepsItsConnection) {
+  IkdProcess ikd({"--max_idle_connections=2", "--handshake_timeout_seconds=120",
+                  "--solver_threads=1"});
+  ASSERT_TRUE(ikd.Start()) << ikd.Log();
+  auto watching = ikd.Channel(1);
+  grpc::ClientContext watch;
+  watch.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(4));
+  auto watcher = grpc::health::v1::Health::NewStub(watching)->Watch(
+      &watch, grpc::health::v1::HealthCheckRequest());
+  HealthCheckResponse response;
+  ASSERT_TRUE(watcher->Read(&response));
+  EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
+
+  auto called = ikd.Channel(2);
+  {
+    grpc::ClientContext context;
+    HealthCheckResponse answer;
+    ASSERT_TRUE(
+        grpc::health::v1::Health::NewStub(called)
+            ->Check(&context, grpc::health::v1::HealthCheckRequest(), &answer)
+            .ok());
+  }
+  ASSERT_EQ(called->GetState(false), GRPC_CHANNEL_READY);
+
+  // Idle: the called channel and four sockets, two allowed.
+  Burst burst(ikd.port(), 4);
+  ASSERT_EQ(burst.size(), 4);
+  EXPECT_EQ(burst.WaitForEnded(2), 2);
+  EXPECT_EQ(burst.EndedEach(), std::vector<bool>({true, true, false, false}));
+  EXPECT_TRUE(called->WaitForStateChange(
+      GRPC_CHANNEL_READY,
+      std::chrono::system_clock::now() + std::chrono::seconds(5)));
+  EXPECT_NE(called->GetState(false), GRPC_CHANNEL_READY);
+
+  EXPECT_FALSE(watcher->Read(&response));
+  EXPECT_EQ(watcher->Finish().error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);
 }
 
 }  // namespace
