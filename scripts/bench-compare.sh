@@ -13,7 +13,8 @@ before=$1
 after=$2
 out=${3:-$(mktemp -d)}
 programs=(two_bone_bench chain_bench swivel_bench torque_bench dynamics_bench
-  rig_dynamics_bench terrain_bench ground_bench crowd_batch_bench tick_bench)
+  rig_dynamics_bench terrain_bench ground_bench crowd_batch_bench
+  work_units_bench tick_bench)
 args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
   --benchmark_format=json)
 for program in "${programs[@]}"; do

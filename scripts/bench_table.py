@@ -12,6 +12,7 @@ import sys
 
 # The counters shown; those in seconds are printed in ns or us.
 COUNTERS = {"time_per_joint_substep": 1e9, "per_character": 1e9,
+            "per_unit": 1e9,
             "cpu_us": 1.0, "core_us": 1.0}
 UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 # Arguments at the value that a benchmark without them measures: a name with

@@ -80,14 +80,16 @@ ABSL_FLAG(int, max_characters_per_tick, kDefaultLimits.max_characters_per_tick,
 ABSL_FLAG(std::int64_t, max_work_per_character,
           kDefaultLimits.max_work_per_character,
           "work one character -- a single call's, or each of a tick's -- may "
-          "ask, in units of about one joint visited by one solver iteration: "
-          "goals (chain joints x iteration cap), grounding (legs x rays x "
-          "shapes and triangles a ray may test), dynamics (joints x most "
-          "substeps x colliders); refused before any of it runs");
+          "ask, in units of a few nanoseconds of CPU, weighted by kind: "
+          "goals (64 x chain joints x iteration cap), grounding (legs x (3 "
+          "x 64 + 2 rays x 8 x shapes and triangles a ray may test)), "
+          "dynamics (joints x most substeps x (colliders + 1)); refused "
+          "before any of it runs");
 ABSL_FLAG(std::int64_t, max_work_per_call, kDefaultLimits.max_work_per_call,
           "work one call may ask over all its characters (a tick's summed), "
-          "in the units of --max_work_per_character (at least that); "
-          "refused before any of it runs");
+          "in the units of --max_work_per_character (at least that; the "
+          "default is about a second of one core at worst); refused before "
+          "any of it runs");
 ABSL_FLAG(int, max_connections, 0,
           "connections held open at once at most; more are closed as they "
           "arrive (0: the open-file limit less an eighth, at least 16, kept "

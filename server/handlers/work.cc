@@ -12,7 +12,8 @@ std::int64_t GoalWork(const ChainGoal& goal) {
       solver == SolverKind::kTwoBone
           ? 1
           : goal.max_iterations.value_or(chain.max_iterations);
-  return static_cast<std::int64_t>(chain.joints.size()) * iterations;
+  return static_cast<std::int64_t>(chain.joints.size()) * iterations *
+         kJointIteration;
 }
 
 std::int64_t GroundingWork(const Character& character, const Ground& ground) {
@@ -24,7 +25,7 @@ std::int64_t GroundingWork(const Character& character, const Ground& ground) {
   constexpr std::int64_t kJointsPerLeg = 3;
   constexpr std::int64_t kRaysPerLeg = 2;  // ankle and toe
   return static_cast<std::int64_t>(character.legs.size()) *
-         (kJointsPerLeg + kRaysPerLeg * per_ray);
+         (kJointsPerLeg * kJointIteration + kRaysPerLeg * per_ray * kRayTest);
 }
 
 std::int64_t DynamicsWork(const Character& character,

@@ -95,7 +95,8 @@ std::vector<ErrorCase> SolveChainCases() {
           "goals_beyond_the_work_budget",
           [](R& r) {
             // 64 goals of 4 joints and 4,000 iterations each: 1,024,000
-            // joint-iterations, each goal within the budget.
+            // joint-iterations (65,536,000 units), each goal within the
+            // budget.
             r.clear_goals();
             for (int i = 0; i < 64; ++i) {
               v1::ChainGoal* goal = r.add_goals();

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
+#include "handlers/work.h"
 #include "tick_fixture.h"
 
 namespace ik::server {
@@ -78,8 +79,8 @@ TEST_F(WorkBudgetTest, JobsAndCharactersBeyondTheBudgetAreRefusedBeforeWork) {
   ASSERT_GT(grounding, 0);
   ASSERT_GT(dynamics, 0);
   // The goals' work comes with the goals' path only when their sum is over;
-  // two two-bone goals of 3 joints each: 6.
-  const std::int64_t goals = 6;
+  // two two-bone goals of 3 joints each, one pass.
+  const std::int64_t goals = 2 * 3 * kJointIteration;
 
   // Room for each job alone, not for all three: the character is refused
   // whole, its jobs unrun, the solve counters untouched.
@@ -128,7 +129,7 @@ TEST_F(WorkBudgetTest, ATickOverTheCallsBudgetIsRefusedBeforeAnyWork) {
   const v1::TickCharacterResult refused = Tick(one).characters(0);
   const std::int64_t character = WorkIn(refused.ground_status().message()) +
                                  WorkIn(refused.dynamics_status().message()) +
-                                 6;  // two 3-joint goals
+                                 2 * 3 * kJointIteration;  // two goals
   // Room for five such characters in a call.
   Start(character, 5 * character);
   const v1::TickRequest five = on_stairs(5);
@@ -199,6 +200,49 @@ TEST_F(WorkBudgetTest, ASingleCallIsOneCharacter) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_TRUE(absl::StartsWith(status.error_message(), "goals"))
       << status.error_message();
+}
+
+// With the default limits, the largest tick allowed -- every character at
+// the per-character budget, on one goal -- is refused whole before any of
+// it runs, and a character at the budget alone is answered.
+TEST_F(WorkBudgetTest, TheLargestTickAtTheDefaultsIsRefusedBeforeWork) {
+  const ServiceLimits defaults;
+  ServerOptions options;
+  options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+  options.max_receive_message_bytes = 64 << 20;
+  StartServer(options);
+  // left_arm_clavicle has 4 joints: the iteration cap that makes the goal
+  // exactly the per-character budget.
+  const std::int64_t iterations =
+      defaults.max_work_per_character / (4 * kJointIteration);
+  ASSERT_EQ(iterations * 4 * kJointIteration, defaults.max_work_per_character);
+  v1::TickRequest crowd = TickTest::Crowd(29, defaults.max_characters_per_tick);
+  crowd.clear_shared_ground();
+  for (v1::TickCharacter& character : *crowd.mutable_characters()) {
+    character.clear_ground();
+    character.clear_dynamics();
+    character.clear_goals();
+    v1::ChainGoal* goal = character.add_goals();
+    goal->set_chain("left_arm_clavicle");
+    goal->set_solver(v1::SOLVER_FABRIK);
+    goal->set_max_iterations(static_cast<int>(iterations));
+    goal->mutable_target()->set_y(1.2);
+  }
+  v1::TickResponse response;
+  grpc::Status status = stub_->Tick(Context().get(), crowd, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(
+      absl::StartsWith(status.error_message(), "characters: the tick's work, "))
+      << status.error_message();
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kFabrik).goals, 0);
+
+  v1::TickRequest one;
+  *one.add_characters() = crowd.characters(0);
+  status = stub_->Tick(Context().get(), one, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.characters(0).status().code(), 0)
+      << response.characters(0).status().message();
+  EXPECT_EQ(server_->solve_counters().solver(SolverKind::kFabrik).goals, 1);
 }
 
 }  // namespace
