@@ -120,7 +120,7 @@ inline CharacterDefinition HumanoidDefinition() {
       {"neck", "chest", Vec3(0.0, 0.22, 0.0), MakeQuat(0, 0, 0, 1),
        BallSocket(0.7, AngleRange{-0.8, 0.8}, std::nullopt)},
       {"head", "neck", Vec3(0.0, 0.1, 0.0), MakeQuat(0, 0, 0, 1),
-       BallSocket(0.6, AngleRange{-0.9, 0.9}, Vec3(0.0, 1.0, 0.0))},
+       BallSocket(0.6, AngleRange{-0.9, 0.9}, std::nullopt)},
       {"left_clavicle", "chest", Vec3(0.03, 0.19, 0.0), MakeQuat(0, 0, 0, 1),
        BallSocket(0.35, AngleRange{-0.2, 0.2}, std::nullopt)},
       {"left_shoulder", "left_clavicle", Vec3(0.15, 0.0, 0.0),

@@ -115,9 +115,10 @@ TEST(RigTest, FillsBallSocketAxisFromTheFirstChild) {
 
 TEST(RigTest, FillsTheBoneOfBallSocketLimits) {
   RigDefinition def = ArmDefinition();
-  // An explicit cone axis: the bone still comes from the first child.
+  // An explicit cone axis: the bone still comes from the first child (a
+  // quarter turn from the axis: within a cone of 1.6 rad).
   def.joints[0].limit =
-      testing::BallSocket(1.0, std::nullopt, Vec3(0.0, -1.0, 0.0));
+      testing::BallSocket(1.6, std::nullopt, Vec3(0.0, -1.0, 0.0));
   def.joints[0].limit.ball_socket.twist_axis = Vec3(9.0, 9.0, 9.0);
   // No child: the cone's axis.
   def.joints[3].limit =
@@ -126,6 +127,37 @@ TEST(RigTest, FillsTheBoneOfBallSocketLimits) {
   ASSERT_TRUE(rig.ok()) << rig.status();
   EXPECT_EQ(rig->joint(0).limit.ball_socket.twist_axis, Vec3(1.0, 0.0, 0.0));
   EXPECT_EQ(rig->joint(3).limit.ball_socket.twist_axis, Vec3(0.0, 0.0, 1.0));
+}
+
+// Limits are relative to the rest pose, so the rest pose must be within
+// every one: a cone whose axis is farther from the rest bone than its
+// swing, or a twist or hinge range without 0, is refused with the limit's
+// path and how far outside the rest pose is.
+TEST(RigTest, RejectsARestPoseOutsideItsLimits) {
+  RigDefinition cone = ArmDefinition();
+  cone.joints[0].limit =
+      testing::BallSocket(1.5, std::nullopt, Vec3(0.0, -1.0, 0.0));
+  ExpectInvalid(std::move(cone),
+                "joints[0].limit: joint 'shoulder': the rest bone points 1.571 "
+                "rad from the cone's axis, beyond swing_max 1.5 (0.0708 rad "
+                "outside)");
+  RigDefinition twist = ArmDefinition();
+  twist.joints[0].limit =
+      testing::BallSocket(0.5, AngleRange{0.1, 0.4}, std::nullopt);
+  ExpectInvalid(std::move(twist),
+                "joints[0].limit: joint 'shoulder': the rest twist, 0, is "
+                "outside the twist range [0.1, 0.4] (0.1 rad outside)");
+  RigDefinition hinge = ArmDefinition();
+  hinge.joints[1].limit = testing::Hinge(Vec3(0.0, 0.0, 1.0), -1.0, -0.25);
+  ExpectInvalid(std::move(hinge),
+                "joints[1].limit: joint 'elbow': the rest angle, 0, is outside "
+                "the hinge range [-1, -0.25] (0.25 rad outside)");
+  // On the edge of every range: within.
+  RigDefinition edges = ArmDefinition();
+  edges.joints[0].limit =
+      testing::BallSocket(kPi / 2, AngleRange{0.0, 0.4}, Vec3(0.0, -1.0, 0.0));
+  edges.joints[1].limit = testing::Hinge(Vec3(0.0, 0.0, 1.0), -1.0, 0.0);
+  EXPECT_TRUE(Rig::Create(std::move(edges)).ok());
 }
 
 TEST(RigTest, RejectsEmptyRigName) {

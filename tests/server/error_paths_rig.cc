@@ -106,6 +106,16 @@ std::vector<ErrorCase> RegisterRigCases() {
           },
           kInvalid, "rig.joints[0].limit.ball_socket.swing_max"),
       rig(
+          "rest_outside_its_limit",
+          [](v1::Rig& r) {
+            v1::HingeLimit* hinge =
+                r.mutable_joints(1)->mutable_limit()->mutable_hinge();
+            hinge->mutable_axis()->set_z(1.0);
+            hinge->mutable_range()->set_min(0.5);
+            hinge->mutable_range()->set_max(1.0);
+          },
+          kInvalid, "rig.joints[1].limit"),
+      rig(
           "bad_chain_name",
           [](v1::Rig& r) { r.mutable_chains(0)->set_name("a rm"); }, kInvalid,
           "rig.chains[0].name"),

@@ -85,8 +85,8 @@ absl::Status PoseCheckJob::Run() const {
     const Transform& in = claimed[j];
     Transform& out = repaired[j];
     const std::optional<Quat> unit = UnitRotation(j, in.rotation, *violations);
-    // A rotation that cannot be kept is replaced by the rest rotation (held
-    // to the limit, which a rig's rest need not be within: not reported).
+    // A rotation that cannot be kept is replaced by the rest rotation, which
+    // is within the limit (Rig::Create sees to it).
     const LimitedRotation limited = ApplyJointConstraint(
         internal::JointConstraintOf(joint), unit.value_or(rest.rotation));
     if (limited.clamped && unit.has_value()) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 
 namespace ik {
@@ -206,6 +207,56 @@ absl::Status FillBallSocketAxes(std::vector<JointDefinition>& joints) {
   return absl::OkStatus();
 }
 
+// Why the identity (the rest pose, relative to itself) is outside `limit`,
+// or empty: its cone, its twist range or its hinge range.
+std::string RestOutside(const JointLimit& limit) {
+  const auto range_excludes_zero = [](const AngleRange& range) {
+    return range.min > kLimitClampSlack || range.max < -kLimitClampSlack;
+  };
+  if (limit.kind == JointLimit::Kind::kBallSocket) {
+    const BallSocketLimit& ball = limit.ball_socket;
+    const double from_axis =
+        Acos(std::clamp(glm::dot(ball.twist_axis, ball.axis), -1.0, 1.0));
+    if (from_axis > ball.swing_max + kLimitClampSlack) {
+      return absl::StrFormat(
+          "the rest bone points %.4g rad from the cone's axis, beyond "
+          "swing_max %.4g (%.4g rad outside)",
+          from_axis, ball.swing_max, from_axis - ball.swing_max);
+    }
+    if (ball.has_twist && range_excludes_zero(ball.twist)) {
+      return absl::StrFormat(
+          "the rest twist, 0, is outside the twist range [%.4g, %.4g] (%.4g "
+          "rad outside)",
+          ball.twist.min, ball.twist.max,
+          std::max(ball.twist.min, -ball.twist.max));
+    }
+  }
+  if (limit.kind == JointLimit::Kind::kHinge &&
+      range_excludes_zero(limit.hinge.range)) {
+    return absl::StrFormat(
+        "the rest angle, 0, is outside the hinge range [%.4g, %.4g] (%.4g rad "
+        "outside)",
+        limit.hinge.range.min, limit.hinge.range.max,
+        std::max(limit.hinge.range.min, -limit.hinge.range.max));
+  }
+  return std::string();
+}
+
+// A rig's rest pose within every limit it declares (limits are relative to
+// the rest pose: at rest each is the identity), else the first joint
+// outside, by its path.
+absl::Status CheckRestWithinLimits(const std::vector<JointDefinition>& joints) {
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const std::string outside = RestOutside(joints[i].limit);
+    if (!outside.empty()) {
+      return InvalidField(
+          absl::StrCat("joints[", i, "].limit"),
+          absl::StrCat("joint '", joints[i].name, "': ", outside));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
@@ -230,6 +281,9 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
     return status;
   }
   for (JointDefinition& joint : joints) DeriveLimitValues(&joint.limit);
+  if (absl::Status status = CheckRestWithinLimits(joints); !status.ok()) {
+    return status;
+  }
   Rig rig;
   rig.name_ = std::move(definition.name);
   rig.parents_.reserve(joints.size());

@@ -55,9 +55,9 @@ struct PoseViolation {
 // allows: each rotation made finite (the rest rotation if not) and unit,
 // then held to the joint's limit; translations and scales the rig's rest
 // ones. Violations are listed joint by joint, in the order of Kind. A
-// rotation replaced by the rest rotation (not finite, or zero) is held to the
-// limit without a kOutsideLimit report (a rig's rest pose need not be within
-// its limits).
+// rotation replaced by the rest rotation (not finite, or zero) is within the
+// limit (a rig's rest pose is within its limits: Rig::Create refuses one
+// that is not).
 struct PoseCheckJob {
   const Rig* rig = nullptr;
   absl::Span<const Transform> claimed;

@@ -123,19 +123,18 @@ class Rig {
   // joint names; parents that come earlier (so no cycles); finite numbers;
   // rest rotations within 1e-3 of unit length (normalised); positive scale;
   // limits with non-zero axes, ordered ranges within [-pi, pi] and cone angles
-  // in (0, pi]; chains with unique names whose tip descends from their root
-  // in 2..kMaxChainJoints joints with no zero-length bone, iteration caps >= 1
-  // and non-negative tolerances, torque settings in range for joints of
-  // the chain; two-bone chains of exactly 3 joints; unique chain names; a
-  // finite non-zero forward axis. (A character's legs, colliders and
-  // dynamic chains are parts of their own, each checked by its module
-  // against the rig: ik/character/character.h.)
-  // Errors are INVALID_ARGUMENT for malformed fields (an empty name too),
-  // NOT_FOUND for names that refer to no joint and RESOURCE_EXHAUSTED for more
-  // than kMaxJoints joints, each prefixed by the field path. Ball-and-socket
-  // limits with axis_from_child get their axis filled in (error if the joint
-  // has no child, or its first child sits on it); all limit axes are
-  // normalised.
+  // in (0, pi], the rest pose within each (joints[i].limit); chains with unique
+  // names whose tip descends from their root in 2..kMaxChainJoints joints with
+  // no zero-length bone, iteration caps >= 1 and non-negative tolerances,
+  // torque settings in range for joints of the chain; two-bone chains of
+  // exactly 3 joints; unique chain names; a finite non-zero forward axis. (A
+  // character's legs, colliders and dynamic chains are parts of their own, each
+  // checked by its module against the rig: ik/character/character.h.) Errors
+  // are INVALID_ARGUMENT for malformed fields (an empty name too), NOT_FOUND
+  // for names that refer to no joint and RESOURCE_EXHAUSTED for more than
+  // kMaxJoints joints, each prefixed by the field path. Ball-and-socket limits
+  // with axis_from_child get their axis filled in (error if the joint has no
+  // child, or its first child sits on it); all limit axes are normalised.
   static absl::StatusOr<Rig> Create(RigDefinition definition);
 
   const std::string& name() const { return name_; }
