@@ -35,22 +35,34 @@ void StatusToProto(const absl::Status& status, v1::JobStatus& out) {
   }
 }
 
+std::vector<int> RepairedRotations(absl::Span<const PoseViolation> violations) {
+  std::vector<int> joints;
+  for (const PoseViolation& violation : violations) {
+    if (violation.kind == PoseViolation::Kind::kTranslation ||
+        violation.kind == PoseViolation::Kind::kScale) {
+      continue;
+    }
+    // Violations come joint by joint: a joint's repeat is the last one.
+    if (joints.empty() || joints.back() != violation.joint) {
+      joints.push_back(violation.joint);
+    }
+  }
+  return joints;
+}
+
 void PoseCheckToProto(const Rig& rig,
                       absl::Span<const PoseViolation> violations,
-                      const DensePose& claimed, const DensePose& repaired,
-                      v1::PoseCheckResult& answer) {
+                      const DensePose& repaired, v1::PoseCheckResult& answer) {
   for (const PoseViolation& violation : violations) {
     v1::PoseViolation* out = answer.add_violations();
     out->set_joint(violation.joint);
     out->set_kind(KindToProto(violation.kind));
     out->set_amount(violation.amount);
   }
-  for (int j = 0; j < rig.joint_count(); ++j) {
-    if (!SameBits(repaired.locals[j].rotation, claimed.locals[j].rotation)) {
-      AddJointRotation(rig, j, repaired.locals[j].rotation,
-                       answer.mutable_rotations(),
-                       AnswerForm::kTickWithRotations);
-    }
+  for (const int j : RepairedRotations(violations)) {
+    AddJointRotation(rig, j, repaired.locals[j].rotation,
+                     answer.mutable_rotations(),
+                     AnswerForm::kTickWithRotations);
   }
 }
 

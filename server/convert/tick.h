@@ -6,6 +6,7 @@
 #define IK_SERVER_CONVERT_TICK_H_
 
 #include <cstring>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
@@ -30,13 +31,16 @@ inline bool SameBits(const Quat& a, const Quat& b) {
 // `pose`: what a tick answers.
 int ChangedRotations(const DensePose& incoming, const DensePose& pose);
 
+// The joints whose claimed rotation the pose check repaired: those with a
+// rotation violation (not finite, not unit beyond the tolerance, outside
+// the limit), ascending. A rotation only normalised is not repaired.
+std::vector<int> RepairedRotations(absl::Span<const PoseViolation> violations);
+
 // The pose check's report: each violation found in the claimed pose, and
-// the rotations of the joints the repair changed (`repaired` against
-// `claimed`, by bits), by joint index.
+// the repaired rotations of `repaired` (RepairedRotations), by joint index.
 void PoseCheckToProto(const Rig& rig,
                       absl::Span<const PoseViolation> violations,
-                      const DensePose& claimed, const DensePose& repaired,
-                      v1::PoseCheckResult& answer);
+                      const DensePose& repaired, v1::PoseCheckResult& answer);
 
 // A character's answer pose: `pose`'s root, and the joints whose rotation
 // differs from `incoming`'s (by bits), as joint indices with their

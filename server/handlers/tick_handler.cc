@@ -47,7 +47,7 @@ absl::Status RequireUnsetInJob(const std::string& rig,
 }
 
 // The pose check on the claimed pose `claimed` (raw): its report into
-// `answer`, the repaired pose into `repaired`.
+// `answer`, the repaired pose into `repaired` (as the jobs read it).
 absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
                        const DensePose& claimed, DensePose& repaired,
                        v1::PoseCheckResult& answer) {
@@ -61,7 +61,14 @@ absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
   job.violations = &violations;
   job.repaired = absl::MakeSpan(repaired.locals);
   if (absl::Status status = RunCore(job); !status.ok()) return status;
-  PoseCheckToProto(rig, violations, claimed, repaired, answer);
+  PoseCheckToProto(rig, violations, repaired, answer);
+  // The repaired rotations enter the jobs as a caller's would that sent
+  // them in a single call (divided by their norm), as each job's answer
+  // enters the next; a rotation only normalised is the caller's own, read.
+  for (const int j : RepairedRotations(violations)) {
+    Quat& rotation = repaired.locals[j].rotation;
+    rotation = rotation / Norm(rotation);
+  }
   return absl::OkStatus();
 }
 

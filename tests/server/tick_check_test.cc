@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -92,6 +94,96 @@ TEST_P(TickTest, APoseCheckReportsAndRepairsAClaimedPoseBeforeTheJobs) {
   EXPECT_EQ(response.characters(0).check_status().field(),
             "characters[0].check.tolerance");
   EXPECT_EQ(response.characters(0).status().code(), grpc::FAILED_PRECONDITION);
+}
+
+// The ways a claimed rotation can be wrong, drawn per joint: turned far
+// (often beyond its limit), off unit within the tolerance (only
+// normalised, not a repair) or beyond it, not finite.
+v1::Quat BrokenRotation(std::mt19937_64& engine, const v1::Quat& claimed) {
+  std::uniform_int_distribution<int> fault(0, 3);
+  v1::Quat out = claimed;
+  const auto scale = [&out](double by) {
+    out.set_x(out.x() * by);
+    out.set_y(out.y() * by);
+    out.set_z(out.z() * by);
+    out.set_w(out.w() * by);
+  };
+  switch (fault(engine)) {
+    case 0:
+      return RandomSmallRotation(engine, kPi);
+    case 1:
+      scale(1.0 + 1e-5);
+      return out;
+    case 2:
+      scale(1.01);
+      return out;
+    default:
+      out.set_y(std::nan(""));
+      return out;
+  }
+}
+
+// Seeded crowds claiming poses broken in every way the check repairs, with
+// grounding, goals and dynamics: check.rotations lists exactly the joints
+// with a rotation violation, and the jobs answer as the chained single
+// calls do on the claimed pose with those rotations put in, bit for bit.
+TEST_P(TickTest, TheRepairEntersTheJobsAsTheChainedSingleCallsReadIt) {
+  int repaired = 0, normalised_only = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    std::mt19937_64 engine(seed * 7919);
+    std::bernoulli_distribution broken(0.25);
+    v1::TickRequest request = Crowd(seed, 8);
+    request.set_job_rotations(true);
+    for (v1::TickCharacter& character : *request.mutable_characters()) {
+      character.mutable_check();
+      for (int joint = 0; joint < 28; ++joint) {
+        if (!broken(engine)) continue;
+        const std::optional<v1::Quat> claimed =
+            RotationIn(character.pose(), joint);
+        SetJointRotation(
+            *character.mutable_pose(), joint,
+            BrokenRotation(engine, claimed.value_or(Rotation(0, 0, 0, 1))));
+      }
+    }
+    v1::TickResponse response;
+    ASSERT_TRUE(Tick(request, &response).ok());
+    for (int k = 0; k < request.characters_size(); ++k) {
+      const v1::TickCharacterResult& out = response.characters(k);
+      ASSERT_EQ(out.check_status().code(), 0) << out.check_status().message();
+      std::vector<int> violated, listed;
+      for (const v1::PoseViolation& v : out.check().violations()) {
+        if (v.kind() != v1::POSE_VIOLATION_TRANSLATION &&
+            v.kind() != v1::POSE_VIOLATION_SCALE &&
+            (violated.empty() || violated.back() != v.joint())) {
+          violated.push_back(v.joint());
+        }
+      }
+      for (const v1::JointRotation& rotation : out.check().rotations()) {
+        listed.push_back(rotation.index());
+      }
+      EXPECT_EQ(listed, violated) << "seed " << seed << " character " << k;
+      repaired += static_cast<int>(listed.size());
+      // The chained single calls: the claimed pose, the repairs put in.
+      v1::TickRequest chained = request;
+      SetJointRotations(*chained.mutable_characters(k)->mutable_pose(),
+                        out.check().rotations());
+      for (int joint = 0; joint < 28; ++joint) {
+        const std::optional<v1::Quat> claimed =
+            RotationIn(request.characters(k).pose(), joint);
+        if (claimed.has_value() &&
+            std::find(listed.begin(), listed.end(), joint) == listed.end() &&
+            claimed->x() * claimed->x() + claimed->y() * claimed->y() +
+                    claimed->z() * claimed->z() + claimed->w() * claimed->w() !=
+                1.0) {
+          ++normalised_only;
+        }
+      }
+      ExpectSameAsSingleRpcs(chained, k, out);
+    }
+  }
+  // Both kinds were drawn: repairs, and claims only normalised.
+  EXPECT_GT(repaired, 100);
+  EXPECT_GT(normalised_only, 20);
 }
 
 INSTANTIATE_TEST_SUITE_P(PoolSizes, TickTest, ::testing::Values(1, 3),
