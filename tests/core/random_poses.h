@@ -65,6 +65,56 @@ inline Quat RandomRotationWithinLimit(const JointDefinition& joint,
   return glm::normalize(joint.rest.rotation * relative);
 }
 
+// A local rotation for `joint` outside its limit, as an animated or blended
+// pose may hold one: a hinge turned up to 1 rad beyond either end of its
+// range (a hyperextended elbow or knee, or one folded too far) and off its
+// axis by up to 0.3 rad; a ball-and-socket's bone up to 1 rad beyond its
+// cone (or, half the time, within it) twisted up to 1 rad beyond its range.
+// A joint without a limit draws any rotation.
+inline Quat RandomRotationBeyondLimit(const JointDefinition& joint,
+                                      std::mt19937_64& engine) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const JointLimit& limit = joint.limit;
+  const auto beyond = [&](const AngleRange& range) {
+    const double past = 1e-3 + unit(engine);
+    const double angle =
+        unit(engine) < 0.5 ? range.min - past : range.max + past;
+    return std::remainder(angle, 2.0 * kPi);
+  };
+  const auto random_axis = [&] {
+    return glm::normalize(DrawVec3(unit, engine) - 0.5 + Vec3(1e-9, 0.0, 0.0));
+  };
+  Quat relative = IdentityQuat();
+  switch (limit.kind) {
+    case JointLimit::Kind::kHinge:
+      relative = AngleAxis(0.3 * unit(engine), random_axis()) *
+                 AngleAxis(beyond(limit.hinge.range), limit.hinge.axis);
+      break;
+    case JointLimit::Kind::kBallSocket: {
+      const BallSocketLimit& ball = limit.ball_socket;
+      const double swing =
+          unit(engine) < 0.5
+              ? std::min(kPi, ball.swing_max + 1e-3 + unit(engine))
+              : ball.swing_max * unit(engine);
+      const Vec3 across = AnyPerpendicular(ball.axis);
+      const Vec3 side = glm::cross(ball.axis, across);
+      const double azimuth = 2.0 * kPi * unit(engine);
+      const Vec3 direction = std::cos(swing) * ball.axis +
+                             std::sin(swing) * (std::cos(azimuth) * across +
+                                                std::sin(azimuth) * side);
+      const double twist = ball.has_twist ? beyond(ball.twist)
+                                          : kPi * (2.0 * unit(engine) - 1.0);
+      relative = FromTo(ball.twist_axis, direction) *
+                 AngleAxis(twist, ball.twist_axis);
+      break;
+    }
+    case JointLimit::Kind::kNone:
+      relative = AngleAxis(kPi * (2.0 * unit(engine) - 1.0), random_axis());
+      break;
+  }
+  return glm::normalize(joint.rest.rotation * relative);
+}
+
 // `rest` with every joint of `chain` but the tip turned within its limit
 // (limits taken from `limits_rig`, which may differ from the rig solved).
 inline std::vector<Transform> RandomChainPose(const Rig& limits_rig,

@@ -124,8 +124,65 @@ TEST_P(TwoBoneLimitPropertyTest, ReachesInLimitTargetsAndClampsTheHinge) {
       max_violation);
 }
 
+// Exact from any animated start: a limb whose incoming pose is within its
+// limits, outside them (a hyperextended or over-folded middle joint, a root
+// beyond its cone or twist) or entirely random reaches every target a pose
+// within the limits makes, within 1e-6 m, and ends within its limits.
+TEST_P(TwoBoneLimitPropertyTest, ReachesInLimitTargetsFromAnyAnimatedStart) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  const Chain& chain = *rig->FindChain(GetParam());
+  std::mt19937_64 engine(kSeed + 3);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  testing::ChainSolveRunner solver(*rig);
+  const char* const kStarts[] = {"within", "beyond", "random"};
+  int reached[3] = {0, 0, 0};
+  double largest_residual = 0.0;
+  for (int i = 0; i < 3 * kCases; ++i) {
+    const int start = i % 3;
+    const Vec3 target = testing::ReachableTarget(*rig, chain, engine);
+    std::vector<Transform> locals(rig->rest_pose().begin(),
+                                  rig->rest_pose().end());
+    for (int k = 0; k < 2; ++k) {
+      const JointDefinition& joint = rig->joint(chain.joints[k]);
+      Quat& rotation = locals[chain.joints[k]].rotation;
+      if (start == 0) {
+        rotation = testing::RandomRotationWithinLimit(joint, engine);
+      } else if (start == 1) {
+        rotation = testing::RandomRotationBeyondLimit(joint, engine);
+      } else {
+        rotation = glm::normalize(
+            AngleAxis(kPi * (2.0 * unit(engine) - 1.0),
+                      glm::normalize(testing::DrawVec3(unit, engine) - 0.5 +
+                                     Vec3(1e-9, 0.0, 0.0))));
+      }
+    }
+    ChainGoal goal;
+    goal.chain = &chain;
+    goal.target_world = target;
+    absl::StatusOr<ChainSolveResult> result =
+        solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+    ASSERT_TRUE(result.ok()) << result.status();
+    for (const int joint : chain.joints) {
+      ASSERT_LE(LimitViolation(*rig, joint, locals[joint].rotation),
+                kLimitSlack)
+          << kStarts[start] << " case " << i;
+    }
+    largest_residual = std::max(largest_residual, result->report.residual);
+    EXPECT_LE(result->report.residual, 1e-6) << kStarts[start] << " case " << i;
+    reached[start] += result->report.residual <= 1e-6 ? 1 : 0;
+  }
+  std::printf(
+      "[ property ] two-bone %s from animated starts: reached %d/%d within "
+      "the limits, %d/%d beyond them, %d/%d random (largest residual %.3g "
+      "m)\n",
+      GetParam(), reached[0], kCases, reached[1], kCases, reached[2], kCases,
+      largest_residual);
+}
+
 INSTANTIATE_TEST_SUITE_P(Limbs, TwoBoneLimitPropertyTest,
-                         ::testing::Values("left_arm", "left_leg"),
+                         ::testing::Values("left_arm", "left_leg", "right_arm",
+                                           "right_leg"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

@@ -178,11 +178,17 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
     mid_rotation = NormalizeNearUnit(mid_rotation * mid_correction_);
     return absl::OkStatus();
   }
-  std::uint64_t mask = start_.clamped ? kMidLimited : 0;
-  if (turn_clamped_) mask |= kMidLimited;
+  std::uint64_t mask = turn_clamped_ ? kMidLimited : 0;
   mask |= ApplyCorrectionsWithinLimits(
       rig_, joints_, mid_constraint_, start_, root_model_, target_model_,
       root_correction_, mid_correction_, locals);
+  // A middle joint that started outside its limit was held by it only if
+  // it ends on the limit's boundary (the turn may take it well inside).
+  const JointDefinition& mid = rig_.joint(joints_.mid);
+  if (start_.clamped && OnJointLimitBoundary(mid.limit, mid.rest.rotation,
+                                             locals[joints_.mid].rotation)) {
+    mask |= kMidLimited;
+  }
   *limited_mask |= mask;
   return absl::OkStatus();
 }

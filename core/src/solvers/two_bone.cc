@@ -220,6 +220,22 @@ struct MidTurn {
   const double alpha = Atan2(turn.sin_alpha, turn.cos_alpha);
   const double clamped = ClampAngleToRange(alpha, *range);
   if (clamped == alpha) return false;
+  if (turn.exact && turn.t > 0.0) {
+    // The other root bends to the other side: within the range, it reaches
+    // the target exactly where keeping the side cannot (a middle joint that
+    // starts outside its range, a hyperextended elbow or knee, bends back
+    // through straight).
+    const double other_cos = turn.cos0 - turn.t * turn.cos1;
+    const double other_sin = turn.sin0 - turn.t * turn.sin1;
+    const double other = Atan2(other_sin, other_cos);
+    if (ClampAngleToRange(other, *range) == other) {
+      turn.cos1 = -turn.cos1;
+      turn.sin1 = -turn.sin1;
+      turn.cos_alpha = other_cos;
+      turn.sin_alpha = other_sin;
+      return false;
+    }
+  }
   const bool turn_clamped =
       std::abs(std::remainder(clamped - alpha, 2.0 * kPi)) > kLimitClampSlack;
   turn.cos_alpha = Cos(clamped);

@@ -18,7 +18,8 @@
 //                                  + sin(a) u.(n x v_perp)],
 // i.e. A cos(a) + B sin(a) = C, solved as a = phi +- beta with
 // phi = atan2(B, A), cos(beta) = clamp(C / sqrt(A^2 + B^2), -1, 1). Of the
-// two roots the one with the smaller |a| wins (the bend keeps its side); for
+// two roots the one with the smaller |a| wins (the bend keeps its side),
+// unless only the other lies within mid_turn_range; for
 // a straight incoming limb the positive one (bending by the right-hand rule
 // about n). The axis need not be perpendicular to the bones (a hinge axis of
 // a twisted pose): the reachable distances then shrink and are clamped the
@@ -66,7 +67,9 @@ struct TwoBoneJob {
   // Optional range of step (1)'s turn of the middle joint about
   // mid_axis_model, radians (finite, min <= max; needs mid_axis_model): e.g.
   // a hinge limit's range minus the joint's current hinge angle. A turn
-  // outside it (modulo a full turn) goes to the nearer end
+  // outside it (modulo a full turn) is replaced by the other root of step
+  // (1) when that one is within it (the bend changes side), else goes to
+  // the nearer end
   // (ClampAngleToRange in ik/base/joint_limits.h); the limb then points at the
   // target as the clamped bend allows and the report says how far it is.
   std::optional<AngleRange> mid_turn_range;
