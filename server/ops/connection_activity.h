@@ -35,7 +35,8 @@ class ConnectionActivity {
  public:
   // The key of a connection from its peer's socket address (an
   // IPv4-mapped IPv6 address as its IPv4 address), or from gRPC's peer
-  // name of a call ("ipv4:10.0.0.7:51234", "ipv6:[::1]:51234"); empty for
+  // name of a call ("ipv4:10.0.0.7:51234", "ipv6:[::1]:51234"): the
+  // address's 4 or 16 bytes, then the port's 2 (network order); empty for
   // anything else.
   static std::string KeyOf(const sockaddr_storage& address);
   static std::string KeyOf(absl::string_view peer);

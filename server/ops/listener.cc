@@ -28,23 +28,6 @@ namespace {
 
 using Acceptor = grpc::experimental::ExternalConnectionAcceptor;
 
-// The peer's address bytes without the port (an IPv4-mapped IPv6 address
-// as its IPv4 address); empty for other families.
-std::string PeerBytes(const sockaddr_storage& address) {
-  if (address.ss_family == AF_INET) {
-    const auto& v4 = reinterpret_cast<const sockaddr_in&>(address);
-    return std::string(reinterpret_cast<const char*>(&v4.sin_addr), 4);
-  }
-  if (address.ss_family == AF_INET6) {
-    const auto& v6 = reinterpret_cast<const sockaddr_in6&>(address);
-    if (IN6_IS_ADDR_V4MAPPED(&v6.sin6_addr)) {
-      return std::string(reinterpret_cast<const char*>(&v6.sin6_addr) + 12, 4);
-    }
-    return std::string(reinterpret_cast<const char*>(&v6.sin6_addr), 16);
-  }
-  return std::string();
-}
-
 // The lowest descriptor a connection may not take: the open-file limit in
 // force less a sixteenth of it (at least 8 descriptors, at most 1024).
 int DescriptorCeiling() {
@@ -255,8 +238,10 @@ void Listener::AcceptAll(int socket_fd, Acceptor* acceptor, Limits limits) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       return;
     }
-    std::string peer = PeerBytes(address);
+    // The peer's address bytes and port; the peer is the address alone
+    // (empty for other families).
     std::string key = ConnectionActivity::KeyOf(address);
+    std::string peer = key.substr(0, key.empty() ? 0 : key.size() - 2);
     if (fd >= ceiling_ || !Admits(peer, limits)) {
       close(fd);
       ++refused_;
