@@ -115,6 +115,47 @@ inline Quat RandomRotationBeyondLimit(const JointDefinition& joint,
   return glm::normalize(joint.rest.rotation * relative);
 }
 
+// A local rotation for `joint` on the boundary of its limit, as a held or
+// clamped animation leaves it: a ball-and-socket's bone on the edge of its
+// cone (or, a third of the time, inside it) with its twist at an end of its
+// range (or, a third of the time, inside it; never both inside); a hinge at
+// an end of its range. A joint without a limit draws any rotation.
+inline Quat RandomRotationOnLimitBoundary(const JointDefinition& joint,
+                                          std::mt19937_64& engine) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const JointLimit& limit = joint.limit;
+  if (limit.kind == JointLimit::Kind::kNone) {
+    return RandomRotationWithinLimit(joint, engine);
+  }
+  const auto end = [&](const AngleRange& range) {
+    return unit(engine) < 0.5 ? range.min : range.max;
+  };
+  Quat relative = IdentityQuat();
+  if (limit.kind == JointLimit::Kind::kHinge) {
+    relative = AngleAxis(end(limit.hinge.range), limit.hinge.axis);
+  } else {
+    const BallSocketLimit& ball = limit.ball_socket;
+    const int inside = static_cast<int>(3.0 * unit(engine));  // 0, 1 or 2
+    const double swing =
+        inside == 1 ? ball.swing_max * unit(engine) : ball.swing_max;
+    const Vec3 across = AnyPerpendicular(ball.axis);
+    const Vec3 side = glm::cross(ball.axis, across);
+    const double azimuth = 2.0 * kPi * unit(engine);
+    const Vec3 direction = std::cos(swing) * ball.axis +
+                           std::sin(swing) * (std::cos(azimuth) * across +
+                                              std::sin(azimuth) * side);
+    double twist = kPi * (2.0 * unit(engine) - 1.0);
+    if (ball.has_twist) {
+      twist = inside == 2 ? ball.twist.min +
+                                unit(engine) * (ball.twist.max - ball.twist.min)
+                          : end(ball.twist);
+    }
+    relative =
+        FromTo(ball.twist_axis, direction) * AngleAxis(twist, ball.twist_axis);
+  }
+  return glm::normalize(joint.rest.rotation * relative);
+}
+
 // `rest` with every joint of `chain` but the tip turned within its limit
 // (limits taken from `limits_rig`, which may differ from the rig solved).
 inline std::vector<Transform> RandomChainPose(const Rig& limits_rig,

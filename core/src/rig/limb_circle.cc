@@ -13,6 +13,10 @@ namespace {
 // Bisections that move a turn from an arc's computed end into the arc until
 // the clamp leaves it alone (the ends carry the rounding of acos and atan2).
 constexpr int kInwardSteps = 48;
+// Rounding allowances: a cosine short of the cone's edge by this still
+// touches it; arcs apart by this many radians still meet.
+constexpr double kTouchSlack = 1e-12;
+constexpr double kMeetSlack = 1e-9;
 
 // a cos(theta) + b sin(theta): the form every test along the circle takes
 // in the half turn theta = angle / 2.
@@ -73,9 +77,11 @@ Arcs SwingArcs(const LimbCircle& circle, const ModelRotations& model,
     arcs.Add(-kPi, kPi);
     return arcs;
   }
-  if (!(needed < amplitude)) return arcs;
+  // Touching the cone's edge within rounding: the single point of contact
+  // (the arc of a pose held on its limit).
+  if (!(needed < amplitude + kTouchSlack)) return arcs;
   const double centre = Atan2(b2, b1);
-  const double half_width = Acos(needed / amplitude);
+  const double half_width = needed < amplitude ? Acos(needed / amplitude) : 0.0;
   const double low = centre - half_width;
   const double high = centre + half_width;
   // Wrapped into [-pi, pi]: one or two arcs.
@@ -195,8 +201,12 @@ std::optional<AllowedTurn> NearestAllowedTurn(
   double middle = 0.0;
   for (int i = 0; i < swing.count; ++i) {
     for (int j = 0; j < twist.count; ++j) {
-      const double low = std::max(swing.arc[i].low, twist.arc[j].low);
-      const double high = std::min(swing.arc[i].high, twist.arc[j].high);
+      double low = std::max(swing.arc[i].low, twist.arc[j].low);
+      double high = std::min(swing.arc[i].high, twist.arc[j].high);
+      // Arcs that meet at a point within rounding (a pose on both the cone's
+      // edge and an end of its twist) share that point.
+      if (low > high && low - high <= kMeetSlack)
+        low = high = 0.5 * (low + high);
       if (!(low <= high)) continue;
       const double nearest = std::clamp(0.0, low, high);
       if (!found || std::abs(nearest) < std::abs(best)) {
