@@ -83,6 +83,9 @@ ABSL_FLAG(std::string, orientation, "",
           "solve: optional world rotation of the tip, X,Y,Z,W quaternion");
 ABSL_FLAG(std::string, swivel, "",
           "solve: optional swivel angle, radians (instead of --pole)");
+ABSL_FLAG(bool, history_free, false,
+          "solve: the two-bone solver's in-limit choice ignores the incoming "
+          "pose's swivel (ChainGoal.history_free)");
 ABSL_FLAG(double, orientation_weight, 1.0,
           "solve: blend weight of --orientation in [0, 1]");
 
@@ -246,6 +249,7 @@ int GoalFromFlags(ik::v1::ChainGoal& goal) {
     }
     goal.set_swivel(swivel);
   }
+  goal.set_history_free(absl::GetFlag(FLAGS_history_free));
   return kOk;
 }
 
@@ -265,9 +269,14 @@ void PrintSolved(const ik::v1::SolveChainResponse& response) {
     }
     if (result.singularity_angle() > 0.0 || result.near_singularity()) {
       absl::PrintF(
-          "  swivel: %.3f rad from a singular direction%s\n",
+          "  plane: %.3f rad from a singular direction%s\n",
           result.singularity_angle(),
           result.near_singularity() ? " (NEAR: the plane may flip)" : "");
+    }
+    if (result.branch_switch()) {
+      absl::PrintF(
+          "  branch switch: no allowed solution continues the incoming "
+          "pose\n");
     }
     if (result.limited_joints_size() > 0) {
       absl::PrintF("  limited: %s\n",

@@ -86,6 +86,7 @@ export interface ChainGoal {
   orientation?: Quat;
   orientation_weight?: number;
   swivel?: number;
+  history_free?: boolean;
 }
 export interface SolveChainRequest {
   rig: string;
@@ -105,6 +106,7 @@ export interface GoalResult {
   limited_joints: string[];
   near_singularity: boolean;
   singularity_angle: number;
+  branch_switch: boolean;
 }
 export interface SolveChainResponse { revision: string; results: GoalResult[]; }
 
@@ -175,6 +177,7 @@ export interface FootResult {
   foot_offset: Required<Vec3> | null;
   tilt: number;
   tilt_clamped: boolean;
+  branch_switch: boolean;
 }
 export interface GroundFeetResponse {
   revision: string;

@@ -87,6 +87,7 @@ void GroundFeetAnswerToProto(const Rig& rig, absl::Span<const Leg> legs,
     ToProto(foot.foot_offset, out->mutable_foot_offset());
     out->set_tilt(foot.tilt);
     out->set_tilt_clamped(foot.tilt_clamped);
+    out->set_branch_switch(foot.branch_switch);
   }
 }
 

@@ -86,6 +86,7 @@ absl::StatusOr<ChainGoal> GoalFromProto(const v1::ChainGoal& goal,
   out.target_world = FromProto(goal.target());
   if (goal.has_pole()) out.pole_world = FromProto(goal.pole());
   if (goal.has_swivel()) out.swivel = goal.swivel();
+  out.history_free = goal.history_free();
   if (goal.solver() != v1::SOLVER_UNSPECIFIED) {
     absl::StatusOr<SolverKind> solver =
         SolverFromProto(goal.solver(), absl::StrCat(out.path, ".solver"));
@@ -136,10 +137,9 @@ void GoalResultToProto(const ChainGoal& goal, const Rig& rig,
   for (int joint : result.limited_joints) {
     out.add_limited_joints(rig.joint(joint).name);
   }
-  if (goal.swivel.has_value()) {
-    out.set_near_singularity(result.near_singularity);
-    out.set_singularity_angle(result.singularity_angle);
-  }
+  out.set_near_singularity(result.near_singularity);
+  out.set_singularity_angle(result.singularity_angle);
+  out.set_branch_switch(result.report.branch_switch);
 }
 
 }  // namespace ik::server

@@ -4,6 +4,7 @@
 #include "rig/limb_circle.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -87,6 +88,166 @@ TEST(LimbCircleTest, TheTurnComesWithItsRootRotationWithinTheLimit) {
     EXPECT_LE(std::abs(turn->angle), kPi) << i;
   }
   EXPECT_GT(found, searched / 10);
+}
+
+// The circle's allowed turns sampled with the clamp itself: an independent
+// picture of its arcs, kSamples turns from -pi.
+constexpr int kSamples = 4096;
+constexpr double kSampleWidth = 2.0 * kPi / kSamples;
+
+struct SampledCircle {
+  std::vector<bool> allowed;
+  static int Of(double angle) {
+    const int sample =
+        static_cast<int>(std::lround((angle + kPi) / kSampleWidth));
+    return ((sample % kSamples) + kSamples) % kSamples;
+  }
+  static double Angle(int sample) { return -kPi + sample * kSampleWidth; }
+  bool At(int sample) const {
+    return allowed[((sample % kSamples) + kSamples) % kSamples];
+  }
+  // Whether every sample strictly between `from` and `to`, one way round or
+  // the other, is allowed: the two lie on one arc.
+  bool OneArc(int from, int to) const {
+    return OneWay(from, to, 1) || OneWay(from, to, -1);
+  }
+  // The same, going from `from` by `step` (+1 or -1) only.
+  bool OneWay(int from, int to, int step) const {
+    const auto wrap = [](int x) {
+      return ((x % kSamples) + kSamples) % kSamples;
+    };
+    if (wrap(from) == wrap(to)) return true;
+    for (int s = from + step; wrap(s) != wrap(to); s += step) {
+      if (!At(s)) return false;
+    }
+    return true;
+  }
+  // Whether the two samples either side of `sample` agree with it (away
+  // from an arc's end by more than the sampling resolves).
+  bool Clear(int sample) const {
+    for (int d = -2; d <= 2; ++d) {
+      if (At(sample + d) != At(sample)) return false;
+    }
+    return true;
+  }
+};
+
+SampledCircle Sample(const LimbCircle& circle,
+                     const JointConstraint& constraint) {
+  SampledCircle sampled;
+  sampled.allowed.resize(kSamples);
+  for (int i = 0; i < kSamples; ++i) {
+    sampled.allowed[i] =
+        !ApplyJointConstraint(constraint,
+                              TurnedRoot(circle, SampledCircle::Angle(i)))
+             .clamped;
+  }
+  return sampled;
+}
+
+double Gap(double a, double b) {
+  return std::abs(std::remainder(a - b, 2.0 * kPi));
+}
+
+// The continuity rule on seeded circles about the humanoid's shoulder and
+// hip, checked against the circle sampled with the clamp: an incoming
+// swivel inside an arc keeps the turn on that arc (0 itself when the
+// shorter way round from the swivel reaches 0 within the arc, whatever
+// other arc holds 0 too; else not 0); outside every arc, on the arc
+// with the end nearest it, at the reported distance; without an incoming
+// swivel, the allowed turn nearest 0.
+TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
+  const absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  std::mt19937_64 engine(1811);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform(-kPi, kPi);
+  const auto rotation = [&] {
+    return glm::normalize(
+        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
+  };
+  int kept_off_zero = 0;  // 0 allowed, yet not reached from the swivel
+  int inside = 0;
+  int outside = 0;
+  for (const char* name : {"left_shoulder", "left_hip"}) {
+    const JointDefinition& root = rig->joint(rig->FindJoint(name));
+    const JointConstraint constraint = JointConstraintOf(root);
+    for (int i = 0; i < 1500; ++i) {
+      LimbCircle circle;
+      circle.parent_rotation = rotation();
+      circle.rest_rotation = root.rest.rotation;
+      circle.root_solved = rotation();
+      circle.axis_model =
+          glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+      const SampledCircle sampled = Sample(circle, constraint);
+      const double incoming = uniform(engine);
+      const std::optional<AllowedTurn> free =
+          NearestAllowedTurn(circle, root.limit.ball_socket, constraint);
+      const std::optional<AllowedTurn> turn = NearestAllowedTurn(
+          circle, root.limit.ball_socket, constraint, incoming);
+      ASSERT_EQ(free.has_value(), turn.has_value()) << name << " " << i;
+      if (!turn.has_value()) continue;
+      EXPECT_TRUE(SameBits(turn->root, TurnedRoot(circle, turn->angle)));
+      EXPECT_FALSE(ApplyJointConstraint(constraint, turn->root).clamped);
+      // History-free: no allowed sample nearer 0 than the turn.
+      for (int s = 0; s < kSamples; ++s) {
+        if (sampled.allowed[s]) {
+          EXPECT_LE(std::abs(free->angle),
+                    Gap(SampledCircle::Angle(s), 0.0) + 2.0 * kSampleWidth)
+              << name << " " << i;
+        }
+      }
+      const int from = SampledCircle::Of(incoming);
+      if (!sampled.Clear(from)) continue;
+      if (sampled.allowed[from]) {
+        ++inside;
+        EXPECT_TRUE(sampled.OneArc(from, SampledCircle::Of(turn->angle)))
+            << name << " " << i << ": incoming " << incoming << ", turn "
+            << turn->angle;
+        EXPECT_EQ(turn->distance, 0.0);
+        const int zero = SampledCircle::Of(0.0);
+        // 0 is taken when the shorter way round from the incoming swivel
+        // reaches it within the arc, even where another arc holds it too.
+        const int shorter =
+            std::remainder(-incoming, 2.0 * kPi) >= 0.0 ? 1 : -1;
+        if (sampled.Clear(zero) && sampled.allowed[zero] &&
+            Gap(incoming, 0.0) < kPi - 0.1) {
+          if (sampled.OneWay(from, zero, shorter)) {
+            EXPECT_EQ(turn->angle, 0.0) << name << " " << i;
+          } else {
+            ++kept_off_zero;
+            EXPECT_NE(turn->angle, 0.0) << name << " " << i;
+          }
+        }
+      } else {
+        ++outside;
+        double nearest = kPi;
+        int nearest_sample = 0;
+        for (int s = 0; s < kSamples; ++s) {
+          const double gap = Gap(SampledCircle::Angle(s), incoming);
+          if (sampled.allowed[s] && gap < nearest) {
+            nearest = gap;
+            nearest_sample = s;
+          }
+        }
+        // The arc with the end nearest the incoming swivel, and the distance
+        // to that end.
+        EXPECT_NEAR(turn->distance, nearest, 2.0 * kSampleWidth)
+            << name << " " << i;
+        EXPECT_TRUE(
+            sampled.OneArc(nearest_sample, SampledCircle::Of(turn->angle)))
+            << name << " " << i;
+      }
+    }
+  }
+  // Every case was met.
+  EXPECT_GT(inside, 100);
+  EXPECT_GT(outside, 100);
+  EXPECT_GT(kept_off_zero, 2);
+  std::printf(
+      "[ arcs ] %d incoming swivels inside an arc (%d of them kept "
+      "off an allowed 0), %d outside\n",
+      inside, kept_off_zero, outside);
 }
 
 }  // namespace

@@ -330,7 +330,7 @@ class LegSolve {
                HipModel(job, l, pose),
                InverseTransformPoint(lowered, job.feet[l].goal),
                pose.knee.translation + Bend(pose), kDefaultTolerance,
-               job.locals, &report_) {}
+               /*history_free=*/false, job.locals, &report_) {}
 
   const TwoBoneJob& job() const { return solve_.job(); }
 
@@ -338,7 +338,10 @@ class LegSolve {
   absl::Status Finish(const absl::Status& solved) {
     std::uint64_t limited_mask = 0;
     absl::Status status = solve_.Finish(solved, job_.locals, &limited_mask);
-    if (status.ok()) return status;
+    if (status.ok()) {
+      job_.feet[l_].branch_switch = report_.branch_switch;
+      return status;
+    }
     return InvalidField(
         job_.pose_path.empty() ? absl::string_view("locals") : job_.pose_path,
         absl::StrCat("leg '", job_.legs[l_].name,

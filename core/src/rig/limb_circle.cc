@@ -181,6 +181,147 @@ Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
   return arcs;
 }
 
+// The arcs both the swing cone and the twist range allow, up to 16, an
+// arc that ends at pi and one that starts at -pi joined into one (its high
+// end then beyond pi).
+struct AllowedArcs {
+  std::array<Arc, 16> arc;
+  int count = 0;
+};
+
+AllowedArcs Intersect(const Arcs& swing, const Arcs& twist) {
+  AllowedArcs allowed;
+  for (int i = 0; i < swing.count; ++i) {
+    for (int j = 0; j < twist.count; ++j) {
+      double low = std::max(swing.arc[i].low, twist.arc[j].low);
+      double high = std::min(swing.arc[i].high, twist.arc[j].high);
+      // Arcs that meet at a point within rounding (a pose on both the cone's
+      // edge and an end of its twist) share that point.
+      if (low > high && low - high <= kMeetSlack)
+        low = high = 0.5 * (low + high);
+      if (low <= high) allowed.arc[allowed.count++] = {low, high};
+    }
+  }
+  return allowed;
+}
+
+// Joins the arc ending at pi to the one starting at -pi (the same arc of
+// the circle), unless one arc is the whole circle.
+void JoinAcrossPi(AllowedArcs& allowed) {
+  int upper = -1;
+  int lower = -1;
+  for (int i = 0; i < allowed.count; ++i) {
+    if (allowed.arc[i].high == kPi && allowed.arc[i].low > -kPi) upper = i;
+    if (allowed.arc[i].low == -kPi && allowed.arc[i].high < kPi) lower = i;
+  }
+  if (upper < 0 || lower < 0) return;
+  allowed.arc[upper].high = allowed.arc[lower].high + 2.0 * kPi;
+  allowed.arc[lower] = allowed.arc[--allowed.count];
+}
+
+// |a - b| around the circle, radians in [0, pi].
+double CircularGap(double a, double b) {
+  return std::abs(std::remainder(a - b, 2.0 * kPi));
+}
+
+// The distance, radians along the circle, from `angle` to `arc` (0 inside).
+double DistanceToArc(double angle, const Arc& arc) {
+  for (const double shifted : {angle, angle + 2.0 * kPi}) {
+    if (arc.low <= shifted && shifted <= arc.high) return 0.0;
+  }
+  return std::min(CircularGap(angle, arc.low), CircularGap(angle, arc.high));
+}
+
+// The end of `arc` nearest `angle` along the circle.
+double EndNearest(const Arc& arc, double angle) {
+  return CircularGap(angle, arc.low) <= CircularGap(angle, arc.high) ? arc.low
+                                                                     : arc.high;
+}
+
+// Where the continuity rule leaves the limb in `arc`: from `incoming` (or
+// the end nearest it, outside the arc) the shorter way round towards 0,
+// stopping at 0 or at the arc's end on that way (0 reached only the longer
+// way round is not taken: the answer would jump as the arc's far end
+// passes it). In the arc's own range (0 may be 2 pi there). `ambiguous`:
+// the way is undecided within kBranchSwitchAngle (0 nearly opposite where
+// it starts) and it stops at an end.
+double TowardZero(const Arc& arc, double incoming, bool& ambiguous) {
+  double start = incoming;
+  if (DistanceToArc(incoming, arc) > 0.0) {
+    start = EndNearest(arc, incoming);
+  } else if (!(arc.low <= incoming && incoming <= arc.high)) {
+    start = incoming + 2.0 * kPi;  // the arc runs on past pi
+  }
+  const double way = std::remainder(-start, 2.0 * kPi);
+  const double zero = std::abs(start + way) < kPi ? 0.0 : 2.0 * kPi;
+  const bool reached = way >= 0.0 ? zero <= arc.high : zero >= arc.low;
+  // The other way round: 0 a full turn further on, unless the arc's end
+  // comes first.
+  const double other_zero = way >= 0.0 ? zero - 2.0 * kPi : zero + 2.0 * kPi;
+  const bool other_reached =
+      way >= 0.0 ? other_zero >= arc.low : other_zero <= arc.high;
+  ambiguous =
+      std::abs(way) > kPi - kBranchSwitchAngle && !(reached && other_reached);
+  if (reached) return zero;
+  return way >= 0.0 ? arc.high : arc.low;
+}
+
+// The arc and turn NearestAllowedTurn takes, before the clamp checks it.
+struct Choice {
+  int arc = 0;
+  double turn = 0.0;    // the turn taken (0, never a full turn, for 0)
+  double toward = 0.0;  // the same turn in the arc's own range
+  double distance = 0.0;
+  bool ambiguous = false;
+};
+
+// Without an incoming swivel: of all allowed turns, the one nearest 0.
+Choice NearestZeroChoice(const AllowedArcs& allowed) {
+  Choice choice;
+  for (int i = 0; i < allowed.count; ++i) {
+    const double nearest =
+        std::clamp(0.0, allowed.arc[i].low, allowed.arc[i].high);
+    if (i == 0 || std::abs(nearest) < std::abs(choice.turn)) {
+      choice.arc = i;
+      choice.turn = nearest;
+    }
+  }
+  choice.toward = choice.turn;
+  return choice;
+}
+
+// The continuity rule (NearestAllowedTurn with `incoming`), on arcs joined
+// across pi.
+Choice ContinuingChoice(const AllowedArcs& allowed, double incoming) {
+  Choice choice;
+  for (int i = 0; i < allowed.count; ++i) {
+    const double distance = DistanceToArc(incoming, allowed.arc[i]);
+    if (i == 0 || distance < choice.distance) {
+      choice.arc = i;
+      choice.distance = distance;
+    }
+  }
+  const Arc& arc = allowed.arc[choice.arc];
+  choice.toward = TowardZero(arc, incoming, choice.ambiguous);
+  if (choice.distance > 0.0) {
+    // Outside every arc: ambiguous when another end, far from the chosen
+    // one, is nearly as near.
+    const double start = EndNearest(arc, incoming);
+    for (int i = 0; i < allowed.count; ++i) {
+      for (const double end : {allowed.arc[i].low, allowed.arc[i].high}) {
+        if (CircularGap(end, start) > 2.0 * kBranchSwitchAngle &&
+            CircularGap(end, incoming) - choice.distance <
+                2.0 * kBranchSwitchAngle) {
+          choice.ambiguous = true;
+        }
+      }
+    }
+  }
+  // A full turn is no turn: the same rotation, its own bits.
+  choice.turn = choice.toward == 2.0 * kPi ? 0.0 : choice.toward;
+  return choice;
+}
+
 }  // namespace
 
 Quat TurnedRoot(const LimbCircle& circle, double angle) {
@@ -191,47 +332,37 @@ Quat TurnedRoot(const LimbCircle& circle, double angle) {
 
 std::optional<AllowedTurn> NearestAllowedTurn(
     const LimbCircle& circle, const BallSocketLimit& limit,
-    const JointConstraint& constraint) {
+    const JointConstraint& constraint, const std::optional<double>& incoming) {
   const ModelRotations model(circle);
-  const Arcs swing = SwingArcs(circle, model, limit);
-  const Arcs twist = TwistArcs(circle, model, limit);
-  // Of the arcs both allow, the turn nearest 0, and the middle of its arc.
-  bool found = false;
-  double best = 0.0;
-  double middle = 0.0;
-  for (int i = 0; i < swing.count; ++i) {
-    for (int j = 0; j < twist.count; ++j) {
-      double low = std::max(swing.arc[i].low, twist.arc[j].low);
-      double high = std::min(swing.arc[i].high, twist.arc[j].high);
-      // Arcs that meet at a point within rounding (a pose on both the cone's
-      // edge and an end of its twist) share that point.
-      if (low > high && low - high <= kMeetSlack)
-        low = high = 0.5 * (low + high);
-      if (!(low <= high)) continue;
-      const double nearest = std::clamp(0.0, low, high);
-      if (!found || std::abs(nearest) < std::abs(best)) {
-        found = true;
-        best = nearest;
-        middle = 0.5 * (low + high);
-      }
-    }
-  }
-  if (!found) return std::nullopt;
+  AllowedArcs allowed = Intersect(SwingArcs(circle, model, limit),
+                                  TwistArcs(circle, model, limit));
+  if (allowed.count == 0) return std::nullopt;
+  if (incoming.has_value()) JoinAcrossPi(allowed);
+  const Choice choice = incoming.has_value()
+                            ? ContinuingChoice(allowed, *incoming)
+                            : NearestZeroChoice(allowed);
+  const double best = choice.turn;
+  const double toward = choice.toward;
+  const double chosen_distance = choice.distance;
+  const bool ambiguous = choice.ambiguous;
+  const Arc& arc = allowed.arc[choice.arc];
+  const double middle = 0.5 * (arc.low + arc.high);
   // Whether the clamp leaves the root turned by `turn.angle` alone; sets
   // turn.root to that rotation.
-  const auto allowed = [&](AllowedTurn& turn) {
+  const auto within = [&](AllowedTurn& turn) {
     turn.root = TurnedRoot(circle, turn.angle);
     return !ApplyJointConstraint(constraint, turn.root).clamped;
   };
-  AllowedTurn nearest{best};
-  if (allowed(nearest)) return nearest;
+  AllowedTurn nearest{best, IdentityQuat(), chosen_distance, ambiguous};
+  if (within(nearest)) return nearest;
   // Into the arc until the clamp leaves the root alone.
-  double outside = best;
-  AllowedTurn inside{middle};
-  if (!allowed(inside)) return std::nullopt;
+  double outside = toward;
+  AllowedTurn inside{middle, IdentityQuat(), chosen_distance, ambiguous};
+  if (!within(inside)) return std::nullopt;
   for (int i = 0; i < kInwardSteps; ++i) {
-    AllowedTurn half{0.5 * (outside + inside.angle)};
-    if (allowed(half)) {
+    AllowedTurn half{0.5 * (outside + inside.angle), IdentityQuat(),
+                     chosen_distance, ambiguous};
+    if (within(half)) {
       inside = half;
     } else {
       outside = half.angle;

@@ -42,17 +42,38 @@ inline double RemainderOfHalfTurn(double x) {
 struct AllowedTurn {
   double angle = 0.0;
   Quat root{1.0, 0.0, 0.0, 0.0};
+  // With an incoming swivel: how far the turn is from it, radians along the
+  // circle (0 when the arc holds it), and whether the choice is ambiguous --
+  // another arc end within 2 kBranchSwitchAngle as near the incoming swivel
+  // but more than that from the chosen end, or the way towards 0 turning
+  // round (0 within kBranchSwitchAngle of opposite where the way starts):
+  // a small change of the request may then move the answer far.
+  double distance = 0.0;
+  bool ambiguous = false;
 };
 
-// The turn in [-pi, pi] nearest 0 (the solver's own plane) whose root
-// rotation `limit` allows -- its swing cone and twist range, found in closed
-// form as arcs of the circle, the end of the nearest one checked with
-// ApplyJointConstraint (`constraint`, the same limit bound to the rest
-// rotation) and moved into the arc until the clamp leaves it alone; nullopt
-// when no turn is allowed. Deterministic.
+// The angle, radians, that the continuity rule treats as one: a choice
+// whose alternative lies within twice this of it is not ambiguous, half
+// the 5 degrees a limb may always turn in one step.
+inline constexpr double kBranchSwitchAngle = 2.5 * kPi / 180.0;
+
+// The allowed turn the solver takes, the root rotation `limit` allows --
+// its swing cone and twist range, found in closed form as arcs of the
+// circle, the chosen end checked with ApplyJointConstraint (`constraint`,
+// the same limit bound to the rest rotation) and moved into the arc until
+// the clamp leaves it alone; nullopt when no turn is allowed.
+//   - Without `incoming`: of all allowed turns in [-pi, pi], the one nearest
+//     0 (the solver's own plane: the pole's, or the incoming bend plane).
+//   - With `incoming` (the incoming pose's own swivel: the turn, radians,
+//     that carries the solved limb's middle joint to the incoming one's side
+//     of the axis), the continuity rule: the allowed arc that holds it, else
+//     the arc with the end nearest it, and within that arc the turn nearest
+//     0. branch_switch as above.
+// Deterministic.
 std::optional<AllowedTurn> NearestAllowedTurn(
     const LimbCircle& circle, const BallSocketLimit& limit,
-    const JointConstraint& constraint);
+    const JointConstraint& constraint,
+    const std::optional<double>& incoming = std::nullopt);
 
 }  // namespace ik::internal
 

@@ -10,6 +10,7 @@
 #include "absl/numeric/bits.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/ccd.h"
 #include "ik/solvers/fabrik.h"
@@ -265,6 +266,33 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
   return absl::OkStatus();
 }
 
+// The singular directions of the two-bone solver's own plane, into the
+// answer's flip report: keeping the incoming bend plane swings the bent limb
+// onto the target by the shortest arc, which flips when the target lies
+// opposite the bent limb's root -> tip direction (with the incoming root
+// rotation); a pole flips its plane as it crosses the root -> target line.
+void ReportBendPlaneSingularity(const SolveChainJob& job,
+                                const Transform& root_model,
+                                const PreparedGoal& prepared,
+                                ChainSolveResult& answer) {
+  const Chain& chain = *job.goal->chain;
+  const Transform mid_model = Compose(root_model, job.locals[chain.joints[1]]);
+  const Vec3 bent_tip =
+      TransformPoint(mid_model, job.locals[chain.joints[2]].translation) -
+      root_model.translation;
+  const Vec3 to_target = prepared.target_model - root_model.translation;
+  double angle = Atan2(glm::length(glm::cross(bent_tip, to_target)),
+                       -glm::dot(bent_tip, to_target));
+  if (prepared.pole_model.has_value()) {
+    const Vec3 to_pole = *prepared.pole_model - root_model.translation;
+    const double pole = Atan2(glm::length(glm::cross(to_pole, to_target)),
+                              std::abs(glm::dot(to_pole, to_target)));
+    angle = std::min(angle, pole);
+  }
+  answer.singularity_angle = angle;
+  answer.near_singularity = angle <= chain.flip_warning_angle;
+}
+
 // The analytic two-bone solve held to the rig's limits.
 absl::Status SolveTwoBone(const SolveChainJob& job,
                           const Transform& parent_model,
@@ -276,10 +304,14 @@ absl::Status SolveTwoBone(const SolveChainJob& job,
   if (absl::Status status = internal::SolveTwoBoneWithLimits(
           *job.rig, {chain.joints[0], chain.joints[1], chain.joints[2]},
           root_model, prepared.target_model, prepared.pole_model,
-          goal.tolerance.value_or(chain.tolerance), job.locals, &answer.report,
-          &mask);
+          goal.tolerance.value_or(chain.tolerance),
+          goal.history_free || goal.swivel.has_value(), job.locals,
+          &answer.report, &mask);
       !status.ok()) {
     return ChainRefusedPose(job, chain, status);
+  }
+  if (!goal.swivel.has_value()) {
+    ReportBendPlaneSingularity(job, root_model, prepared, answer);
   }
   return absl::OkStatus();
 }

@@ -10,12 +10,23 @@
 #include "absl/status/status.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
+#include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/two_bone.h"
 #include "rig/limb_circle.h"
 
 namespace ik::internal {
 namespace {
+
+// A middle joint nearer the root -> target axis than this sine of the upper
+// bone's angle to it has no side of the axis (no swivel).
+constexpr double kOnAxisSine = 1e-6;
+
+// The largest angle, radians, between the incoming limb's root -> tip and
+// root -> target directions at which the incoming pose counts as pointing
+// at the target (IncomingReaches), and its cosine.
+constexpr double kContinuingAngle = 0.25;
+const double kCosContinuingAngle = Cos(kContinuingAngle);
 
 // A hinge joint whose axis its rotation moves by less than this (radians,
 // about) counts as on the hinge: turning about the axis keeps it there.
@@ -76,6 +87,64 @@ void SetJobWithinLimits(const JointDefinition& mid, const MidStart& start,
   job.tolerance = tolerance;
 }
 
+// The incoming pose's swivel on `circle`: the turn about its axis from
+// the solved limb's middle joint to where keeping the incoming bend plane
+// puts it -- the incoming limb, bent as solved (`bent_tip`, root -> tip
+// with the incoming root rotation), swung onto the target by the shortest
+// arc (TwoBoneJob's answer without a pole; `upper`, root -> middle joint
+// with the incoming root rotation). nullopt when either middle joint lies
+// on the axis (a limb straight along it).
+std::optional<double> IncomingSwivel(const LimbCircle& circle,
+                                     const Vec3& upper, const Vec3& bent_tip,
+                                     const Vec3& upper_local) {
+  const Vec3& axis = circle.axis_model;
+  const auto across = [&](const Vec3& middle) {
+    return middle - glm::dot(middle, axis) * axis;
+  };
+  const Vec3 solved =
+      across(circle.parent_rotation * (circle.root_solved * upper_local));
+  const Vec3 kept = across(FromTo(bent_tip, axis) * upper);
+  const double floor = kOnAxisSine * kOnAxisSine * glm::dot(upper, upper);
+  if (!(glm::dot(solved, solved) > floor && glm::dot(kept, kept) > floor)) {
+    return std::nullopt;
+  }
+  return Atan2(glm::dot(axis, glm::cross(solved, kept)),
+               glm::dot(solved, kept));
+}
+
+// IncomingSwivel for the limb of `joints` bent by `mid_turned`; 0 without
+// a pole, where the solver's plane keeps the incoming bend plane.
+std::optional<double> IncomingSwivelOf(const LimbCircle& circle,
+                                       const TwoBoneJoints& joints,
+                                       const Transform& root_model,
+                                       const Quat& mid_turned, bool pole,
+                                       absl::Span<const Transform> locals) {
+  if (!pole) return 0.0;
+  Transform mid_local = locals[joints.mid];
+  mid_local.rotation = mid_turned;
+  const Transform mid_model = Compose(root_model, mid_local);
+  return IncomingSwivel(
+      circle, mid_model.translation - root_model.translation,
+      TransformPoint(mid_model, locals[joints.tip].translation) -
+          root_model.translation,
+      locals[joints.mid].translation);
+}
+
+// Whether the incoming pose already points the limb at the target: its
+// root -> tip direction within kContinuingAngle of root -> target (the
+// caller fed its previous answer back, or an animation close to the goal).
+// Its swivel is then history worth continuing: an answer far from it is a
+// switch of branch.
+bool IncomingReaches(const Transform& root_model,
+                     absl::Span<const Transform> locals,
+                     const TwoBoneJoints& joints, const Vec3& to_target) {
+  const Vec3 tip = TransformPoint(Compose(root_model, locals[joints.mid]),
+                                  locals[joints.tip].translation) -
+                   root_model.translation;
+  return glm::dot(tip, to_target) >
+         kCosContinuingAngle * glm::length(tip) * glm::length(to_target);
+}
+
 // Applies the corrections, then holds the joints to their limits; returns
 // the mask of the joints a limit clamped (the root too when it chose another
 // point of the circle for it). A hinge's turn stays on it and in range (up to
@@ -84,9 +153,10 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     const Rig& rig, const TwoBoneJoints& joints,
     const JointConstraint& mid_constraint, const MidStart& start,
     const Transform& root_model, const Vec3& target_model,
-    const Quat& root_correction, const Quat& mid_correction,
-    absl::Span<Transform> locals) {
+    const Quat& root_correction, const Quat& mid_correction, bool pole,
+    bool history_free, absl::Span<Transform> locals, bool* branch_switch) {
   std::uint64_t mask = 0;
+  const Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
   const JointConstraint root_constraint =
       JointConstraintOf(rig.joint(joints.root));
   const Quat root_solved =
@@ -95,28 +165,40 @@ std::uint64_t ApplyCorrectionsWithinLimits(
       ApplyJointConstraint(root_constraint, root_solved);
   const JointDefinition& root = rig.joint(joints.root);
   const Vec3 to_target = target_model - root_model.translation;
-  if (root_limited.clamped &&
-      root.limit.kind == JointLimit::Kind::kBallSocket &&
+  if (root.limit.kind == JointLimit::Kind::kBallSocket &&
       glm::length(to_target) >= kMinDirectionLength) {
-    // The limit would pull the tip off: another point of the circle of
-    // exact solutions may be within it.
-    const double distance = glm::length(to_target);
+    // The circle of exact solutions: where the limit would pull the tip
+    // off, another point of it may be within the limit; and the point the
+    // continuity rule keeps to may not be the solver's own.
     LimbCircle circle;
     circle.parent_rotation =
         root_model.rotation * glm::conjugate(locals[joints.root].rotation);
     circle.rest_rotation = root.rest.rotation;
     circle.root_solved = root_solved;
-    circle.axis_model = to_target / distance;
-    if (const std::optional<AllowedTurn> turn = NearestAllowedTurn(
-            circle, root.limit.ball_socket, root_constraint)) {
-      // Within the limit up to its clamp slack (kLimitClampSlack): kept as
-      // found, so the tip stays on the circle through the target.
-      root_limited.rotation = turn->root;
+    circle.axis_model = to_target / glm::length(to_target);
+    const std::optional<double> incoming =
+        history_free ? std::nullopt
+                     : IncomingSwivelOf(circle, joints, root_model, mid_turned,
+                                        pole, locals);
+    if (root_limited.clamped || incoming.has_value()) {
+      if (const std::optional<AllowedTurn> turn = NearestAllowedTurn(
+              circle, root.limit.ball_socket, root_constraint, incoming)) {
+        // Within the limit up to its clamp slack (kLimitClampSlack): kept as
+        // found, so the tip stays on the circle through the target. A turn
+        // off the solver's plane ends on the limit: the limit held it.
+        if (root_limited.clamped || turn->angle != 0.0) {
+          root_limited.rotation = turn->root;
+          root_limited.clamped = true;
+        }
+        *branch_switch =
+            turn->ambiguous ||
+            (turn->distance > kBranchSwitchAngle &&
+             IncomingReaches(root_model, locals, joints, to_target));
+      }
     }
   }
   locals[joints.root].rotation = root_limited.rotation;
   if (root_limited.clamped) mask |= kRootLimited;
-  const Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
   if (start.hinge) {
     locals[joints.mid].rotation = mid_turned;
   } else {
@@ -130,14 +212,18 @@ std::uint64_t ApplyCorrectionsWithinLimits(
 
 }  // namespace
 
-TwoBoneLimbSolve::TwoBoneLimbSolve(
-    const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
-    const Vec3& target_model, const std::optional<Vec3>& pole_model,
-    double tolerance, absl::Span<const Transform> locals, SolveReport* report)
+TwoBoneLimbSolve::TwoBoneLimbSolve(const Rig& rig, const TwoBoneJoints& joints,
+                                   const Transform& root_model,
+                                   const Vec3& target_model,
+                                   const std::optional<Vec3>& pole_model,
+                                   double tolerance, bool history_free,
+                                   absl::Span<const Transform> locals,
+                                   SolveReport* report)
     : rig_(rig),
       joints_(joints),
       root_model_(root_model),
-      target_model_(target_model) {
+      target_model_(target_model),
+      history_free_(history_free) {
   const JointDefinition& mid = rig.joint(joints.mid);
   free_ = mid.limit.kind == JointLimit::Kind::kNone &&
           rig.joint(joints.root).limit.kind == JointLimit::Kind::kNone;
@@ -171,6 +257,7 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
                                       absl::Span<Transform> locals,
                                       std::uint64_t* limited_mask) const {
   if (!solved.ok()) return solved;
+  job_.report->branch_switch = false;
   if (free_) {
     Quat& root_rotation = locals[joints_.root].rotation;
     Quat& mid_rotation = locals[joints_.mid].rotation;
@@ -181,7 +268,8 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
   std::uint64_t mask = turn_clamped_ ? kMidLimited : 0;
   mask |= ApplyCorrectionsWithinLimits(
       rig_, joints_, mid_constraint_, start_, root_model_, target_model_,
-      root_correction_, mid_correction_, locals);
+      root_correction_, mid_correction_, job_.pole_model.has_value(),
+      history_free_, locals, &job_.report->branch_switch);
   // A middle joint that started outside its limit was held by it only if
   // it ends on the limit's boundary (the turn may take it well inside).
   const JointDefinition& mid = rig_.joint(joints_.mid);
@@ -196,10 +284,10 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
 absl::Status SolveTwoBoneWithLimits(
     const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
     const Vec3& target_model, const std::optional<Vec3>& pole_model,
-    double tolerance, absl::Span<Transform> locals, SolveReport* report,
-    std::uint64_t* limited_mask) {
+    double tolerance, bool history_free, absl::Span<Transform> locals,
+    SolveReport* report, std::uint64_t* limited_mask) {
   TwoBoneLimbSolve solve(rig, joints, root_model, target_model, pole_model,
-                         tolerance, locals, report);
+                         tolerance, history_free, locals, report);
   return solve.Finish(solve.job().Run(), locals, limited_mask);
 }
 

@@ -46,12 +46,19 @@ struct TwoBoneJoints {
 //     the hinge and its turn range is known: a hinge turns only about its
 //     axis and within its range, and is not clamped again afterwards;
 //   - any other middle joint is held to its limit after the solve;
-//   - when a ball-and-socket root's limit would move the solved root, the
-//     limb turns about the root -> target axis to the nearest point of the
-//     circle of exact solutions the limit allows (rig/limb_circle.h; the tip
-//     stays where the solve put it); only when no point is allowed is the
-//     root clamped, which may pull the tip off the target (the caller
-//     measures). Either way kRootLimited is set.
+//   - a ball-and-socket root turns the limb about the root -> target axis
+//     to a point of the circle of exact solutions its limit allows
+//     (rig/limb_circle.h; the tip stays where the solve put it). Unless
+//     `history_free`, by the continuity rule: of the allowed arcs the one
+//     that holds the incoming pose's swivel (else the one with the end
+//     nearest it), and in it the turn nearest the solver's own plane
+//     (NearestAllowedTurn with the incoming swivel); report->branch_switch
+//     says when no arc continues the pose. `history_free`: only when the
+//     limit would move the solved root, the allowed turn nearest the
+//     solver's plane. Only when no turn is allowed is the root clamped,
+//     which may pull the tip off the target (the caller measures).
+//     kRootLimited is set when the limit clamped the root or the turn is
+//     not the solver's plane (it then ends on the limit).
 // `root_model` is the root joint's model transform under `locals` (the
 // root's parent's model transform composed with locals[root]). `tolerance`
 // (finite, >= 0) only decides report->reached. Updates the local rotations
@@ -63,8 +70,8 @@ struct TwoBoneJoints {
 absl::Status SolveTwoBoneWithLimits(
     const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
     const Vec3& target_model, const std::optional<Vec3>& pole_model,
-    double tolerance, absl::Span<Transform> locals, SolveReport* report,
-    std::uint64_t* limited_mask);
+    double tolerance, bool history_free, absl::Span<Transform> locals,
+    SolveReport* report, std::uint64_t* limited_mask);
 
 // The middle joint's local rotation before the solve, within its limit, and
 // for a hinge its angle (one decomposition serves the check and the angle).
@@ -87,7 +94,8 @@ class TwoBoneLimbSolve {
   TwoBoneLimbSolve(const Rig& rig, const TwoBoneJoints& joints,
                    const Transform& root_model, const Vec3& target_model,
                    const std::optional<Vec3>& pole_model, double tolerance,
-                   absl::Span<const Transform> locals, SolveReport* report);
+                   bool history_free, absl::Span<const Transform> locals,
+                   SolveReport* report);
   TwoBoneLimbSolve(const TwoBoneLimbSolve&) = delete;
   TwoBoneLimbSolve& operator=(const TwoBoneLimbSolve&) = delete;
 
@@ -102,6 +110,7 @@ class TwoBoneLimbSolve {
   TwoBoneJoints joints_;
   Transform root_model_;
   Vec3 target_model_;
+  bool history_free_;
   bool free_;  // neither joint limited
   JointConstraint mid_constraint_;
   MidStart start_;

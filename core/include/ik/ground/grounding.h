@@ -139,6 +139,9 @@ struct FootResult {
   // Whether max_foot_tilt cut the turn short, or the ankle's joint limit
   // held the foot away from its aligned orientation.
   bool tilt_clamped = false;
+  // The leg's solve found no allowed arc of its exact solutions that
+  // continues the incoming leg (SolveReport::branch_switch): expect a jump.
+  bool branch_switch = false;
 };
 
 // What the pass did to the whole character.

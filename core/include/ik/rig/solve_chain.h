@@ -40,6 +40,12 @@ struct ChainGoal {
   // above the chain and the chain's own translations: never on an earlier
   // solve. The result reports how near the EE axis is to a flip.
   std::optional<double> swivel;
+  // The two-bone solver's choice among the exact in-limit solutions: false,
+  // the continuity rule (the arc of solutions that holds the incoming
+  // pose's swivel, then the pole or bend plane within it; ChainSolveResult's
+  // report.branch_switch when no arc continues the pose); true, the allowed
+  // solution nearest the pole or bend plane, whatever the incoming swivel.
+  bool history_free = false;
   std::optional<SolverKind> solver;   // overrides the chain's
   std::optional<int> max_iterations;  // overrides the chain's, >= 1
   std::optional<double> tolerance;    // overrides the chain's, >= 0
@@ -73,11 +79,16 @@ struct ChainSolveResult {
   // incoming pose) and the root's limit after the aim; with an orientation
   // goal, also the tip when its limit clamped the blended rotation.
   std::vector<int> limited_joints;
-  // With a swivel (false and 0 without): the angle, radians in [0, pi/2],
-  // from the EE axis (start joint -> target, in the chain's swivel space) to
-  // the nearer singular direction of its zero-plane map, and whether it is
+  // The angle, radians, from the EE axis (start joint -> target) to the
+  // nearest singular direction of the answer's plane, and whether it is
   // within the chain's flip_warning_angle. Near a singular direction the
-  // solver plane turns fast as the target moves, and flips through it.
+  // plane turns fast as the target moves, and flips through it. With a
+  // swivel: the directions of its zero-plane map, in the chain's swivel
+  // space ([0, pi/2]). Without one, for the two-bone solver ([0, pi]): the
+  // direction opposite the limb's root -> tip once bent, with the incoming
+  // root rotation (keeping the incoming bend plane is a shortest-arc swing),
+  // and with a pole, the pole's line. Other solvers without a swivel: false
+  // and 0.
   bool near_singularity = false;
   double singularity_angle = 0.0;
 };

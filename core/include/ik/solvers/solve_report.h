@@ -25,6 +25,12 @@ struct SolveReport {
   // the target.
   int iterations = 0;
   Vec3 tip_model{0.0};  // where the tip ended, model space
+  // The answer does not continue the incoming pose: the two-bone solve held
+  // to a ball-and-socket root found no allowed arc of its exact solutions
+  // that holds the incoming pose's swivel (the arc that held it closed) and
+  // took a turn more than 2.5 degrees from it. Expect a jump from the
+  // incoming pose.
+  bool branch_switch = false;
 };
 
 // Why a solve stopped.
