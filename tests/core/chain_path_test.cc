@@ -1,0 +1,329 @@
+// Chains along smooth target paths: seeded paths of targets made by
+// in-limit poses moving smoothly (so every target is reachable within the
+// limits; steps of at most 1.5 cm), for every solver, with and without a
+// pole, with the incoming pose the previous answer ("warm"), a fixed
+// in-limit pose, or a separate smooth in-limit animation. A step counts as
+// a snap when a joint turns by more than max(3 x the target's angular step
+// about the chain's root, 5 degrees) and neither answer of the step says
+// branch_switch nor has its EE axis near a singular direction of its plane
+// (near_singularity). Prints the figures docs/accuracy.md quotes.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "humanoid_rig.h"
+#include "ik/base/joint_limits.h"
+#include "ik/rig/solve_chain.h"
+#include "independent_checks.h"
+#include "random_poses.h"
+#include "solve_chain_runner.h"
+#include "tail_rig.h"
+
+namespace ik {
+namespace {
+
+using ::ik::testing::RotationAngle;
+
+// The angle, radians, between two directions (atan2 of the cross and dot
+// products: accurate for small angles).
+double AngleBetween(const Vec3& a, const Vec3& b) {
+  return std::atan2(glm::length(glm::cross(a, b)), glm::dot(a, b));
+}
+
+enum class Incoming { kWarm, kFixed, kAnimated };
+constexpr const char* kIncomingNames[] = {"warm", "fixed", "animated"};
+
+// The joints a chain solve turns: all but the tip.
+int Turned(const Chain& chain) {
+  return static_cast<int>(chain.joints.size()) - 1;
+}
+
+// The chain's turned joints within their limits.
+std::vector<Quat> InLimitRotations(const Rig& rig, const Chain& chain,
+                                   std::mt19937_64& engine) {
+  std::vector<Quat> rotations;
+  for (int k = 0; k < Turned(chain); ++k) {
+    rotations.push_back(
+        testing::RandomRotationWithinLimit(rig.joint(chain.joints[k]), engine));
+  }
+  return rotations;
+}
+
+// `rest` with the chain's turned joints at `from` and `to` mixed by `t`
+// (slerp).
+std::vector<Transform> Between(const Rig& rig, const Chain& chain,
+                               const std::vector<Quat>& from,
+                               const std::vector<Quat>& to, double t) {
+  std::vector<Transform> pose(rig.rest_pose().begin(), rig.rest_pose().end());
+  for (int k = 0; k < Turned(chain); ++k) {
+    pose[chain.joints[k]].rotation =
+        glm::normalize(glm::slerp(from[k], to[k], t));
+  }
+  return pose;
+}
+
+// Two in-limit poses of the chain whose slerps stay within the limits all
+// the way (checked at 65 points): a path that needs no clamp, so smooth.
+struct InLimitPair {
+  std::vector<Quat> from, to;
+};
+InLimitPair SmoothInLimitPair(const Rig& rig, const Chain& chain,
+                              std::mt19937_64& engine) {
+  for (;;) {
+    InLimitPair pair{InLimitRotations(rig, chain, engine),
+                     InLimitRotations(rig, chain, engine)};
+    bool within = true;
+    for (int i = 0; i <= 64 && within; ++i) {
+      const std::vector<Transform> pose =
+          Between(rig, chain, pair.from, pair.to, i / 64.0);
+      for (int k = 0; k < Turned(chain) && within; ++k) {
+        const JointDefinition& joint = rig.joint(chain.joints[k]);
+        within = !ApplyJointLimit(joint.limit, joint.rest.rotation,
+                                  pose[chain.joints[k]].rotation)
+                      .clamped;
+      }
+    }
+    if (within) return pair;
+  }
+}
+
+struct PathFigures {
+  int steps = 0;
+  int flagged = 0;             // an answer of the step says branch_switch
+  int singular = 0;            // else an answer near a singular direction
+  int snaps = 0;               // other steps over the bound
+  double largest_ratio = 0.0;  // of those other steps: turn / bound
+  double largest_residual = 0.0;
+
+  void Add(const PathFigures& path) {
+    steps += path.steps;
+    flagged += path.flagged;
+    singular += path.singular;
+    snaps += path.snaps;
+    largest_ratio = std::max(largest_ratio, path.largest_ratio);
+    largest_residual = std::max(largest_residual, path.largest_residual);
+  }
+};
+
+// What one path runs: the chain, its solver, a pole or none, the incoming
+// pose.
+struct PathCase {
+  const Rig* rig = nullptr;
+  const Chain* chain = nullptr;
+  std::optional<SolverKind> solver;
+  std::optional<Vec3> pole_offset;  // from the chain's root
+  Incoming incoming = Incoming::kWarm;
+};
+
+PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
+  const Rig& rig = *c.rig;
+  const Chain& chain = *c.chain;
+  const auto [from, to] = SmoothInLimitPair(rig, chain, engine);
+  const std::vector<Quat> fixed = InLimitRotations(rig, chain, engine);
+  const auto [animated_from, animated_to] =
+      SmoothInLimitPair(rig, chain, engine);
+  const int tip = chain.joints.back();
+  const auto target_at = [&](double t) {
+    return testing::ModelTransforms(rig, Between(rig, chain, from, to, t))[tip]
+        .translation;
+  };
+  // Steps of at most 1.5 cm (measured along a fine sampling of the path).
+  double length = 0.0;
+  for (int i = 0; i < 400; ++i) {
+    length += glm::length(target_at((i + 1) / 400.0) - target_at(i / 400.0));
+  }
+  const int steps = std::max(100, static_cast<int>(std::ceil(length / 0.015)));
+  const Vec3 root =
+      testing::ModelTransforms(rig, rig.rest_pose())[chain.joints[0]]
+          .translation;
+  ChainGoal goal;
+  goal.chain = &chain;
+  goal.solver = c.solver;
+  if (c.pole_offset.has_value()) goal.pole_world = root + *c.pole_offset;
+  testing::ChainSolveRunner solver(rig);
+  PathFigures figures;
+  std::vector<Transform> answer = Between(rig, chain, from, to, 0.0);
+  std::vector<Quat> before;
+  Vec3 target_before(0.0);
+  bool flagged_before = false;
+  bool singular_before = false;
+  for (int i = 0; i <= steps; ++i) {
+    const double t = static_cast<double>(i) / steps;
+    goal.target_world = target_at(t);
+    std::vector<Transform> locals =
+        c.incoming == Incoming::kWarm ? answer
+        : c.incoming == Incoming::kFixed
+            ? Between(rig, chain, fixed, fixed, 0.0)
+            : Between(rig, chain, animated_from, animated_to, t);
+    absl::StatusOr<ChainSolveResult> result =
+        solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (!result.ok()) return figures;
+    figures.largest_residual =
+        std::max(figures.largest_residual, result->report.residual);
+    std::vector<Quat> now;
+    for (int k = 0; k < Turned(chain); ++k) {
+      now.push_back(locals[chain.joints[k]].rotation);
+    }
+    if (i > 0) {
+      const double target_step =
+          AngleBetween(target_before - root, goal.target_world - root);
+      const double bound = std::max(3.0 * target_step, 5.0 * kPi / 180.0);
+      double turn = 0.0;
+      for (int k = 0; k < Turned(chain); ++k) {
+        turn = std::max(turn, RotationAngle(before[k], now[k]));
+      }
+      ++figures.steps;
+      // A jump sits next to a flagged answer on either side of the step.
+      const bool flagged = flagged_before || result->report.branch_switch;
+      const bool singular = singular_before || result->near_singularity;
+      if (flagged) {
+        ++figures.flagged;
+      } else if (singular) {
+        ++figures.singular;
+      } else {
+        figures.snaps += turn > bound;
+        figures.largest_ratio = std::max(figures.largest_ratio, turn / bound);
+      }
+    }
+    flagged_before = result->report.branch_switch;
+    singular_before = result->near_singularity;
+    before = now;
+    target_before = goal.target_world;
+    answer = locals;
+  }
+  return figures;
+}
+
+// 20 seeded paths of `c` (its incoming mode and pole as given), the figures
+// printed.
+PathFigures FollowPaths(PathCase c, const char* label) {
+  std::mt19937_64 engine(20261127);
+  PathFigures all;
+  for (int path = 0; path < 20; ++path) all.Add(FollowPath(c, engine));
+  std::printf(
+      "[ path ] %-18s %-8s %-7s: %d steps, %d flagged, %d near a singular "
+      "direction, %d others over the bound (largest %.2f x), largest "
+      "residual %.2g m\n",
+      label, kIncomingNames[static_cast<int>(c.incoming)],
+      c.pole_offset.has_value() ? "pole" : "no pole", all.steps, all.flagged,
+      all.singular, all.snaps, all.largest_ratio, all.largest_residual);
+  return all;
+}
+
+class TwoBonePathTest : public ::testing::TestWithParam<const char*> {};
+
+// The two-bone limbs: exact on every step; a step over the bound has a
+// flagged answer or one near a singular direction, up to the rates of arc
+// ends near tangency (under 2 x the bound); flagged steps stay rare.
+TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  const Chain& chain = *rig->FindChain(GetParam());
+  // A pole where the middle joint points: behind an elbow, before a knee
+  // (the humanoid faces +z; its legs are the limbs whose tip is lower).
+  const std::vector<Transform> rest =
+      testing::ModelTransforms(*rig, rig->rest_pose());
+  const bool leg = rest[chain.joints[2]].translation.y <
+                   rest[chain.joints[0]].translation.y - 0.5;
+  for (const Incoming incoming :
+       {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
+    for (const bool with_pole : {false, true}) {
+      PathCase c{&*rig, &chain, SolverKind::kTwoBone};
+      if (with_pole) c.pole_offset = Vec3(0.0, -0.5, leg ? 0.5 : -0.5);
+      c.incoming = incoming;
+      const PathFigures all = FollowPaths(c, GetParam());
+      EXPECT_LE(all.largest_residual, 1e-6);
+      EXPECT_LT(all.largest_ratio, 2.0);
+      EXPECT_LE(all.flagged, all.steps / 40);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Limbs, TwoBonePathTest,
+                         ::testing::Values("left_arm", "right_arm", "left_leg",
+                                           "right_leg"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+// The two-bone solver's own plane flips where the target lies opposite the
+// limb's root -> tip (keeping the incoming bend plane is a shortest-arc
+// swing) and where a pole crosses the root -> target line: targets at the
+// rest limb's own distance (so the bend stays as it came) turned by a known
+// angle from those directions report that angle, and flag it within the
+// chain's flip_warning_angle.
+TEST(TwoBoneSingularityTest, ReportsTheSingularDirectionsOfItsOwnPlane) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  for (const char* name : {"left_arm", "right_leg"}) {
+    const Chain& chain = *rig->FindChain(name);
+    const std::vector<Transform> model =
+        testing::ModelTransforms(*rig, rig->rest_pose());
+    const Vec3 root = model[chain.joints[0]].translation;
+    const Vec3 limb = model[chain.joints[2]].translation - root;
+    const Vec3 across = glm::normalize(glm::cross(limb, Vec3(0.3, 0.5, 0.8)));
+    testing::ChainSolveRunner solver(*rig);
+    for (const double angle : {0.02, 0.1, 0.3, 1.0}) {
+      // Opposite the rest limb, turned by `angle`.
+      ChainGoal goal;
+      goal.chain = &chain;
+      goal.target_world = root + AngleAxis(angle, across) * -limb;
+      std::vector<Transform> locals(rig->rest_pose().begin(),
+                                    rig->rest_pose().end());
+      absl::StatusOr<ChainSolveResult> result =
+          solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_NEAR(result->singularity_angle, angle, 1e-6) << name;
+      EXPECT_EQ(result->near_singularity, angle <= chain.flip_warning_angle)
+          << name << " " << angle;
+      // A pole on the line through the root, turned by angle / 2 (nearer
+      // than the opposite direction), towards a target along the limb.
+      goal.target_world = root + limb;
+      goal.pole_world = root + AngleAxis(0.5 * angle, across) * (-0.5 * limb);
+      locals.assign(rig->rest_pose().begin(), rig->rest_pose().end());
+      result = solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_NEAR(result->singularity_angle, 0.5 * angle, 1e-6) << name;
+    }
+  }
+}
+
+// The iterative solvers along the same paths: the clavicle arms (four
+// joints) with FABRIK, CCD and torque, and the tail with each. Measured and
+// printed: the figures docs/accuracy.md gives.
+TEST(IterativePathTest, FollowsSmoothPaths) {
+  absl::StatusOr<Rig> humanoid = testing::HumanoidRig();
+  ASSERT_TRUE(humanoid.ok());
+  absl::StatusOr<Rig> tail = Rig::Create(testing::TailRigDefinition());
+  ASSERT_TRUE(tail.ok());
+  struct Named {
+    const Rig* rig;
+    const char* chain;
+  };
+  for (const Named named :
+       {Named{&*humanoid, "left_arm_clavicle"}, Named{&*tail, "tail"}}) {
+    const Chain& chain = *named.rig->FindChain(named.chain);
+    for (const SolverKind solver :
+         {SolverKind::kFabrik, SolverKind::kCcd, SolverKind::kTorque}) {
+      for (const Incoming incoming :
+           {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
+        PathCase c{named.rig, &chain, solver};
+        c.incoming = incoming;
+        const std::string label = std::string(named.chain) +
+                                  (solver == SolverKind::kFabrik ? " fabrik"
+                                   : solver == SolverKind::kCcd  ? " ccd"
+                                                                 : " torque");
+        const PathFigures all = FollowPaths(c, label.c_str());
+        EXPECT_GT(all.steps, 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ik
