@@ -233,7 +233,10 @@ TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
   for (const Incoming incoming :
        {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
     for (const bool with_pole : {false, true}) {
-      PathCase c{&*rig, &chain, SolverKind::kTwoBone};
+      PathCase c;
+      c.rig = &*rig;
+      c.chain = &chain;
+      c.solver = SolverKind::kTwoBone;
       if (with_pole) c.pole_offset = Vec3(0.0, -0.5, leg ? 0.5 : -0.5);
       c.incoming = incoming;
       const PathFigures all = FollowPaths(c, GetParam());
@@ -312,7 +315,10 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
          {SolverKind::kFabrik, SolverKind::kCcd, SolverKind::kTorque}) {
       for (const Incoming incoming :
            {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
-        PathCase c{named.rig, &chain, solver};
+        PathCase c;
+        c.rig = named.rig;
+        c.chain = &chain;
+        c.solver = solver;
         c.incoming = incoming;
         const std::string label = std::string(named.chain) +
                                   (solver == SolverKind::kFabrik ? " fabrik"
