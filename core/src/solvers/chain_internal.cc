@@ -94,13 +94,13 @@ std::uint64_t ApplyAllLimits(const ChainJob& job) {
   return mask;
 }
 
-std::uint64_t HeldAtLimits(const ChainJob& job, std::uint64_t pushed) {
+std::uint64_t HeldAtLimits(const ChainJob& job, std::uint64_t joints) {
   std::uint64_t held = 0;
   const int count = static_cast<int>(job.locals.size());
   for (int i = 0; i + 1 < count; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
     const JointConstraint* constraint = ConstraintOf(job, i);
-    if ((pushed & bit) == 0 || constraint == nullptr ||
+    if ((joints & bit) == 0 || constraint == nullptr ||
         constraint->limit == nullptr) {
       continue;
     }
@@ -205,12 +205,13 @@ void FinishChainJob(const ChainJob& job, const Vec3& root_position,
     ChainForwardKinematics(job, root_position);
   }
   const int tip = static_cast<int>(job.locals.size()) - 1;
-  // Which pushed joints sit on their limit is measured only for a caller
-  // that asks (a clamp per pushed joint).
+  // Which joints sit on their limit is measured only for a caller that
+  // asks (a boundary test per limited joint).
+  const std::uint64_t turned = (std::uint64_t{1} << (count - 1)) - 1;
   ReportChainJob(job, job.workspace->positions[tip], iterations, stop_reason,
-                 limits.pushed == 0 || job.limited_mask == nullptr
+                 job.limited_mask == nullptr
                      ? limits.kept
-                     : limits.kept | HeldAtLimits(job, limits.pushed));
+                     : limits.kept | HeldAtLimits(job, turned));
 }
 
 void ReportChainJob(const ChainJob& job, const Vec3& tip_model, int iterations,

@@ -103,11 +103,12 @@ inline bool HasLimits(const ChainJob& job) {
 // mask of those it clamped.
 std::uint64_t ApplyAllLimits(const ChainJob& job);
 
-// The joints of `pushed` (a mask) that sit on their limit's boundary in the
-// current pose. A joint a clamp moved onto its boundary, and that stays
-// there, is held by its limit even when the iteration that clamped it was
-// undone or the last one kept moved it along the boundary only by rounding.
-std::uint64_t HeldAtLimits(const ChainJob& job, std::uint64_t pushed);
+// The joints of `joints` (a mask) that sit on their limit's boundary -- the
+// swing cone's edge, an end of the twist or hinge range, within
+// kLimitClampSlack -- in the current pose: their limit holds them there,
+// whether a clamp of the last iteration put them there, an earlier one, or
+// the incoming pose.
+std::uint64_t HeldAtLimits(const ChainJob& job, std::uint64_t joints);
 
 // FromTo (ik/base/math.h) with the same results up to rounding, in fewer square
 // roots and divisions: the shortest arc turning `from` into `to`.

@@ -72,12 +72,14 @@ struct ChainSolveResult {
   // Joints held at their limit in the answer (rig joint indices,
   // ascending): those whose limit clamp moved them (by more than
   // kLimitClampSlack) in the pass that produced the returned pose. For the
-  // iterative solvers that is the limit pass of the last accepted iteration
+  // iterative solvers that is the limit pass of the last accepted iteration,
+  // and every joint that ends on its limit's boundary however it got there
   // (a joint clamped earlier but free at the end is not listed; see
   // ik/solvers/chain_job.h); for the two-bone solver, its one pass: the middle
   // joint's hinge range bounding the bend (or its limit reshaping the
-  // incoming pose) and the root's limit after the aim; with an orientation
-  // goal, also the tip when its limit clamped the blended rotation.
+  // incoming pose) and the root's limit after the aim, or turning the limb
+  // off the solver's plane; with an orientation goal, also the tip when its
+  // limit clamped the blended rotation.
   std::vector<int> limited_joints;
   // The angle, radians, from the EE axis (start joint -> target) to the
   // nearest singular direction of the answer's plane, and whether it is

@@ -93,11 +93,13 @@ struct ChainJob {
   SolveReport* report = nullptr;
   // Optional: why the solve stopped.
   StopReason* stop_reason = nullptr;
-  // Optional: bit i set when chain joint i's limit clamped it (by more than
-  // kLimitClampSlack) in the joint's last limit pass before the final pose
-  // (that of the last kept iteration; for a joint a CCD sweep that stopped
-  // early did not reach, the sweep before): the joints held at a limit in
-  // the answer. Clamps of earlier iterations that later ones undid are not
+  // Optional: bit i set when chain joint i is held at its limit in the
+  // answer: its limit clamped it (by more than kLimitClampSlack) in the
+  // joint's last limit pass before the final pose (that of the last kept
+  // iteration; for a joint a CCD sweep that stopped early did not reach, the
+  // sweep before), or it ends on its limit's boundary (the cone's edge, an
+  // end of its twist or hinge range, within kLimitClampSlack) however it got
+  // there. Clamps of earlier iterations that later ones undid are not
   // reported.
   std::uint64_t* limited_mask = nullptr;
 
