@@ -139,6 +139,7 @@ struct PathCase {
   std::optional<SolverKind> solver;
   std::optional<Vec3> pole_offset;  // from the chain's root
   Incoming incoming = Incoming::kWarm;
+  bool history_free = false;
 };
 
 PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
@@ -165,6 +166,7 @@ PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
   ChainGoal goal;
   goal.chain = &chain;
   goal.solver = c.solver;
+  goal.history_free = c.history_free;
   if (c.pole_offset.has_value()) goal.pole_world = root + *c.pole_offset;
   testing::ChainSolveRunner solver(rig);
   PathFigures figures;
@@ -238,7 +240,7 @@ PathFigures FollowPaths(PathCase c, const char* label) {
   PathFigures all;
   for (int path = 0; path < 20; ++path) all.Add(FollowPath(c, engine));
   std::printf(
-      "[ path ] %-18s %-8s %-7s: %d steps, %d flagged, %d near a singular "
+      "[ path ] %-22s %-8s %-7s: %d steps, %d flagged, %d near a singular "
       "direction, %d others over the bound (largest %.2f x), largest "
       "residual %.2g m, %d joints on a limit unlisted\n",
       label, kIncomingNames[static_cast<int>(c.incoming)],
@@ -279,6 +281,30 @@ TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
       EXPECT_EQ(all.unlisted, 0);
     }
   }
+}
+
+// The same paths with the history-free choice (the allowed solution nearest
+// the pole's or bend plane): the harness sees the snaps the rule removes.
+TEST(TwoBonePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  const Chain& chain = *rig->FindChain("right_arm");
+  double largest = 0.0;
+  for (const Incoming incoming :
+       {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
+    for (const bool with_pole : {false, true}) {
+      PathCase c;
+      c.rig = &*rig;
+      c.chain = &chain;
+      c.solver = SolverKind::kTwoBone;
+      if (with_pole) c.pole_offset = Vec3(0.0, -0.5, -0.5);
+      c.incoming = incoming;
+      c.history_free = true;
+      largest = std::max(
+          largest, FollowPaths(c, "right_arm history-free").largest_ratio);
+    }
+  }
+  EXPECT_GT(largest, 10.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Limbs, TwoBonePathTest,

@@ -1,5 +1,8 @@
 // SolveChain's swivel angle and torque solver through a real channel, on
 // the example rigs, and the errors of their fields.
+#include <cmath>
+#include <cstdio>
+#include <random>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -112,6 +115,58 @@ TEST_F(SolveSwivelTest, BadChainSettingsAreRejectedAtRegistration) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(),
               HasSubstr("rig.chains[0].flip_warning_angle"));
+}
+
+// The two-bone solver's choice among its in-limit solutions, through the
+// wire: seeded animated starts (the shoulder and elbow turned up to 1.5 rad)
+// and targets around the right shoulder, with a pole behind it. The
+// continuity rule and the history-free choice (ChainGoal.history_free) pick
+// different solutions on some, never at a cost in exactness (the same
+// residual: both take an exact solution whenever the limit allows one);
+// only the rule flags branch switches.
+TEST_F(SolveSwivelTest, HistoryFreeChoosesAnotherInLimitSolutionAsExactly) {
+  std::mt19937_64 engine(31);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const auto small_rotation = [&](double max_angle) {
+    const double x = unit(engine), y = unit(engine), z = unit(engine);
+    const double angle = max_angle * unit(engine);
+    const double s =
+        std::sin(angle / 2) / (std::sqrt(x * x + y * y + z * z) + 1e-12);
+    return ::ik::testing::Rotation(s * x, s * y, s * z, std::cos(angle / 2));
+  };
+  int differ = 0;
+  int exact = 0;
+  for (int i = 0; i < 300; ++i) {
+    v1::SolveChainRequest request;
+    request.set_rig("humanoid");
+    for (const char* name : {"right_shoulder", "right_elbow"}) {
+      v1::JointPose* joint = request.mutable_pose()->add_joints();
+      joint->set_name(name);
+      *joint->mutable_local()->mutable_rotation() = small_rotation(1.5);
+    }
+    v1::ChainGoal* goal = request.add_goals();
+    goal->set_chain("right_arm");
+    *goal->mutable_target() = Vec(-0.18 - 0.3 * std::abs(unit(engine)),
+                                  1.4 + 0.3 * unit(engine), 0.3 * unit(engine));
+    *goal->mutable_pole() = Vec(-0.18, 0.9, -0.5);
+    v1::SolveChainResponse rule, free;
+    ASSERT_TRUE(Solve(request, &rule).ok());
+    goal->set_history_free(true);
+    ASSERT_TRUE(Solve(request, &free).ok());
+    const v1::GoalResult& a = rule.results(0);
+    const v1::GoalResult& b = free.results(0);
+    EXPECT_NEAR(a.residual(), b.residual(), 1e-9) << i;
+    EXPECT_FALSE(b.branch_switch()) << i;
+    exact += a.residual() < 1e-9;
+    differ += a.rotations(0).rotation().SerializeAsString() !=
+              b.rotations(0).rotation().SerializeAsString();
+  }
+  EXPECT_GT(exact, 100);
+  EXPECT_GT(differ, 0);
+  std::printf(
+      "[ continuity ] %d of 300 exact; %d choose another solution "
+      "history-free\n",
+      exact, differ);
 }
 
 }  // namespace
