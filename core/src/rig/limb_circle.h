@@ -65,10 +65,13 @@ inline constexpr double kBranchSwitchAngle = 2.5 * kPi / 180.0;
 //   - Without `incoming`: of all allowed turns in [-pi, pi], the one nearest
 //     0 (the solver's own plane: the pole's, or the incoming bend plane).
 //   - With `incoming` (the incoming pose's own swivel: the turn, radians,
-//     that carries the solved limb's middle joint to the incoming one's side
-//     of the axis), the continuity rule: the allowed arc that holds it, else
-//     the arc with the end nearest it, and within that arc the turn nearest
-//     0. branch_switch as above.
+//     from the solver's plane to where keeping the incoming bend plane puts
+//     the limb), the continuity rule: the allowed arc that holds it, else
+//     the arc with the end nearest it (arcs that meet across pi are one);
+//     within that arc, from the incoming swivel (or that end) the shorter
+//     way round towards 0, stopping at 0 or at the arc's end on that way.
+//     The turn reports its distance from the incoming swivel and whether
+//     the choice is ambiguous (above).
 // Deterministic.
 std::optional<AllowedTurn> NearestAllowedTurn(
     const LimbCircle& circle, const BallSocketLimit& limit,

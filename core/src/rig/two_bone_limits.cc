@@ -24,9 +24,8 @@ constexpr double kOnAxisSine = 1e-6;
 
 // The largest angle, radians, between the incoming limb's root -> tip and
 // root -> target directions at which the incoming pose counts as pointing
-// at the target (IncomingReaches), and its cosine.
+// at the target (BreaksFromIncoming).
 constexpr double kContinuingAngle = 0.25;
-const double kCosContinuingAngle = Cos(kContinuingAngle);
 
 // A hinge joint whose axis its rotation moves by less than this (radians,
 // about) counts as on the hinge: turning about the axis keeps it there.
@@ -130,19 +129,28 @@ std::optional<double> IncomingSwivelOf(const LimbCircle& circle,
       locals[joints.mid].translation);
 }
 
-// Whether the incoming pose already points the limb at the target: its
-// root -> tip direction within kContinuingAngle of root -> target (the
-// caller fed its previous answer back, or an animation close to the goal).
-// Its swivel is then history worth continuing: an answer far from it is a
-// switch of branch.
-bool IncomingReaches(const Transform& root_model,
+// The angle, radians, between the incoming limb's root -> tip and root ->
+// target directions: small when the caller fed its previous answer back (by
+// about the target's step) or an animation close to the goal.
+double IncomingAngle(const Transform& root_model,
                      absl::Span<const Transform> locals,
                      const TwoBoneJoints& joints, const Vec3& to_target) {
   const Vec3 tip = TransformPoint(Compose(root_model, locals[joints.mid]),
                                   locals[joints.tip].translation) -
                    root_model.translation;
-  return glm::dot(tip, to_target) >
-         kCosContinuingAngle * glm::length(tip) * glm::length(to_target);
+  return Atan2(glm::length(glm::cross(tip, to_target)),
+               glm::dot(tip, to_target));
+}
+
+// Whether a turn `distance` radians from the incoming swivel (outside every
+// allowed arc) breaks from an incoming pose `incoming_angle` from the
+// target: that pose points the limb at the target (within
+// kContinuingAngle), so its swivel is history worth continuing, and the
+// turn is farther from it than the limb may move for the target's step
+// (3 x that angle, at least kBranchSwitchAngle).
+bool BreaksFromIncoming(double distance, double incoming_angle) {
+  return incoming_angle < kContinuingAngle &&
+         distance > std::max(kBranchSwitchAngle, 3.0 * incoming_angle);
 }
 
 // Applies the corrections, then holds the joints to their limits; returns
@@ -190,10 +198,10 @@ std::uint64_t ApplyCorrectionsWithinLimits(
           root_limited.rotation = turn->root;
           root_limited.clamped = true;
         }
-        *branch_switch =
-            turn->ambiguous ||
-            (turn->distance > kBranchSwitchAngle &&
-             IncomingReaches(root_model, locals, joints, to_target));
+        *branch_switch = turn->ambiguous ||
+                         BreaksFromIncoming(turn->distance,
+                                            IncomingAngle(root_model, locals,
+                                                          joints, to_target));
       }
     }
   }

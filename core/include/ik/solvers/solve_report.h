@@ -25,11 +25,12 @@ struct SolveReport {
   // the target.
   int iterations = 0;
   Vec3 tip_model{0.0};  // where the tip ended, model space
-  // The answer does not continue the incoming pose: the two-bone solve held
-  // to a ball-and-socket root found no allowed arc of its exact solutions
-  // that holds the incoming pose's swivel (the arc that held it closed) and
-  // took a turn more than 2.5 degrees from it. Expect a jump from the
-  // incoming pose.
+  // The two-bone solve held to a ball-and-socket root may not continue the
+  // incoming pose here (rig/limb_circle.h): no allowed arc of its exact
+  // solutions holds the incoming pose's swivel while the incoming limb
+  // pointed at the target (within 0.25 rad) and the answer is farther from
+  // that swivel than max(3 x that angle, 2.5 degrees); or two of its choices
+  // tie within 5 degrees. Expect a jump.
   bool branch_switch = false;
 };
 
