@@ -42,7 +42,9 @@ Goals MakeGoals(const Rig& rig, const Chain& chain) {
 }
 
 // range(0): 0 a position goal only, 1 with a pole (the two-bone solver's
-// other control), 2 with a swivel. Each solve starts from the previous
+// other control), 2 with a swivel. range(1), when given: 1 asks for the
+// history-free choice (ChainGoal::history_free), the price of the
+// continuity rule being the difference. Each solve starts from the previous
 // answer, as a tick-to-tick caller would (a swivel solve ignores it).
 void SolveChain(benchmark::State& state, const char* chain_name) {
   const Rig& rig = Humanoid();
@@ -54,6 +56,7 @@ void SolveChain(benchmark::State& state, const char* chain_name) {
   ChainSolveResult result;
   ChainGoal goal;
   goal.chain = chain;
+  goal.history_free = state.range(1) != 0;
   SolveChainJob job;
   job.rig = &rig;
   job.goal = &goal;
@@ -77,13 +80,22 @@ void SolveChain(benchmark::State& state, const char* chain_name) {
 }
 
 void BM_SolveTwoBone(benchmark::State& state) { SolveChain(state, "left_arm"); }
-BENCHMARK(BM_SolveTwoBone)->ArgName("control")->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK(BM_SolveTwoBone)
+    ->ArgNames({"control", "history_free"})
+    ->Args({0, 0})
+    ->Args({0, 1})
+    ->Args({1, 0})
+    ->Args({1, 1})
+    ->Args({2, 0});
 
 void BM_SolveFabrik(benchmark::State& state) {
   SolveChain(state, "left_arm_clavicle");
 }
 // FABRIK ignores a pole.
-BENCHMARK(BM_SolveFabrik)->ArgName("control")->Arg(0)->Arg(2);
+BENCHMARK(BM_SolveFabrik)
+    ->ArgNames({"control", "history_free"})
+    ->Args({0, 0})
+    ->Args({2, 0});
 
 // The map alone: the zero plane's normal and the bend for a swivel.
 void BM_SwivelBendDirection(benchmark::State& state) {

@@ -250,5 +250,62 @@ TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
       inside, kept_off_zero, outside);
 }
 
+// AllowsTheWayToZero, the continuity rule's shortcut, against the circle
+// sampled with the clamp: when it says the limit allows the whole shorter
+// way from 0 to a turn, every sample on that way is allowed (but those
+// within two samples of a boundary); and it says so for most ways the
+// samples find open.
+TEST(LimbCircleTest, TheWayToZeroIsAllowedWhereTheClampAllowsIt) {
+  const absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok()) << rig.status();
+  std::mt19937_64 engine(1812);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform(-3.0, 3.0);
+  const auto rotation = [&] {
+    return glm::normalize(
+        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
+  };
+  int said = 0;
+  int open = 0;
+  for (const char* name : {"left_shoulder", "left_hip"}) {
+    const JointDefinition& root = rig->joint(rig->FindJoint(name));
+    const JointConstraint constraint = JointConstraintOf(root);
+    for (int i = 0; i < 1500; ++i) {
+      LimbCircle circle;
+      circle.parent_rotation = rotation();
+      circle.rest_rotation = root.rest.rotation;
+      circle.root_solved = rotation();
+      circle.axis_model =
+          glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+      const SampledCircle sampled = Sample(circle, constraint);
+      const double turn = uniform(engine);
+      const bool allows = AllowsTheWayToZero(circle, root.limit.ball_socket,
+                                             std::cos(turn), std::sin(turn));
+      const int zero = SampledCircle::Of(0.0);
+      const int end = SampledCircle::Of(turn);
+      const int step = turn >= 0.0 ? 1 : -1;
+      bool all = sampled.allowed[zero] && sampled.allowed[end];
+      bool clear = sampled.Clear(zero) && sampled.Clear(end);
+      for (int k = zero; k != end; k += step) {
+        all = all && sampled.At(k);
+        clear = clear && sampled.Clear(k);
+      }
+      if (allows) {
+        ++said;
+        EXPECT_TRUE(all || !clear) << name << " " << i << ": turn " << turn;
+      }
+      if (all && clear) {
+        ++open;
+        EXPECT_TRUE(allows) << name << " " << i << ": turn " << turn;
+      }
+    }
+  }
+  EXPECT_GT(open, 100);
+  std::printf(
+      "[ arcs ] the way to 0 open on %d sampled circles, said open "
+      "on %d\n",
+      open, said);
+}
+
 }  // namespace
 }  // namespace ik::internal

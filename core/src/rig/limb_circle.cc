@@ -58,20 +58,34 @@ struct ModelRotations {
 // The swing cone's arc: the bone's model direction D turns about the axis,
 // so its cosine to the cone's model axis C is A + B1 cos + B2 sin of the
 // turn; at least cos(swing_max) on centre +- half_width.
-Arcs SwingArcs(const LimbCircle& circle, const ModelRotations& model,
-               const BallSocketLimit& limit) {
+// The swing test along the circle: B1 cos + B2 sin of the turn must be at
+// least `needed`.
+struct SwingWave {
+  double b1 = 0.0;
+  double b2 = 0.0;
+  double needed = 0.0;
+};
+SwingWave WaveOfSwing(const LimbCircle& circle, const ModelRotations& model,
+                      const BallSocketLimit& limit) {
   const Vec3& axis = circle.axis_model;
   const Vec3 bone = model.solved * limit.twist_axis;
   const Vec3 cone_axis = model.rest * limit.axis;
   const double along = glm::dot(bone, axis);
   const Vec3 across = bone - along * axis;
   const double constant = along * glm::dot(axis, cone_axis);
-  const double b1 = glm::dot(across, cone_axis);
-  const double b2 = glm::dot(glm::cross(axis, across), cone_axis);
-  const double amplitude = std::sqrt(b1 * b1 + b2 * b2);
   const double cos_max = std::isnan(limit.cos_swing_max) ? Cos(limit.swing_max)
                                                          : limit.cos_swing_max;
-  const double needed = cos_max - constant;
+  return {glm::dot(across, cone_axis),
+          glm::dot(glm::cross(axis, across), cone_axis), cos_max - constant};
+}
+
+Arcs SwingArcs(const LimbCircle& circle, const ModelRotations& model,
+               const BallSocketLimit& limit) {
+  const SwingWave wave = WaveOfSwing(circle, model, limit);
+  const double b1 = wave.b1;
+  const double b2 = wave.b2;
+  const double amplitude = std::sqrt(b1 * b1 + b2 * b2);
+  const double needed = wave.needed;
   Arcs arcs;
   if (needed <= -amplitude) {
     arcs.Add(-kPi, kPi);
@@ -131,6 +145,14 @@ TwistWaves WavesOfTwist(const LimbCircle& circle, const ModelRotations& model,
   return {w, above, below};
 }
 
+// Whether `twist`'s test holds at the half turn with cosine and sine
+// (c, s) (TwistArcs' `allowed`).
+bool TwistAllows(const TwistWaves& twist, double c, double s) {
+  const double sign = twist.w.At(c, s) < 0.0 ? -1.0 : 1.0;
+  return sign * twist.above.At(c, s) >= 0.0 &&
+         sign * twist.below.At(c, s) >= 0.0;
+}
+
 // The twist range's arcs. In the half turn theta, the root's rotation
 // relative to its rest is cos(theta) Q0 + sin(theta) Q1, so the twist's
 // (w, s) (w the scalar part, s the vector part along the bone) are waves,
@@ -164,10 +186,7 @@ Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
   }
   points[count++] = 0.5 * kPi;
   const auto allowed = [&](double theta) {
-    const double c = Cos(theta);
-    const double si = Sin(theta);
-    const double sign = w.At(c, si) < 0.0 ? -1.0 : 1.0;
-    return sign * above.At(c, si) >= 0.0 && sign * below.At(c, si) >= 0.0;
+    return TwistAllows(waves, Cos(theta), Sin(theta));
   };
   double open = 0.0;
   bool inside = false;
@@ -179,6 +198,15 @@ Arcs TwistArcs(const LimbCircle& circle, const ModelRotations& model,
   }
   if (inside) arcs.Add(2.0 * open, 2.0 * points[count - 1]);
   return arcs;
+}
+
+// Whether a wave keeps its sign (or touches 0 only at an end) from the half
+// turn 0 to the one with cosine and sine (c, s), less than a quarter turn
+// away: one sign change at most per half turn, so its ends tell.
+bool KeepsSign(const Wave& wave, double c, double s) {
+  const double at_zero = wave.a;
+  const double at_end = wave.At(c, s);
+  return !(at_zero > 0.0 && at_end < 0.0) && !(at_zero < 0.0 && at_end > 0.0);
 }
 
 // The arcs both the swing cone and the twist range allow, up to 16, an
@@ -323,6 +351,37 @@ Choice ContinuingChoice(const AllowedArcs& allowed, double incoming) {
 }
 
 }  // namespace
+
+bool AllowsTheWayToZero(const LimbCircle& circle, const BallSocketLimit& limit,
+                        double cos_turn, double sin_turn) {
+  const ModelRotations model(circle);
+  // The swing test, B1 cos + B2 sin >= needed, a wave with one minimum, at
+  // the direction -(B1, B2): on the way, its least value is that minimum if
+  // the way passes it, else at an end.
+  const SwingWave swing = WaveOfSwing(circle, model, limit);
+  if (swing.b1 < swing.needed ||
+      swing.b1 * cos_turn + swing.b2 * sin_turn < swing.needed) {
+    return false;
+  }
+  // (-b1, -b2) between 0 and the turn, the shorter way.
+  const double side = sin_turn >= 0.0 ? 1.0 : -1.0;
+  const bool passes =
+      side * -swing.b2 >= 0.0 &&
+      side * (-swing.b1 * sin_turn + swing.b2 * cos_turn) >= 0.0;
+  if (passes &&
+      -std::sqrt(swing.b1 * swing.b1 + swing.b2 * swing.b2) < swing.needed) {
+    return false;
+  }
+  if (!limit.has_twist) return true;
+  // The twist's waves in the half turn, from 0 to half the turn (less than
+  // a quarter turn: cos > 0).
+  const double c = std::sqrt(0.5 * (1.0 + cos_turn));
+  if (!(c > 0.0)) return false;
+  const double s = sin_turn / (2.0 * c);
+  const TwistWaves twist = WavesOfTwist(circle, model, limit);
+  return TwistAllows(twist, 1.0, 0.0) && KeepsSign(twist.w, c, s) &&
+         KeepsSign(twist.above, c, s) && KeepsSign(twist.below, c, s);
+}
 
 Quat TurnedRoot(const LimbCircle& circle, double angle) {
   return glm::normalize(glm::conjugate(circle.parent_rotation) *

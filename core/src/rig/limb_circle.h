@@ -57,6 +57,14 @@ struct AllowedTurn {
 // the 5 degrees a limb may always turn in one step.
 inline constexpr double kBranchSwitchAngle = 2.5 * kPi / 180.0;
 
+// Whether `limit` allows every turn of the circle from 0 to the turn with
+// cosine and sine (cos_turn, sin_turn) (unit; not a half turn), the
+// shorter way round: then the continuity rule, from that turn as the
+// incoming swivel, takes 0 (when the way is not nearly a half turn). Closed
+// form without trigonometry; false in doubt (NearestAllowedTurn decides).
+bool AllowsTheWayToZero(const LimbCircle& circle, const BallSocketLimit& limit,
+                        double cos_turn, double sin_turn);
+
 // The allowed turn the solver takes, the root rotation `limit` allows --
 // its swing cone and twist range, found in closed form as arcs of the
 // circle, the chosen end checked with ApplyJointConstraint (`constraint`,

@@ -27,6 +27,9 @@ constexpr double kOnAxisSine = 1e-6;
 // at the target (BreaksFromIncoming).
 constexpr double kContinuingAngle = 0.25;
 
+// The cosine of kBranchSwitchAngle.
+const double kCosBranchSwitchAngle = Cos(kBranchSwitchAngle);
+
 // A hinge joint whose axis its rotation moves by less than this (radians,
 // about) counts as on the hinge: turning about the axis keeps it there.
 constexpr double kOnHingeSlack = 1e-12;
@@ -86,6 +89,12 @@ void SetJobWithinLimits(const JointDefinition& mid, const MidStart& start,
   job.tolerance = tolerance;
 }
 
+// A turn of the circle as its cosine and sine times a positive factor.
+struct TurnDirection {
+  double x = 1.0;
+  double y = 0.0;
+};
+
 // The incoming pose's swivel on `circle`: the turn about its axis from
 // the solved limb's middle joint to where keeping the incoming bend plane
 // puts it -- the incoming limb, bent as solved (`bent_tip`, root -> tip
@@ -93,9 +102,10 @@ void SetJobWithinLimits(const JointDefinition& mid, const MidStart& start,
 // arc (TwoBoneJob's answer without a pole; `upper`, root -> middle joint
 // with the incoming root rotation). nullopt when either middle joint lies
 // on the axis (a limb straight along it).
-std::optional<double> IncomingSwivel(const LimbCircle& circle,
-                                     const Vec3& upper, const Vec3& bent_tip,
-                                     const Vec3& upper_local) {
+std::optional<TurnDirection> IncomingSwivel(const LimbCircle& circle,
+                                            const Vec3& upper,
+                                            const Vec3& bent_tip,
+                                            const Vec3& upper_local) {
   const Vec3& axis = circle.axis_model;
   const auto across = [&](const Vec3& middle) {
     return middle - glm::dot(middle, axis) * axis;
@@ -107,18 +117,17 @@ std::optional<double> IncomingSwivel(const LimbCircle& circle,
   if (!(glm::dot(solved, solved) > floor && glm::dot(kept, kept) > floor)) {
     return std::nullopt;
   }
-  return Atan2(glm::dot(axis, glm::cross(solved, kept)),
-               glm::dot(solved, kept));
+  return TurnDirection{glm::dot(solved, kept),
+                       glm::dot(axis, glm::cross(solved, kept))};
 }
 
-// IncomingSwivel for the limb of `joints` bent by `mid_turned`; 0 without
-// a pole, where the solver's plane keeps the incoming bend plane.
-std::optional<double> IncomingSwivelOf(const LimbCircle& circle,
-                                       const TwoBoneJoints& joints,
-                                       const Transform& root_model,
-                                       const Quat& mid_turned, bool pole,
-                                       absl::Span<const Transform> locals) {
-  if (!pole) return 0.0;
+// IncomingSwivel for the limb of `joints` bent by `mid_turned`; no turn
+// without a pole, where the solver's plane keeps the incoming bend plane.
+std::optional<TurnDirection> IncomingSwivelOf(
+    const LimbCircle& circle, const TwoBoneJoints& joints,
+    const Transform& root_model, const Quat& mid_turned, bool pole,
+    absl::Span<const Transform> locals) {
+  if (!pole) return TurnDirection{};
   Transform mid_local = locals[joints.mid];
   mid_local.rotation = mid_turned;
   const Transform mid_model = Compose(root_model, mid_local);
@@ -127,6 +136,57 @@ std::optional<double> IncomingSwivelOf(const LimbCircle& circle,
       TransformPoint(mid_model, locals[joints.tip].translation) -
           root_model.translation,
       locals[joints.mid].translation);
+}
+
+// Whether the continuity rule, from the incoming swivel `turn`, surely
+// takes the solver's own plane, the root there being within the limit: the
+// limit allows the whole shorter way from the swivel to it, and the way is
+// not nearly a half turn (where it is ambiguous).
+bool KeepsTheSolversPlane(const LimbCircle& circle,
+                          const BallSocketLimit& limit,
+                          const TurnDirection& turn) {
+  const double length = std::sqrt(turn.x * turn.x + turn.y * turn.y);
+  const double c = turn.x / length;
+  return c > -kCosBranchSwitchAngle &&
+         AllowsTheWayToZero(circle, limit, c, turn.y / length);
+}
+
+// The circle of the limb's exact solutions about root -> target
+// (`to_target`, not zero) for `root` at `root_model` under its local
+// rotation `root_local`, solved to `root_solved`.
+LimbCircle CircleOf(const JointDefinition& root, const Transform& root_model,
+                    const Quat& root_local, const Quat& root_solved,
+                    const Vec3& to_target) {
+  LimbCircle circle;
+  circle.parent_rotation = root_model.rotation * glm::conjugate(root_local);
+  circle.rest_rotation = root.rest.rotation;
+  circle.root_solved = root_solved;
+  circle.axis_model = to_target / glm::length(to_target);
+  return circle;
+}
+
+// What the incoming pose tells the continuity rule: `keep`, the solver's
+// own plane surely (KeepsTheSolversPlane, the root there within the
+// limit: `clamped` false), else the incoming swivel's angle (nullopt when
+// it has none).
+struct IncomingChoice {
+  bool keep = false;
+  std::optional<double> incoming;
+};
+IncomingChoice ChooseFromIncoming(const LimbCircle& circle,
+                                  const BallSocketLimit& limit,
+                                  const TwoBoneJoints& joints,
+                                  const Transform& root_model,
+                                  const Quat& mid_turned, bool pole,
+                                  bool clamped,
+                                  absl::Span<const Transform> locals) {
+  IncomingChoice choice;
+  const std::optional<TurnDirection> swivel =
+      IncomingSwivelOf(circle, joints, root_model, mid_turned, pole, locals);
+  if (!swivel.has_value()) return choice;
+  choice.keep = !clamped && KeepsTheSolversPlane(circle, limit, *swivel);
+  if (!choice.keep) choice.incoming = Atan2(swivel->y, swivel->x);
+  return choice;
 }
 
 // The angle, radians, between the incoming limb's root -> tip and root ->
@@ -163,7 +223,6 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     const Transform& root_model, const Vec3& target_model,
     const Quat& root_correction, const Quat& mid_correction, bool pole,
     bool history_free, absl::Span<Transform> locals, bool* branch_switch) {
-  std::uint64_t mask = 0;
   const Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
   const JointConstraint root_constraint =
       JointConstraintOf(rig.joint(joints.root));
@@ -173,24 +232,25 @@ std::uint64_t ApplyCorrectionsWithinLimits(
       ApplyJointConstraint(root_constraint, root_solved);
   const JointDefinition& root = rig.joint(joints.root);
   const Vec3 to_target = target_model - root_model.translation;
+  // The circle of exact solutions: where the limit would pull the tip off,
+  // another point of it may be within the limit; and with a pole, the point
+  // the continuity rule keeps to may not be the pole's. (Without a pole the
+  // incoming swivel is the solver's own plane: a root the limit leaves
+  // alone already holds it.)
   if (root.limit.kind == JointLimit::Kind::kBallSocket &&
-      glm::length(to_target) >= kMinDirectionLength) {
-    // The circle of exact solutions: where the limit would pull the tip
-    // off, another point of it may be within the limit; and the point the
-    // continuity rule keeps to may not be the solver's own.
-    LimbCircle circle;
-    circle.parent_rotation =
-        root_model.rotation * glm::conjugate(locals[joints.root].rotation);
-    circle.rest_rotation = root.rest.rotation;
-    circle.root_solved = root_solved;
-    circle.axis_model = to_target / glm::length(to_target);
-    const std::optional<double> incoming =
-        history_free ? std::nullopt
-                     : IncomingSwivelOf(circle, joints, root_model, mid_turned,
-                                        pole, locals);
-    if (root_limited.clamped || incoming.has_value()) {
-      if (const std::optional<AllowedTurn> turn = NearestAllowedTurn(
-              circle, root.limit.ball_socket, root_constraint, incoming)) {
+      glm::length(to_target) >= kMinDirectionLength &&
+      (root_limited.clamped || (pole && !history_free))) {
+    const LimbCircle circle = CircleOf(
+        root, root_model, locals[joints.root].rotation, root_solved, to_target);
+    const IncomingChoice choice =
+        history_free ? IncomingChoice{}
+                     : ChooseFromIncoming(circle, root.limit.ball_socket,
+                                          joints, root_model, mid_turned, pole,
+                                          root_limited.clamped, locals);
+    if (!choice.keep && (root_limited.clamped || choice.incoming)) {
+      if (const std::optional<AllowedTurn> turn =
+              NearestAllowedTurn(circle, root.limit.ball_socket,
+                                 root_constraint, choice.incoming)) {
         // Within the limit up to its clamp slack (kLimitClampSlack): kept as
         // found, so the tip stays on the circle through the target. A turn
         // off the solver's plane ends on the limit: the limit held it.
@@ -206,7 +266,7 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     }
   }
   locals[joints.root].rotation = root_limited.rotation;
-  if (root_limited.clamped) mask |= kRootLimited;
+  std::uint64_t mask = root_limited.clamped ? kRootLimited : 0;
   if (start.hinge) {
     locals[joints.mid].rotation = mid_turned;
   } else {
