@@ -23,6 +23,19 @@
 
 namespace ik::testing {
 
+// A ball-and-socket's rotation relative to its rest: the bone turned to the
+// direction `cosine` and `sine` away from the cone's axis at `azimuth` about
+// it, then twisted by `twist` about itself.
+inline Quat BallSocketRotation(const BallSocketLimit& ball, double cosine,
+                               double sine, double azimuth, double twist) {
+  const Vec3 across = AnyPerpendicular(ball.axis);
+  const Vec3 side = glm::cross(ball.axis, across);
+  const Vec3 direction =
+      cosine * ball.axis +
+      sine * (std::cos(azimuth) * across + std::sin(azimuth) * side);
+  return FromTo(ball.twist_axis, direction) * AngleAxis(twist, ball.twist_axis);
+}
+
 // A local rotation for `joint` within its limit.
 inline Quat RandomRotationWithinLimit(const JointDefinition& joint,
                                       std::mt19937_64& engine) {
@@ -42,17 +55,11 @@ inline Quat RandomRotationWithinLimit(const JointDefinition& joint,
           1.0 - unit(engine) * (1.0 - std::cos(ball.swing_max));
       const double sine = std::sqrt(std::max(0.0, 1.0 - cosine * cosine));
       const double azimuth = 2.0 * kPi * unit(engine);
-      const Vec3 across = AnyPerpendicular(ball.axis);
-      const Vec3 side = glm::cross(ball.axis, across);
-      const Vec3 direction =
-          cosine * ball.axis +
-          sine * (std::cos(azimuth) * across + std::sin(azimuth) * side);
       const double twist =
           ball.has_twist ? ball.twist.min +
                                unit(engine) * (ball.twist.max - ball.twist.min)
                          : kPi * (2.0 * unit(engine) - 1.0);
-      relative = FromTo(ball.twist_axis, direction) *
-                 AngleAxis(twist, ball.twist_axis);
+      relative = BallSocketRotation(ball, cosine, sine, azimuth, twist);
       break;
     }
     case JointLimit::Kind::kNone: {
@@ -96,16 +103,11 @@ inline Quat RandomRotationBeyondLimit(const JointDefinition& joint,
           unit(engine) < 0.5
               ? std::min(kPi, ball.swing_max + 1e-3 + unit(engine))
               : ball.swing_max * unit(engine);
-      const Vec3 across = AnyPerpendicular(ball.axis);
-      const Vec3 side = glm::cross(ball.axis, across);
       const double azimuth = 2.0 * kPi * unit(engine);
-      const Vec3 direction = std::cos(swing) * ball.axis +
-                             std::sin(swing) * (std::cos(azimuth) * across +
-                                                std::sin(azimuth) * side);
       const double twist = ball.has_twist ? beyond(ball.twist)
                                           : kPi * (2.0 * unit(engine) - 1.0);
-      relative = FromTo(ball.twist_axis, direction) *
-                 AngleAxis(twist, ball.twist_axis);
+      relative = BallSocketRotation(ball, std::cos(swing), std::sin(swing),
+                                    azimuth, twist);
       break;
     }
     case JointLimit::Kind::kNone:
@@ -138,20 +140,15 @@ inline Quat RandomRotationOnLimitBoundary(const JointDefinition& joint,
     const int inside = static_cast<int>(3.0 * unit(engine));  // 0, 1 or 2
     const double swing =
         inside == 1 ? ball.swing_max * unit(engine) : ball.swing_max;
-    const Vec3 across = AnyPerpendicular(ball.axis);
-    const Vec3 side = glm::cross(ball.axis, across);
     const double azimuth = 2.0 * kPi * unit(engine);
-    const Vec3 direction = std::cos(swing) * ball.axis +
-                           std::sin(swing) * (std::cos(azimuth) * across +
-                                              std::sin(azimuth) * side);
     double twist = kPi * (2.0 * unit(engine) - 1.0);
     if (ball.has_twist) {
       twist = inside == 2 ? ball.twist.min +
                                 unit(engine) * (ball.twist.max - ball.twist.min)
                           : end(ball.twist);
     }
-    relative =
-        FromTo(ball.twist_axis, direction) * AngleAxis(twist, ball.twist_axis);
+    relative = BallSocketRotation(ball, std::cos(swing), std::sin(swing),
+                                  azimuth, twist);
   }
   return glm::normalize(joint.rest.rotation * relative);
 }
