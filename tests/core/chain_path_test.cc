@@ -250,6 +250,20 @@ PathFigures FollowPaths(PathCase c, const char* label) {
   return all;
 }
 
+// A two-bone path case: `chain` of `rig`, with the pole at `pole_offset`
+// from its root when `with_pole`.
+PathCase TwoBoneCase(const Rig& rig, const Chain& chain,
+                     const Vec3& pole_offset, bool with_pole,
+                     Incoming incoming) {
+  PathCase c;
+  c.rig = &rig;
+  c.chain = &chain;
+  c.solver = SolverKind::kTwoBone;
+  if (with_pole) c.pole_offset = pole_offset;
+  c.incoming = incoming;
+  return c;
+}
+
 class TwoBonePathTest : public ::testing::TestWithParam<const char*> {};
 
 // The two-bone limbs: exact on every step; a step over the bound has a
@@ -268,13 +282,10 @@ TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
   for (const Incoming incoming :
        {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
     for (const bool with_pole : {false, true}) {
-      PathCase c;
-      c.rig = &*rig;
-      c.chain = &chain;
-      c.solver = SolverKind::kTwoBone;
-      if (with_pole) c.pole_offset = Vec3(0.0, -0.5, leg ? 0.5 : -0.5);
-      c.incoming = incoming;
-      const PathFigures all = FollowPaths(c, GetParam());
+      const PathFigures all = FollowPaths(
+          TwoBoneCase(*rig, chain, Vec3(0.0, -0.5, leg ? 0.5 : -0.5), with_pole,
+                      incoming),
+          GetParam());
       EXPECT_LE(all.largest_residual, 1e-6);
       EXPECT_LT(all.largest_ratio, 2.0);
       EXPECT_LE(all.flagged, all.steps / 40);
@@ -293,12 +304,8 @@ TEST(TwoBonePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
   for (const Incoming incoming :
        {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
     for (const bool with_pole : {false, true}) {
-      PathCase c;
-      c.rig = &*rig;
-      c.chain = &chain;
-      c.solver = SolverKind::kTwoBone;
-      if (with_pole) c.pole_offset = Vec3(0.0, -0.5, -0.5);
-      c.incoming = incoming;
+      PathCase c =
+          TwoBoneCase(*rig, chain, Vec3(0.0, -0.5, -0.5), with_pole, incoming);
       c.history_free = true;
       largest = std::max(
           largest, FollowPaths(c, "right_arm history-free").largest_ratio);

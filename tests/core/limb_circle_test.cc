@@ -4,6 +4,7 @@
 #include "rig/limb_circle.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -28,6 +29,33 @@ bool SameBits(double a, double b) {
 bool SameBits(const Quat& a, const Quat& b) {
   return std::memcmp(&a, &b, sizeof(Quat)) == 0;
 }
+
+// Seeded circles about a root: random parent and solved rotations and a
+// random axis, drawn in a fixed order.
+class RandomCircles {
+ public:
+  explicit RandomCircles(std::uint64_t seed) : engine_(seed) {}
+
+  LimbCircle Next(const JointDefinition& root) {
+    LimbCircle circle;
+    circle.parent_rotation = Rotation();
+    circle.rest_rotation = root.rest.rotation;
+    circle.root_solved = Rotation();
+    circle.axis_model = glm::normalize(
+        Vec3(normal_(engine_), normal_(engine_), normal_(engine_)));
+    return circle;
+  }
+  std::mt19937_64& engine() { return engine_; }
+
+ private:
+  Quat Rotation() {
+    return glm::normalize(Quat(normal_(engine_), normal_(engine_),
+                               normal_(engine_), normal_(engine_)));
+  }
+
+  std::mt19937_64 engine_;
+  std::normal_distribution<double> normal_;
+};
 
 // RemainderOfHalfTurn is std::remainder(x, kPi) bit for bit: on the ends
 // and midpoints of the range and their neighbours, signed zeros, NaN, and
@@ -63,21 +91,11 @@ TEST(LimbCircleTest, TheTurnComesWithItsRootRotationWithinTheLimit) {
   const JointDefinition& hip = rig->joint(rig->FindJoint("left_hip"));
   ASSERT_EQ(hip.limit.kind, JointLimit::Kind::kBallSocket);
   const JointConstraint constraint = JointConstraintOf(hip);
-  std::mt19937_64 engine(1810);
-  std::normal_distribution<double> normal;
-  const auto rotation = [&] {
-    return glm::normalize(
-        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
-  };
+  RandomCircles circles(1810);
   int found = 0;
   int searched = 0;
   for (int i = 0; i < 3000; ++i) {
-    LimbCircle circle;
-    circle.parent_rotation = rotation();
-    circle.rest_rotation = hip.rest.rotation;
-    circle.root_solved = rotation();
-    circle.axis_model =
-        glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+    const LimbCircle circle = circles.Next(hip);
     const std::optional<AllowedTurn> turn =
         NearestAllowedTurn(circle, hip.limit.ball_socket, constraint);
     ++searched;
@@ -159,13 +177,8 @@ double Gap(double a, double b) {
 TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
   const absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok()) << rig.status();
-  std::mt19937_64 engine(1811);
-  std::normal_distribution<double> normal;
+  RandomCircles circles(1811);
   std::uniform_real_distribution<double> uniform(-kPi, kPi);
-  const auto rotation = [&] {
-    return glm::normalize(
-        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
-  };
   int kept_off_zero = 0;  // 0 allowed, yet not reached from the swivel
   int inside = 0;
   int outside = 0;
@@ -173,14 +186,9 @@ TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
     const JointDefinition& root = rig->joint(rig->FindJoint(name));
     const JointConstraint constraint = JointConstraintOf(root);
     for (int i = 0; i < 1500; ++i) {
-      LimbCircle circle;
-      circle.parent_rotation = rotation();
-      circle.rest_rotation = root.rest.rotation;
-      circle.root_solved = rotation();
-      circle.axis_model =
-          glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+      const LimbCircle circle = circles.Next(root);
       const SampledCircle sampled = Sample(circle, constraint);
-      const double incoming = uniform(engine);
+      const double incoming = uniform(circles.engine());
       const std::optional<AllowedTurn> free =
           NearestAllowedTurn(circle, root.limit.ball_socket, constraint);
       const std::optional<AllowedTurn> turn = NearestAllowedTurn(
@@ -258,27 +266,17 @@ TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
 TEST(LimbCircleTest, TheWayToZeroIsAllowedWhereTheClampAllowsIt) {
   const absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok()) << rig.status();
-  std::mt19937_64 engine(1812);
-  std::normal_distribution<double> normal;
+  RandomCircles circles(1812);
   std::uniform_real_distribution<double> uniform(-3.0, 3.0);
-  const auto rotation = [&] {
-    return glm::normalize(
-        Quat(normal(engine), normal(engine), normal(engine), normal(engine)));
-  };
   int said = 0;
   int open = 0;
   for (const char* name : {"left_shoulder", "left_hip"}) {
     const JointDefinition& root = rig->joint(rig->FindJoint(name));
     const JointConstraint constraint = JointConstraintOf(root);
     for (int i = 0; i < 1500; ++i) {
-      LimbCircle circle;
-      circle.parent_rotation = rotation();
-      circle.rest_rotation = root.rest.rotation;
-      circle.root_solved = rotation();
-      circle.axis_model =
-          glm::normalize(Vec3(normal(engine), normal(engine), normal(engine)));
+      const LimbCircle circle = circles.Next(root);
       const SampledCircle sampled = Sample(circle, constraint);
-      const double turn = uniform(engine);
+      const double turn = uniform(circles.engine());
       const bool allows = AllowsTheWayToZero(circle, root.limit.ball_socket,
                                              std::cos(turn), std::sin(turn));
       const int zero = SampledCircle::Of(0.0);
