@@ -145,13 +145,13 @@ struct PathCase {
 PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
   const Rig& rig = *c.rig;
   const Chain& chain = *c.chain;
-  const auto [from, to] = SmoothInLimitPair(rig, chain, engine);
+  const InLimitPair path = SmoothInLimitPair(rig, chain, engine);
   const std::vector<Quat> fixed = InLimitRotations(rig, chain, engine);
-  const auto [animated_from, animated_to] =
-      SmoothInLimitPair(rig, chain, engine);
+  const InLimitPair animation = SmoothInLimitPair(rig, chain, engine);
   const int tip = chain.joints.back();
   const auto target_at = [&](double t) {
-    return testing::ModelTransforms(rig, Between(rig, chain, from, to, t))[tip]
+    return testing::ModelTransforms(
+               rig, Between(rig, chain, path.from, path.to, t))[tip]
         .translation;
   };
   // Steps of at most 1.5 cm (measured along a fine sampling of the path).
@@ -170,7 +170,7 @@ PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
   if (c.pole_offset.has_value()) goal.pole_world = root + *c.pole_offset;
   testing::ChainSolveRunner solver(rig);
   PathFigures figures;
-  std::vector<Transform> answer = Between(rig, chain, from, to, 0.0);
+  std::vector<Transform> answer = Between(rig, chain, path.from, path.to, 0.0);
   std::vector<Quat> before;
   Vec3 target_before(0.0);
   bool flagged_before = false;
@@ -182,7 +182,7 @@ PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
         c.incoming == Incoming::kWarm ? answer
         : c.incoming == Incoming::kFixed
             ? Between(rig, chain, fixed, fixed, 0.0)
-            : Between(rig, chain, animated_from, animated_to, t);
+            : Between(rig, chain, animation.from, animation.to, t);
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(goal, Transform(), absl::MakeSpan(locals));
     EXPECT_TRUE(result.ok()) << result.status();

@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "draws.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/base/joint_limits.h"
@@ -31,7 +32,7 @@ bool SameBits(const Quat& a, const Quat& b) {
 }
 
 // Seeded circles about a root: random parent and solved rotations and a
-// random axis, drawn in a fixed order.
+// random axis, drawn in an order no compiler changes (draws.h).
 class RandomCircles {
  public:
   explicit RandomCircles(std::uint64_t seed) : engine_(seed) {}
@@ -41,16 +42,14 @@ class RandomCircles {
     circle.parent_rotation = Rotation();
     circle.rest_rotation = root.rest.rotation;
     circle.root_solved = Rotation();
-    circle.axis_model = glm::normalize(
-        Vec3(normal_(engine_), normal_(engine_), normal_(engine_)));
+    circle.axis_model = glm::normalize(testing::DrawVec3(normal_, engine_));
     return circle;
   }
   std::mt19937_64& engine() { return engine_; }
 
  private:
   Quat Rotation() {
-    return glm::normalize(Quat(normal_(engine_), normal_(engine_),
-                               normal_(engine_), normal_(engine_)));
+    return glm::normalize(testing::DrawQuat(normal_, engine_));
   }
 
   std::mt19937_64 engine_;
@@ -229,8 +228,8 @@ TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
         }
       } else {
         ++outside;
+        std::optional<int> nearest_sample;
         double nearest = kPi;
-        int nearest_sample = 0;
         for (int s = 0; s < kSamples; ++s) {
           const double gap = Gap(SampledCircle::Angle(s), incoming);
           if (sampled.allowed[s] && gap < nearest) {
@@ -238,13 +237,17 @@ TEST(LimbCircleTest, KeepsToTheArcThatHoldsTheIncomingSwivel) {
             nearest_sample = s;
           }
         }
-        // The arc with the end nearest the incoming swivel, and the distance
-        // to that end.
-        EXPECT_NEAR(turn->distance, nearest, 2.0 * kSampleWidth)
+        // The arc with the end nearest the incoming swivel, at that end's
+        // distance; an arc narrower than the sampling (a pose touching the
+        // limit) may be nearer than any sample shows.
+        EXPECT_LE(turn->distance, nearest + 2.0 * kSampleWidth)
             << name << " " << i;
-        EXPECT_TRUE(
-            sampled.OneArc(nearest_sample, SampledCircle::Of(turn->angle)))
-            << name << " " << i;
+        if (nearest_sample.has_value() &&
+            turn->distance > nearest - 2.0 * kSampleWidth) {
+          EXPECT_TRUE(
+              sampled.OneArc(*nearest_sample, SampledCircle::Of(turn->angle)))
+              << name << " " << i;
+        }
       }
     }
   }

@@ -146,8 +146,11 @@ TEST_F(SolveSwivelTest, HistoryFreeChoosesAnotherInLimitSolutionAsExactly) {
     }
     v1::ChainGoal* goal = request.add_goals();
     goal->set_chain("right_arm");
-    *goal->mutable_target() = Vec(-0.18 - 0.3 * std::abs(unit(engine)),
-                                  1.4 + 0.3 * unit(engine), 0.3 * unit(engine));
+    // One draw at a time: argument order is the compiler's.
+    const double x = -0.18 - 0.3 * std::abs(unit(engine));
+    const double y = 1.4 + 0.3 * unit(engine);
+    const double z = 0.3 * unit(engine);
+    *goal->mutable_target() = Vec(x, y, z);
     *goal->mutable_pole() = Vec(-0.18, 0.9, -0.5);
     v1::SolveChainResponse rule, free;
     ASSERT_TRUE(Solve(request, &rule).ok());
