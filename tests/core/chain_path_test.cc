@@ -365,9 +365,11 @@ TEST(TwoBoneSingularityTest, ReportsTheSingularDirectionsOfItsOwnPlane) {
 
 // The iterative solvers along the same paths: the clavicle arm (four
 // joints) with FABRIK, CCD and torque, and the tail with each. FABRIK and
-// CCD reach every target within the chain's tolerance, and every joint an
-// answer leaves on its limit is in limited_joints; the snaps are measured
-// and printed (docs/accuracy.md).
+// CCD reach every target within the chain's tolerance, every joint an
+// answer leaves on its limit is in limited_joints, and flagged steps stay
+// rare. Fed their previous answer, the arm's solvers keep its last limb's
+// swivel: no step over twice the bound (the history-free choice, below,
+// flips it). The snaps are measured and printed (docs/accuracy.md).
 TEST(IterativePathTest, FollowsSmoothPaths) {
   absl::StatusOr<Rig> humanoid = testing::HumanoidRig();
   ASSERT_TRUE(humanoid.ok());
@@ -398,9 +400,29 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
           EXPECT_LE(all.largest_residual, chain.tolerance + 1e-9) << label;
         }
         EXPECT_EQ(all.unlisted, 0) << label;
+        EXPECT_LE(all.flagged, all.steps / 40) << label;
+        if (incoming == Incoming::kWarm && named.rig == &*humanoid) {
+          EXPECT_LT(all.largest_ratio, 2.0) << label;
+        }
       }
     }
   }
+}
+
+// FABRIK on the clavicle arm fed its previous answer, history-free: the
+// iterations' own turn of the last limb about its root -> tip axis drifts
+// and flips, the snaps the continuity rule removes.
+TEST(IterativePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  PathCase c;
+  c.rig = &*rig;
+  c.chain = rig->FindChain("left_arm_clavicle");
+  c.solver = SolverKind::kFabrik;
+  c.history_free = true;
+  EXPECT_GT(
+      FollowPaths(c, "left_arm_clavicle history-free fabrik").largest_ratio,
+      5.0);
 }
 
 }  // namespace

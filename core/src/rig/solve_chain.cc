@@ -174,15 +174,14 @@ bool WithinStraightReach(const SolveChainJob& job,
 // passes where CCD's sweeps crawl along a limit. An answer replaces the
 // one kept when its tip ends nearer (the answer then names its solver);
 // returns the chain locals to keep.
-const Transform* RetryWithOtherSolvers(const SolveChainJob& job,
-                                       SolverKind first_solver,
-                                       const ChainJob& first,
-                                       ChainSolveResult& answer,
-                                       std::uint64_t& mask) {
+Transform* RetryWithOtherSolvers(const SolveChainJob& job,
+                                 SolverKind first_solver, const ChainJob& first,
+                                 ChainSolveResult& answer,
+                                 std::uint64_t& mask) {
   const Chain& chain = *job.goal->chain;
   SolveChainWorkspace& workspace = *job.workspace;
   const int count = static_cast<int>(chain.joints.size());
-  const Transform* kept = workspace.chain_locals.data();
+  Transform* kept = workspace.chain_locals.data();
   for (const SolverKind solver : {SolverKind::kTorque, SolverKind::kFabrik}) {
     if (solver == first_solver) continue;
     // The retry's joints: the other buffer than the one kept.
@@ -210,6 +209,36 @@ const Transform* RetryWithOtherSolvers(const SolveChainJob& job,
     if (stop_reason == StopReason::kReached) break;
   }
   return kept;
+}
+
+// The continuity rule on an iterative answer (`solved`, the chain's joints;
+// the job's locals still the incoming pose): the last limb turned about its
+// root -> tip axis to the incoming pose's swivel, or the nearest end of the
+// arc its root's limit allows (internal::HoldIncomingLimbSwivel). Updates the
+// root's bit of `mask` (set when it ends on its limit) and the answer's
+// branch switch and flip report.
+void KeepIncomingLimbSwivel(const SolveChainJob& job,
+                            const Transform& parent_model, Transform* solved,
+                            ChainSolveResult& answer, std::uint64_t& mask) {
+  const Chain& chain = *job.goal->chain;
+  const int count = static_cast<int>(chain.joints.size());
+  const int root = count - 3;
+  Transform root_model =
+      chain.ancestors.empty() ? solved[0] : Compose(parent_model, solved[0]);
+  for (int k = 1; k <= root; ++k) root_model = Compose(root_model, solved[k]);
+  const JointDefinition& definition = job.rig->joint(chain.joints[root]);
+  const internal::LimbSwivelHold hold = internal::HoldIncomingLimbSwivel(
+      definition, root_model, job.locals[chain.joints[root]].rotation,
+      solved[root + 1], solved[root + 2].translation, solved[root].rotation);
+  answer.report.branch_switch = hold.branch_switch;
+  answer.singularity_angle = hold.singularity_angle;
+  answer.near_singularity = hold.singularity_angle <= chain.flip_warning_angle;
+  if (!hold.turned) return;
+  const std::uint64_t bit = std::uint64_t{1} << root;
+  mask = OnJointLimitBoundary(definition.limit, definition.rest.rotation,
+                              solved[root].rotation)
+             ? mask | bit
+             : mask & ~bit;
 }
 
 // FABRIK, CCD or the torque solver on a copy of the chain's joints, written
@@ -253,12 +282,15 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
     status = FabrikJob{chain_job}.Run();
   }
   if (!status.ok()) return ChainRefusedPose(job, chain, status);
-  const Transform* solved = workspace.chain_locals.data();
+  Transform* solved = workspace.chain_locals.data();
   if (solver != SolverKind::kTorque &&
       answer.stop_reason != StopReason::kReached &&
       WithinStraightReach(job, parent_model, target_model,
                           chain_job.tolerance)) {
     solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
+  }
+  if (count >= 3 && !goal.history_free && !goal.swivel.has_value()) {
+    KeepIncomingLimbSwivel(job, parent_model, solved, answer, mask);
   }
   for (int k = 0; k + 1 < count; ++k) {
     job.locals[chain.joints[k]].rotation = solved[k].rotation;

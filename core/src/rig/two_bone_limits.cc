@@ -349,6 +349,53 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
   return absl::OkStatus();
 }
 
+LimbSwivelHold HoldIncomingLimbSwivel(const JointDefinition& root,
+                                      const Transform& root_model,
+                                      const Quat& incoming_root,
+                                      const Transform& mid_local,
+                                      const Vec3& tip_translation,
+                                      Quat& root_local) {
+  LimbSwivelHold hold;
+  const Transform mid_model = Compose(root_model, mid_local);
+  const Vec3 to_tip =
+      TransformPoint(mid_model, tip_translation) - root_model.translation;
+  if (root.limit.kind == JointLimit::Kind::kHinge ||
+      !(glm::length(to_tip) >= kMinDirectionLength)) {
+    return hold;
+  }
+  LimbCircle circle =
+      CircleOf(root, root_model, root_local, root_local, to_tip);
+  // The incoming limb, bent as solved, under the answer's parent.
+  const Quat incoming_model = circle.parent_rotation * incoming_root;
+  const Vec3 upper = incoming_model * mid_local.translation;
+  const Vec3 bent_tip = incoming_model * (mid_local.translation +
+                                          mid_local.rotation * tip_translation);
+  const std::optional<TurnDirection> swivel =
+      IncomingSwivel(circle, upper, bent_tip, mid_local.translation);
+  if (!swivel.has_value()) return hold;
+  hold.singularity_angle = Atan2(glm::length(glm::cross(bent_tip, to_tip)),
+                                 -glm::dot(bent_tip, to_tip));
+  const double incoming = Atan2(swivel->y, swivel->x);
+  if (incoming == 0.0) return hold;
+  Quat turned = TurnedRoot(circle, incoming);
+  if (root.limit.kind == JointLimit::Kind::kBallSocket) {
+    // The swivel as the solver's plane: kept when the limit allows it, else
+    // the nearest end of an allowed arc.
+    circle.root_solved = turned;
+    const std::optional<AllowedTurn> turn = NearestAllowedTurn(
+        circle, root.limit.ball_socket, JointConstraintOf(root), 0.0);
+    if (!turn.has_value()) return hold;
+    turned = turn->root;
+    const double incoming_angle = Atan2(
+        glm::length(glm::cross(bent_tip, to_tip)), glm::dot(bent_tip, to_tip));
+    hold.branch_switch =
+        turn->ambiguous || BreaksFromIncoming(turn->distance, incoming_angle);
+  }
+  root_local = turned;
+  hold.turned = true;
+  return hold;
+}
+
 absl::Status SolveTwoBoneWithLimits(
     const Rig& rig, const TwoBoneJoints& joints, const Transform& root_model,
     const Vec3& target_model, const std::optional<Vec3>& pole_model,

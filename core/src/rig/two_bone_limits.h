@@ -73,6 +73,35 @@ absl::Status SolveTwoBoneWithLimits(
     double tolerance, bool history_free, absl::Span<Transform> locals,
     SolveReport* report, std::uint64_t* limited_mask);
 
+// The continuity rule for the last limb of an iterative chain solve (FABRIK,
+// CCD, torque): turning the limb's root about the root -> tip axis keeps
+// the tip where the solve put it, and the answer's own turn about that
+// axis is whatever the iterations drifted to. The limb is turned to the
+// incoming pose's swivel (the incoming root rotation `incoming_root` with
+// the solved bend, swung onto the tip by the shortest arc: the two-bone
+// solver's plane without a pole), or, where the root's ball-and-socket
+// limit forbids that, to the end of the allowed arc nearest it
+// (NearestAllowedTurn with the swivel as the solver's plane). `root` is the
+// limb root's definition, `root_model` its model transform in the answer,
+// `root_local` its solved local rotation (turned in place), `mid_local` the
+// middle joint's solved local transform and `tip_translation` the tip's
+// local translation. A hinge root (no turn about the axis keeps it on its
+// hinge) and a limb straight along the axis are left alone.
+struct LimbSwivelHold {
+  bool turned = false;         // root_local changed
+  bool branch_switch = false;  // no allowed arc continues the pose
+  // The angle, radians, from the root -> tip direction to the opposite of
+  // the incoming limb's (bent as solved): where the shortest-arc swing flips
+  // (pi when there is no incoming swivel).
+  double singularity_angle = kPi;
+};
+LimbSwivelHold HoldIncomingLimbSwivel(const JointDefinition& root,
+                                      const Transform& root_model,
+                                      const Quat& incoming_root,
+                                      const Transform& mid_local,
+                                      const Vec3& tip_translation,
+                                      Quat& root_local);
+
 // The middle joint's local rotation before the solve, within its limit, and
 // for a hinge its angle (one decomposition serves the check and the angle).
 struct MidStart {

@@ -40,11 +40,14 @@ struct ChainGoal {
   // above the chain and the chain's own translations: never on an earlier
   // solve. The result reports how near the EE axis is to a flip.
   std::optional<double> swivel;
-  // The two-bone solver's choice among the exact in-limit solutions: false,
-  // the continuity rule (the arc of solutions that holds the incoming
-  // pose's swivel, then the pole or bend plane within it; ChainSolveResult's
-  // report.branch_switch when no arc continues the pose); true, the allowed
-  // solution nearest the pole or bend plane, whatever the incoming swivel.
+  // The choice among a limb's exact in-limit solutions (the chain's last
+  // two bones about the limb root -> tip axis): false, the continuity rule
+  // (the arc of solutions that holds the incoming pose's swivel, then the
+  // pole or bend plane within it for the two-bone solver, the incoming bend
+  // plane for FABRIK, CCD and the torque solver; ChainSolveResult's
+  // report.branch_switch when no arc continues the pose); true, the
+  // two-bone solver's allowed solution nearest the pole or bend plane, and
+  // the iterative solvers' own turn, whatever the incoming swivel.
   bool history_free = false;
   std::optional<SolverKind> solver;   // overrides the chain's
   std::optional<int> max_iterations;  // overrides the chain's, >= 1
@@ -89,7 +92,9 @@ struct ChainSolveResult {
   // space ([0, pi/2]). Without one, for the two-bone solver ([0, pi]): the
   // direction opposite the limb's root -> tip once bent, with the incoming
   // root rotation (keeping the incoming bend plane is a shortest-arc swing),
-  // and with a pole, the pole's line. Other solvers without a swivel: false
+  // and with a pole, the pole's line. FABRIK, CCD and the torque solver
+  // without a swivel (not history_free, two bones or more): the same for the
+  // chain's last limb (its root -> tip axis for the EE axis). Otherwise false
   // and 0.
   bool near_singularity = false;
   double singularity_angle = 0.0;
@@ -170,11 +175,14 @@ struct SolveChainJob {
   // solutions) to the point nearest the pole's plane the limit allows, and
   // clamps the root only when none does (reached = false, kOutOfReach);
   // the root is then listed in limited_joints. The pole is used by the
-  // two-bone solver
-  // only. A swivel is honoured by every solver: the two-bone solver turns
-  // it into a pole; the iterative solvers start from the preferred pose
-  // turned into the swivel's plane and, once solved, turn the chain rigidly
-  // about the start -> target axis into that plane exactly (by the smaller
+  // two-bone solver only. Without a swivel and unless history_free, FABRIK,
+  // CCD and the torque solver then turn the chain's last limb about its
+  // root -> tip axis (the tip stays) to the incoming pose's swivel, or to
+  // the nearest end of the arc its root's limit allows. A swivel is
+  // honoured by every solver: the two-bone solver turns it into a pole;
+  // the iterative solvers start from the preferred pose turned into the
+  // swivel's plane and, once solved, turn the chain rigidly about the
+  // start -> target axis into that plane exactly (by the smaller
   // turn that lays the plane closest to its joints onto it, so the side
   // they bent to is kept; the tip stays where it is), then clamp the start
   // joint to its limit (which may pull the tip off the target, as for the
