@@ -6,7 +6,8 @@
 // a snap when a joint turns by more than max(3 x the target's angular step
 // about the chain's root, 5 degrees) and neither answer of the step says
 // branch_switch nor has its EE axis near a singular direction of its plane
-// (near_singularity). Prints the figures docs/accuracy.md quotes.
+// (near_singularity); "flagged" counts the steps whose answer says
+// branch_switch. Prints the figures docs/accuracy.md quotes.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -93,9 +94,9 @@ InLimitPair SmoothInLimitPair(const Rig& rig, const Chain& chain,
 
 struct PathFigures {
   int steps = 0;
-  int flagged = 0;             // an answer of the step says branch_switch
-  int singular = 0;            // else an answer near a singular direction
-  int snaps = 0;               // other steps over the bound
+  int flagged = 0;   // the step's answer says branch_switch
+  int singular = 0;  // else unflagged, an answer near a singular direction
+  int snaps = 0;     // steps over the bound neither end flagged nor singular
   double largest_ratio = 0.0;  // of those other steps: turn / bound
   double largest_residual = 0.0;
   int unlisted = 0;  // answers' joints on a limit's boundary, not listed
@@ -215,8 +216,9 @@ PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
       // A jump sits next to a flagged answer on either side of the step.
       const bool flagged = flagged_before || result->report.branch_switch;
       const bool singular = singular_before || result->near_singularity;
+      figures.flagged += result->report.branch_switch;
       if (flagged) {
-        ++figures.flagged;
+        // excused
       } else if (singular) {
         ++figures.singular;
       } else {
@@ -268,7 +270,10 @@ class TwoBonePathTest : public ::testing::TestWithParam<const char*> {};
 
 // The two-bone limbs: exact on every step; a step over the bound has a
 // flagged answer or one near a singular direction, up to the rates of arc
-// ends near tangency (under 2 x the bound); flagged steps stay rare.
+// ends near tangency and of the pole's plane just outside the flip warning
+// (under 2 x the bound, and fed their previous answer under 1.25 x: the
+// flag catches what the limb's root turns beyond the bound); flagged
+// answers stay rare.
 TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
   absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok());
@@ -287,8 +292,8 @@ TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
                       incoming),
           GetParam());
       EXPECT_LE(all.largest_residual, 1e-6);
-      EXPECT_LT(all.largest_ratio, 2.0);
-      EXPECT_LE(all.flagged, all.steps / 40);
+      EXPECT_LT(all.largest_ratio, incoming == Incoming::kWarm ? 1.25 : 2.0);
+      EXPECT_LE(all.flagged, all.steps / 50);
       EXPECT_EQ(all.unlisted, 0);
     }
   }
@@ -365,11 +370,12 @@ TEST(TwoBoneSingularityTest, ReportsTheSingularDirectionsOfItsOwnPlane) {
 
 // The iterative solvers along the same paths: the clavicle arm (four
 // joints) with FABRIK, CCD and torque, and the tail with each. FABRIK and
-// CCD reach every target within the chain's tolerance, every joint an
-// answer leaves on its limit is in limited_joints, and flagged steps stay
-// rare. Fed their previous answer, the arm's solvers keep its last limb's
-// swivel: no step over twice the bound (the history-free choice, below,
-// flips it). The snaps are measured and printed (docs/accuracy.md).
+// CCD reach every target within the chain's tolerance and every joint an
+// answer leaves on its limit is in limited_joints. On the arm flagged
+// answers stay rare, and fed their previous answer its solvers keep its
+// last limb's swivel: no step over twice the bound (the history-free
+// choice, below, flips it). The snaps are measured and printed
+// (docs/accuracy.md).
 TEST(IterativePathTest, FollowsSmoothPaths) {
   absl::StatusOr<Rig> humanoid = testing::HumanoidRig();
   ASSERT_TRUE(humanoid.ok());
@@ -400,9 +406,11 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
           EXPECT_LE(all.largest_residual, chain.tolerance + 1e-9) << label;
         }
         EXPECT_EQ(all.unlisted, 0) << label;
-        EXPECT_LE(all.flagged, all.steps / 40) << label;
-        if (incoming == Incoming::kWarm && named.rig == &*humanoid) {
-          EXPECT_LT(all.largest_ratio, 2.0) << label;
+        if (named.rig == &*humanoid) {
+          EXPECT_LE(all.flagged, all.steps / 50) << label;
+          if (incoming == Incoming::kWarm) {
+            EXPECT_LT(all.largest_ratio, 2.0) << label;
+          }
         }
       }
     }

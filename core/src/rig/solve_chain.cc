@@ -218,7 +218,8 @@ Transform* RetryWithOtherSolvers(const SolveChainJob& job,
 // root's bit of `mask` (set when it ends on its limit) and the answer's
 // branch switch and flip report.
 void KeepIncomingLimbSwivel(const SolveChainJob& job,
-                            const Transform& parent_model, Transform* solved,
+                            const Transform& parent_model,
+                            const Vec3& target_model, Transform* solved,
                             ChainSolveResult& answer, std::uint64_t& mask) {
   const Chain& chain = *job.goal->chain;
   const int count = static_cast<int>(chain.joints.size());
@@ -226,10 +227,19 @@ void KeepIncomingLimbSwivel(const SolveChainJob& job,
   Transform root_model =
       chain.ancestors.empty() ? solved[0] : Compose(parent_model, solved[0]);
   for (int k = 1; k <= root; ++k) root_model = Compose(root_model, solved[k]);
+  // The incoming pose's tip, seen from the chain's start, against the
+  // target: small when the caller fed back its previous answer.
+  ChainPositions(chain, parent_model, job.locals, *job.workspace);
+  const Vec3* incoming = job.workspace->swivel_positions.data();
+  const Vec3 to_tip = incoming[count - 1] - incoming[0];
+  const Vec3 to_target = target_model - incoming[0];
+  const double incoming_angle = Atan2(
+      glm::length(glm::cross(to_tip, to_target)), glm::dot(to_tip, to_target));
   const JointDefinition& definition = job.rig->joint(chain.joints[root]);
   const internal::LimbSwivelHold hold = internal::HoldIncomingLimbSwivel(
       definition, root_model, job.locals[chain.joints[root]].rotation,
-      solved[root + 1], solved[root + 2].translation, solved[root].rotation);
+      incoming_angle, solved[root + 1], solved[root + 2].translation,
+      solved[root].rotation);
   answer.report.branch_switch = hold.branch_switch;
   answer.singularity_angle = hold.singularity_angle;
   answer.near_singularity = hold.singularity_angle <= chain.flip_warning_angle;
@@ -290,7 +300,8 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
     solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
   }
   if (count >= 3 && !goal.history_free && !goal.swivel.has_value()) {
-    KeepIncomingLimbSwivel(job, parent_model, solved, answer, mask);
+    KeepIncomingLimbSwivel(job, parent_model, target_model, solved, answer,
+                           mask);
   }
   for (int k = 0; k + 1 < count; ++k) {
     job.locals[chain.joints[k]].rotation = solved[k].rotation;

@@ -202,15 +202,56 @@ double IncomingAngle(const Transform& root_model,
                glm::dot(tip, to_target));
 }
 
-// Whether a turn `distance` radians from the incoming swivel (outside every
-// allowed arc) breaks from an incoming pose `incoming_angle` from the
+// Whether the answer breaks from an incoming pose `incoming_angle` from the
 // target: that pose points the limb at the target (within
-// kContinuingAngle), so its swivel is history worth continuing, and the
-// turn is farther from it than the limb may move for the target's step
-// (3 x that angle, at least kBranchSwitchAngle).
-bool BreaksFromIncoming(double distance, double incoming_angle) {
-  return incoming_angle < kContinuingAngle &&
-         distance > std::max(kBranchSwitchAngle, 3.0 * incoming_angle);
+// kContinuingAngle), so it is history worth continuing, and the limb's root
+// turns from `root_in` to `root_out` (local rotations, unit) by more than
+// it may for the target's step: 3 x that angle, at least 2 x
+// kBranchSwitchAngle. (The middle joint's bend follows the target's
+// distance, not the choice of swivel.)
+bool BreaksFromIncoming(double incoming_angle, const Quat& root_in,
+                        const Quat& root_out) {
+  if (!(incoming_angle < kContinuingAngle)) return false;
+  // A turn by more than `bound` has |cos(half the turn)| below its cosine.
+  return std::abs(glm::dot(root_in, root_out)) <
+         Cos(0.5 * std::max(2.0 * kBranchSwitchAngle, 3.0 * incoming_angle));
+}
+
+// The turn of the circle of exact solutions the root takes (the continuity
+// rule, or history-free the allowed turn nearest the solver's plane), into
+// `root_limited` (kept when no turn is allowed); sets *branch_switch.
+void TurnOnCircle(const JointDefinition& root,
+                  const JointConstraint& root_constraint,
+                  const TwoBoneJoints& joints, const Transform& root_model,
+                  const Vec3& to_target, const Quat& root_solved,
+                  const Quat& mid_turned, bool pole, bool history_free,
+                  absl::Span<const Transform> locals,
+                  LimitedRotation& root_limited, bool* branch_switch) {
+  const LimbCircle circle = CircleOf(
+      root, root_model, locals[joints.root].rotation, root_solved, to_target);
+  const IncomingChoice choice =
+      history_free ? IncomingChoice{}
+                   : ChooseFromIncoming(circle, root.limit.ball_socket, joints,
+                                        root_model, mid_turned, pole,
+                                        root_limited.clamped, locals);
+  if (!choice.keep && (root_limited.clamped || choice.incoming)) {
+    if (const std::optional<AllowedTurn> turn = NearestAllowedTurn(
+            circle, root.limit.ball_socket, root_constraint, choice.incoming)) {
+      // Within the limit up to its clamp slack (kLimitClampSlack): kept as
+      // found, so the tip stays on the circle through the target. A turn
+      // off the solver's plane ends on the limit: the limit held it.
+      if (root_limited.clamped || turn->angle != 0.0) {
+        root_limited.rotation = turn->root;
+        root_limited.clamped = true;
+      }
+      *branch_switch =
+          turn->ambiguous ||
+          (!history_free &&
+           BreaksFromIncoming(
+               IncomingAngle(root_model, locals, joints, to_target),
+               locals[joints.root].rotation, root_limited.rotation));
+    }
+  }
 }
 
 // Applies the corrections, then holds the joints to their limits; returns
@@ -240,30 +281,9 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   if (root.limit.kind == JointLimit::Kind::kBallSocket &&
       glm::length(to_target) >= kMinDirectionLength &&
       (root_limited.clamped || (pole && !history_free))) {
-    const LimbCircle circle = CircleOf(
-        root, root_model, locals[joints.root].rotation, root_solved, to_target);
-    const IncomingChoice choice =
-        history_free ? IncomingChoice{}
-                     : ChooseFromIncoming(circle, root.limit.ball_socket,
-                                          joints, root_model, mid_turned, pole,
-                                          root_limited.clamped, locals);
-    if (!choice.keep && (root_limited.clamped || choice.incoming)) {
-      if (const std::optional<AllowedTurn> turn =
-              NearestAllowedTurn(circle, root.limit.ball_socket,
-                                 root_constraint, choice.incoming)) {
-        // Within the limit up to its clamp slack (kLimitClampSlack): kept as
-        // found, so the tip stays on the circle through the target. A turn
-        // off the solver's plane ends on the limit: the limit held it.
-        if (root_limited.clamped || turn->angle != 0.0) {
-          root_limited.rotation = turn->root;
-          root_limited.clamped = true;
-        }
-        *branch_switch = turn->ambiguous ||
-                         BreaksFromIncoming(turn->distance,
-                                            IncomingAngle(root_model, locals,
-                                                          joints, to_target));
-      }
-    }
+    TurnOnCircle(root, root_constraint, joints, root_model, to_target,
+                 root_solved, mid_turned, pole, history_free, locals,
+                 root_limited, branch_switch);
   }
   locals[joints.root].rotation = root_limited.rotation;
   std::uint64_t mask = root_limited.clamped ? kRootLimited : 0;
@@ -349,12 +369,10 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
   return absl::OkStatus();
 }
 
-LimbSwivelHold HoldIncomingLimbSwivel(const JointDefinition& root,
-                                      const Transform& root_model,
-                                      const Quat& incoming_root,
-                                      const Transform& mid_local,
-                                      const Vec3& tip_translation,
-                                      Quat& root_local) {
+LimbSwivelHold HoldIncomingLimbSwivel(
+    const JointDefinition& root, const Transform& root_model,
+    const Quat& incoming_root, double incoming_angle,
+    const Transform& mid_local, const Vec3& tip_translation, Quat& root_local) {
   LimbSwivelHold hold;
   const Transform mid_model = Compose(root_model, mid_local);
   const Vec3 to_tip =
@@ -386,10 +404,9 @@ LimbSwivelHold HoldIncomingLimbSwivel(const JointDefinition& root,
         circle, root.limit.ball_socket, JointConstraintOf(root), 0.0);
     if (!turn.has_value()) return hold;
     turned = turn->root;
-    const double incoming_angle = Atan2(
-        glm::length(glm::cross(bent_tip, to_tip)), glm::dot(bent_tip, to_tip));
     hold.branch_switch =
-        turn->ambiguous || BreaksFromIncoming(turn->distance, incoming_angle);
+        turn->ambiguous ||
+        BreaksFromIncoming(incoming_angle, incoming_root, turn->root);
   }
   root_local = turned;
   hold.turned = true;

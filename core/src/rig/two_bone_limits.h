@@ -81,10 +81,12 @@ absl::Status SolveTwoBoneWithLimits(
 // the solved bend, swung onto the tip by the shortest arc: the two-bone
 // solver's plane without a pole), or, where the root's ball-and-socket
 // limit forbids that, to the end of the allowed arc nearest it
-// (NearestAllowedTurn with the swivel as the solver's plane). `root` is the
-// limb root's definition, `root_model` its model transform in the answer,
-// `root_local` its solved local rotation (turned in place), `mid_local` the
-// middle joint's solved local transform and `tip_translation` the tip's
+// (NearestAllowedTurn with the swivel as the solver's plane); a break from
+// the incoming pose (its tip `incoming_angle` radians from the target
+// about the chain's start) is flagged as the two-bone solver flags it. `root`
+// is the limb root's definition, `root_model` its model transform in the
+// answer, `root_local` its solved local rotation (turned in place), `mid_local`
+// the middle joint's solved local transform and `tip_translation` the tip's
 // local translation. A hinge root (no turn about the axis keeps it on its
 // hinge) and a limb straight along the axis are left alone.
 struct LimbSwivelHold {
@@ -95,12 +97,10 @@ struct LimbSwivelHold {
   // (pi when there is no incoming swivel).
   double singularity_angle = kPi;
 };
-LimbSwivelHold HoldIncomingLimbSwivel(const JointDefinition& root,
-                                      const Transform& root_model,
-                                      const Quat& incoming_root,
-                                      const Transform& mid_local,
-                                      const Vec3& tip_translation,
-                                      Quat& root_local);
+LimbSwivelHold HoldIncomingLimbSwivel(
+    const JointDefinition& root, const Transform& root_model,
+    const Quat& incoming_root, double incoming_angle,
+    const Transform& mid_local, const Vec3& tip_translation, Quat& root_local);
 
 // The middle joint's local rotation before the solve, within its limit, and
 // for a hinge its angle (one decomposition serves the check and the angle).
