@@ -91,10 +91,12 @@ BENCHMARK(BM_SolveTwoBone)
 void BM_SolveFabrik(benchmark::State& state) {
   SolveChain(state, "left_arm_clavicle");
 }
-// FABRIK ignores a pole.
+// FABRIK ignores a pole; without a swivel it keeps the last limb's
+// incoming swivel unless history-free.
 BENCHMARK(BM_SolveFabrik)
     ->ArgNames({"control", "history_free"})
     ->Args({0, 0})
+    ->Args({0, 1})
     ->Args({2, 0});
 
 // The map alone: the zero plane's normal and the bend for a swivel.

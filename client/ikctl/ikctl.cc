@@ -84,8 +84,8 @@ ABSL_FLAG(std::string, orientation, "",
 ABSL_FLAG(std::string, swivel, "",
           "solve: optional swivel angle, radians (instead of --pole)");
 ABSL_FLAG(bool, history_free, false,
-          "solve: the two-bone solver's in-limit choice ignores the incoming "
-          "pose's swivel (ChainGoal.history_free)");
+          "solve: the limb's in-limit choice ignores the incoming pose's "
+          "swivel (ChainGoal.history_free)");
 ABSL_FLAG(double, orientation_weight, 1.0,
           "solve: blend weight of --orientation in [0, 1]");
 

@@ -25,12 +25,12 @@ struct SolveReport {
   // the target.
   int iterations = 0;
   Vec3 tip_model{0.0};  // where the tip ended, model space
-  // The two-bone solve held to a ball-and-socket root may not continue the
-  // incoming pose here (rig/limb_circle.h): no allowed arc of its exact
-  // solutions holds the incoming pose's swivel while the incoming limb
-  // pointed at the target (within 0.25 rad) and the answer is farther from
-  // that swivel than max(3 x that angle, 2.5 degrees); or two of its choices
-  // tie within 5 degrees. Expect a jump.
+  // The limb (a two-bone solve, or an iterative solve's last two bones) held
+  // to a ball-and-socket root may not continue the incoming pose here
+  // (rig/limb_circle.h): the incoming limb pointed at the target (within
+  // 0.25 rad) and the limb's root turned from it by more than max(3 x that
+  // angle, 5 degrees); or two of its choices tie within 5 degrees. Expect
+  // a jump.
   bool branch_switch = false;
 };
 
