@@ -7,7 +7,8 @@
 // then the pole's twist composed with the swing when there is a pole (Run's
 // fast path through TwistedSwing). Every operation is the scalar solve's,
 // in the same order, and none is fused (-ffp-contract=off), so each lane
-// gives Run's bits; the hinge's angle is Run's scalar Atan2 per lane. A
+// gives Run's bits; the hinge's angle is Run's Atan2 in both lanes at once
+// (base/trig_lanes.h, the scalar function's bits on each lane). A
 // lane whose job fails Run's quick check or leaves that path anywhere is
 // solved by Run itself, and so is a pair of a hinged and a free limb.
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "base/trig_lanes.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
 #include "ik/base/trig.h"
@@ -235,10 +237,14 @@ struct MidTurn {
 // (lane_ok[i] turns false).
 [[gnu::always_inline]] inline void LeaveClampedTurns(
     const TwoBoneJob* const jobs[2], const MidTurn& turn, bool lane_ok[2]) {
+  const bool ranged[2] = {lane_ok[0] && jobs[0]->mid_turn_range.has_value(),
+                          lane_ok[1] && jobs[1]->mid_turn_range.has_value()};
+  if (!ranged[0] && !ranged[1]) return;
+  const D2 alpha = internal::Atan2Lanes(turn.sin_alpha, turn.cos_alpha);
   for (int i = 0; i < 2; ++i) {
-    if (!lane_ok[i] || !jobs[i]->mid_turn_range.has_value()) continue;
-    const double alpha = Atan2(turn.sin_alpha[i], turn.cos_alpha[i]);
-    lane_ok[i] = ClampAngleToRange(alpha, *jobs[i]->mid_turn_range) == alpha;
+    if (!ranged[i]) continue;
+    lane_ok[i] =
+        ClampAngleToRange(alpha[i], *jobs[i]->mid_turn_range) == alpha[i];
   }
 }
 
