@@ -12,19 +12,20 @@
 #include "absl/strings/str_cat.h"
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
-#include "ik/solvers/ccd.h"
-#include "ik/solvers/fabrik.h"
 #include "ik/solvers/swivel.h"
-#include "ik/solvers/torque.h"
 #include "rig/solve_chain_internal.h"
 #include "rig/two_bone_limits.h"
 
 namespace ik {
 namespace {
 
+using internal::ChainPositions;
+using internal::ChainRefusedPose;
+using internal::ChainStartModel;
 using internal::LocalsPath;
 using internal::Prepare;
 using internal::PreparedGoal;
+using internal::SolveIterative;
 
 // The local rotation of a chain's start joint (`rotation_local`) once its
 // model rotation is turned by `turn_model`, which turns the whole chain
@@ -42,6 +43,36 @@ SolverKind ResolveSolver(SolverKind requested, const Chain& chain) {
   return chain.joints.size() == 3 ? SolverKind::kTwoBone : SolverKind::kFabrik;
 }
 
+namespace internal {
+
+Transform ChainStartModel(const Chain& chain, const Transform& parent_model,
+                          absl::Span<const Transform> locals) {
+  return chain.ancestors.empty()
+             ? locals[chain.joints[0]]
+             : Compose(parent_model, locals[chain.joints[0]]);
+}
+
+void ChainPositions(const Chain& chain, const Transform& parent_model,
+                    absl::Span<const Transform> locals,
+                    SolveChainWorkspace& workspace) {
+  Transform model = ChainStartModel(chain, parent_model, locals);
+  workspace.swivel_positions[0] = model.translation;
+  for (size_t k = 1; k < chain.joints.size(); ++k) {
+    model = Compose(model, locals[chain.joints[k]]);
+    workspace.swivel_positions[k] = model.translation;
+  }
+}
+
+absl::Status ChainRefusedPose(const SolveChainJob& job, const Chain& chain,
+                              const absl::Status& status) {
+  return InvalidField(
+      LocalsPath(job),
+      absl::StrCat("chain '", chain.name,
+                   "' cannot be solved in this pose: ", status.message()));
+}
+
+}  // namespace internal
+
 namespace {
 
 // Forward kinematics in model space down to the chain's root's parent
@@ -56,26 +87,6 @@ Transform ChainParentModel(const Chain& chain,
                           : Compose(parent_model, locals[ancestors[i]]);
   }
   return parent_model;
-}
-
-// The model transform of the chain's first joint.
-Transform ChainStartModel(const Chain& chain, const Transform& parent_model,
-                          absl::Span<const Transform> locals) {
-  return chain.ancestors.empty()
-             ? locals[chain.joints[0]]
-             : Compose(parent_model, locals[chain.joints[0]]);
-}
-
-// Model-space positions of the chain's joints into the workspace.
-void ChainPositions(const Chain& chain, const Transform& parent_model,
-                    absl::Span<const Transform> locals,
-                    SolveChainWorkspace& workspace) {
-  Transform model = ChainStartModel(chain, parent_model, locals);
-  workspace.swivel_positions[0] = model.translation;
-  for (size_t k = 1; k < chain.joints.size(); ++k) {
-    model = Compose(model, locals[chain.joints[k]]);
-    workspace.swivel_positions[k] = model.translation;
-  }
 }
 
 // Swivel solves: turns the chain's joints but the tip to their preferred
@@ -131,182 +142,6 @@ void FinishSwivel(const SolveChainJob& job, const Transform& parent_model,
       internal::JointConstraintOf(job.rig->joint(start)), turned);
   job.locals[start].rotation = limited.rotation;
   mask = limited.clamped ? mask | 1 : mask & ~std::uint64_t{1};
-}
-
-absl::Status ChainRefusedPose(const SolveChainJob& job, const Chain& chain,
-                              const absl::Status& status) {
-  return InvalidField(
-      LocalsPath(job),
-      absl::StrCat("chain '", chain.name,
-                   "' cannot be solved in this pose: ", status.message()));
-}
-
-// The torque solver on `chain_job`, with the chain's settings.
-absl::Status RunTorque(const Chain& chain, const ChainJob& chain_job) {
-  TorqueJob torque;
-  static_cast<ChainJob&>(torque) = chain_job;
-  torque.settings = chain.torque;
-  torque.settings.joints = chain.torque_joints;
-  return torque.Run();
-}
-
-// Whether the target lies within the straight chain's reach of its start
-// joint, up to `tolerance` (model space, on the incoming pose): where FABRIK
-// and CCD may stall near full extension although the limits allow the
-// target.
-bool WithinStraightReach(const SolveChainJob& job,
-                         const Transform& parent_model,
-                         const Vec3& target_model, double tolerance) {
-  const Chain& chain = *job.goal->chain;
-  ChainPositions(chain, parent_model, job.locals, *job.workspace);
-  const Vec3* positions = job.workspace->swivel_positions.data();
-  double reach = 0.0;
-  for (size_t k = 1; k < chain.joints.size(); ++k) {
-    reach += glm::length(positions[k] - positions[k - 1]);
-  }
-  return glm::length(target_model - positions[0]) <= reach + tolerance;
-}
-
-// After FABRIK or CCD stopped short of a target within reach: the torque
-// solver, then FABRIK (after CCD), each from the same start, until one
-// reaches. The torque solver's Jacobian steps converge where the passes
-// stall (full extension, a target one joint's turn reaches); FABRIK's
-// passes where CCD's sweeps crawl along a limit. An answer replaces the
-// one kept when its tip ends nearer (the answer then names its solver);
-// returns the chain locals to keep.
-Transform* RetryWithOtherSolvers(const SolveChainJob& job,
-                                 SolverKind first_solver, const ChainJob& first,
-                                 ChainSolveResult& answer,
-                                 std::uint64_t& mask) {
-  const Chain& chain = *job.goal->chain;
-  SolveChainWorkspace& workspace = *job.workspace;
-  const int count = static_cast<int>(chain.joints.size());
-  Transform* kept = workspace.chain_locals.data();
-  for (const SolverKind solver : {SolverKind::kTorque, SolverKind::kFabrik}) {
-    if (solver == first_solver) continue;
-    // The retry's joints: the other buffer than the one kept.
-    Transform* locals = kept == workspace.retry_locals.data()
-                            ? workspace.chain_locals.data()
-                            : workspace.retry_locals.data();
-    for (int k = 0; k < count; ++k) locals[k] = job.locals[chain.joints[k]];
-    SolveReport report;
-    StopReason stop_reason = StopReason::kReached;
-    std::uint64_t retry_mask = 0;
-    ChainJob retry = first;
-    retry.locals = absl::MakeSpan(locals, count);
-    retry.report = &report;
-    retry.stop_reason = &stop_reason;
-    retry.limited_mask = &retry_mask;
-    const absl::Status status = solver == SolverKind::kTorque
-                                    ? RunTorque(chain, retry)
-                                    : FabrikJob{retry}.Run();
-    if (!status.ok() || !(report.residual < answer.report.residual)) continue;
-    answer.report = report;
-    answer.stop_reason = stop_reason;
-    answer.solver = solver;
-    mask = retry_mask;
-    kept = locals;
-    if (stop_reason == StopReason::kReached) break;
-  }
-  return kept;
-}
-
-// The continuity rule on an iterative answer (`solved`, the chain's joints;
-// the job's locals still the incoming pose): the last limb turned about its
-// root -> tip axis to the incoming pose's swivel, or the nearest end of the
-// arc its root's limit allows (internal::HoldIncomingLimbSwivel). Updates the
-// root's bit of `mask` (set when it ends on its limit) and the answer's
-// branch switch and flip report.
-void KeepIncomingLimbSwivel(const SolveChainJob& job,
-                            const Transform& parent_model,
-                            const Vec3& target_model, Transform* solved,
-                            ChainSolveResult& answer, std::uint64_t& mask) {
-  const Chain& chain = *job.goal->chain;
-  const int count = static_cast<int>(chain.joints.size());
-  const int root = count - 3;
-  Transform root_model =
-      chain.ancestors.empty() ? solved[0] : Compose(parent_model, solved[0]);
-  for (int k = 1; k <= root; ++k) root_model = Compose(root_model, solved[k]);
-  // The incoming pose's tip, seen from the chain's start, against the
-  // target: small when the caller fed back its previous answer.
-  ChainPositions(chain, parent_model, job.locals, *job.workspace);
-  const Vec3* incoming = job.workspace->swivel_positions.data();
-  const Vec3 to_tip = incoming[count - 1] - incoming[0];
-  const Vec3 to_target = target_model - incoming[0];
-  const double incoming_angle = Atan2(
-      glm::length(glm::cross(to_tip, to_target)), glm::dot(to_tip, to_target));
-  const JointDefinition& definition = job.rig->joint(chain.joints[root]);
-  const internal::LimbSwivelHold hold = internal::HoldIncomingLimbSwivel(
-      definition, root_model, job.locals[chain.joints[root]].rotation,
-      incoming_angle, solved[root + 1], solved[root + 2].translation,
-      solved[root].rotation);
-  answer.report.branch_switch = hold.branch_switch;
-  answer.singularity_angle = hold.singularity_angle;
-  answer.near_singularity = hold.singularity_angle <= chain.flip_warning_angle;
-  if (!hold.turned) return;
-  const std::uint64_t bit = std::uint64_t{1} << root;
-  mask = OnJointLimitBoundary(definition.limit, definition.rest.rotation,
-                              solved[root].rotation)
-             ? mask | bit
-             : mask & ~bit;
-}
-
-// FABRIK, CCD or the torque solver on a copy of the chain's joints, written
-// back on success.
-absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
-                            const Transform& parent_model,
-                            const Vec3& target_model, ChainSolveResult& answer,
-                            std::uint64_t& mask) {
-  const ChainGoal& goal = *job.goal;
-  const Chain& chain = *goal.chain;
-  SolveChainWorkspace& workspace = *job.workspace;
-  const int count = static_cast<int>(chain.joints.size());
-  for (int k = 0; k < count; ++k) {
-    const int joint = chain.joints[k];
-    workspace.chain_locals[k] = job.locals[joint];
-    workspace.constraints[k] =
-        internal::JointConstraintOf(job.rig->joint(joint));
-  }
-  // Model-space distances grow by at most the root's largest scale factor
-  // on their way to world space.
-  const Vec3& scale = job.root.scale;
-  const double world_scale = std::max(scale.x, std::max(scale.y, scale.z));
-  ChainJob chain_job;
-  chain_job.parent_model = parent_model;
-  chain_job.locals = absl::MakeSpan(workspace.chain_locals.data(), count);
-  chain_job.constraints =
-      absl::MakeConstSpan(workspace.constraints.data(), count);
-  chain_job.target_model = target_model;
-  chain_job.max_iterations = goal.max_iterations.value_or(chain.max_iterations);
-  chain_job.tolerance = goal.tolerance.value_or(chain.tolerance) / world_scale;
-  chain_job.workspace = &workspace.chain;
-  chain_job.report = &answer.report;
-  chain_job.stop_reason = &answer.stop_reason;
-  chain_job.limited_mask = &mask;
-  absl::Status status;
-  if (solver == SolverKind::kTorque) {
-    status = RunTorque(chain, chain_job);
-  } else if (solver == SolverKind::kCcd) {
-    status = CcdJob{chain_job}.Run();
-  } else {
-    status = FabrikJob{chain_job}.Run();
-  }
-  if (!status.ok()) return ChainRefusedPose(job, chain, status);
-  Transform* solved = workspace.chain_locals.data();
-  if (solver != SolverKind::kTorque &&
-      answer.stop_reason != StopReason::kReached &&
-      WithinStraightReach(job, parent_model, target_model,
-                          chain_job.tolerance)) {
-    solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
-  }
-  if (count >= 3 && !goal.history_free && !goal.swivel.has_value()) {
-    KeepIncomingLimbSwivel(job, parent_model, target_model, solved, answer,
-                           mask);
-  }
-  for (int k = 0; k + 1 < count; ++k) {
-    job.locals[chain.joints[k]].rotation = solved[k].rotation;
-  }
-  return absl::OkStatus();
 }
 
 // The singular directions of the two-bone solver's own plane, into the

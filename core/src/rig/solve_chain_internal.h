@@ -3,10 +3,13 @@
 #ifndef IK_SRC_RIG_SOLVE_CHAIN_INTERNAL_H_
 #define IK_SRC_RIG_SOLVE_CHAIN_INTERNAL_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ik/base/math.h"
 #include "ik/rig/solve_chain.h"
 
@@ -26,6 +29,31 @@ absl::StatusOr<PreparedGoal> Prepare(const SolveChainJob& job);
 
 // The path errors about the job's pose name: its pose_path, or "locals".
 std::string LocalsPath(const SolveChainJob& job);
+
+// The model transform of the chain's first joint under `locals`, its
+// parent's being `parent_model`.
+Transform ChainStartModel(const Chain& chain, const Transform& parent_model,
+                          absl::Span<const Transform> locals);
+
+// Model-space positions of the chain's joints into the workspace's
+// swivel_positions.
+void ChainPositions(const Chain& chain, const Transform& parent_model,
+                    absl::Span<const Transform> locals,
+                    SolveChainWorkspace& workspace);
+
+// INVALID_ARGUMENT naming the job's pose: the chain's solver refused it.
+absl::Status ChainRefusedPose(const SolveChainJob& job, const Chain& chain,
+                              const absl::Status& status);
+
+// FABRIK, CCD or the torque solver (`solver`) on a copy of the chain's
+// joints, with the retries and the continuity rule on its last limb
+// (solve_iterative.cc); the answer written back into the job's locals on
+// success, its report, stop reason and solver into `answer` and the limited
+// joints (bit k: chain joint k) into `mask`.
+absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
+                            const Transform& parent_model,
+                            const Vec3& target_model, ChainSolveResult& answer,
+                            std::uint64_t& mask);
 
 }  // namespace ik::internal
 
