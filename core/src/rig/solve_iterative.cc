@@ -45,48 +45,105 @@ bool WithinStraightReach(const SolveChainJob& job,
   return glm::length(target_model - positions[0]) <= reach + tolerance;
 }
 
+// One retry: `solver` from the chain joints in `locals` with `first`'s
+// settings. Its answer replaces the one kept (`answer`, `mask`; the answer
+// then names its solver) when its tip ends nearer; returns whether it did.
+bool Retry(const Chain& chain, SolverKind solver, const ChainJob& first,
+           Transform* locals, ChainSolveResult& answer, std::uint64_t& mask) {
+  SolveReport report;
+  StopReason stop_reason = StopReason::kReached;
+  std::uint64_t retry_mask = 0;
+  ChainJob retry = first;
+  retry.locals = absl::MakeSpan(locals, first.locals.size());
+  retry.report = &report;
+  retry.stop_reason = &stop_reason;
+  retry.limited_mask = &retry_mask;
+  const absl::Status status = solver == SolverKind::kTorque
+                                  ? RunTorque(chain, retry)
+                                  : FabrikJob{retry}.Run();
+  if (!status.ok() || !(report.residual < answer.report.residual)) {
+    return false;
+  }
+  answer.report = report;
+  answer.stop_reason = stop_reason;
+  answer.solver = solver;
+  mask = retry_mask;
+  return true;
+}
+
+// The workspace's chain buffer other than `kept`, holding the incoming
+// pose's chain joints.
+Transform* IncomingCopy(const SolveChainJob& job, const Transform* kept) {
+  SolveChainWorkspace& workspace = *job.workspace;
+  Transform* locals = kept == workspace.retry_locals.data()
+                          ? workspace.chain_locals.data()
+                          : workspace.retry_locals.data();
+  const Chain& chain = *job.goal->chain;
+  for (size_t k = 0; k < chain.joints.size(); ++k) {
+    locals[k] = job.locals[chain.joints[k]];
+  }
+  return locals;
+}
+
 // After FABRIK or CCD stopped short of a target within reach: the torque
 // solver, then FABRIK (after CCD), each from the same start, until one
 // reaches. The torque solver's Jacobian steps converge where the passes
 // stall (full extension, a target one joint's turn reaches); FABRIK's
-// passes where CCD's sweeps crawl along a limit. An answer replaces the
-// one kept when its tip ends nearer (the answer then names its solver);
-// returns the chain locals to keep.
+// passes where CCD's sweeps crawl along a limit. Returns the chain locals
+// to keep.
 Transform* RetryWithOtherSolvers(const SolveChainJob& job,
                                  SolverKind first_solver, const ChainJob& first,
                                  ChainSolveResult& answer,
                                  std::uint64_t& mask) {
-  const Chain& chain = *job.goal->chain;
-  SolveChainWorkspace& workspace = *job.workspace;
-  const int count = static_cast<int>(chain.joints.size());
-  Transform* kept = workspace.chain_locals.data();
+  Transform* kept = job.workspace->chain_locals.data();
   for (const SolverKind solver : {SolverKind::kTorque, SolverKind::kFabrik}) {
     if (solver == first_solver) continue;
-    // The retry's joints: the other buffer than the one kept.
-    Transform* locals = kept == workspace.retry_locals.data()
-                            ? workspace.chain_locals.data()
-                            : workspace.retry_locals.data();
-    for (int k = 0; k < count; ++k) locals[k] = job.locals[chain.joints[k]];
-    SolveReport report;
-    StopReason stop_reason = StopReason::kReached;
-    std::uint64_t retry_mask = 0;
-    ChainJob retry = first;
-    retry.locals = absl::MakeSpan(locals, count);
-    retry.report = &report;
-    retry.stop_reason = &stop_reason;
-    retry.limited_mask = &retry_mask;
-    const absl::Status status = solver == SolverKind::kTorque
-                                    ? RunTorque(chain, retry)
-                                    : FabrikJob{retry}.Run();
-    if (!status.ok() || !(report.residual < answer.report.residual)) continue;
-    answer.report = report;
-    answer.stop_reason = stop_reason;
-    answer.solver = solver;
-    mask = retry_mask;
+    Transform* locals = IncomingCopy(job, kept);
+    if (!Retry(*job.goal->chain, solver, first, locals, answer, mask)) continue;
     kept = locals;
-    if (stop_reason == StopReason::kReached) break;
+    if (answer.stop_reason == StopReason::kReached) break;
   }
   return kept;
+}
+
+// After the torque solver stopped short of a target within reach: again
+// from the incoming pose with the chain's last limb aimed at the target --
+// its root turned in model space by the shortest arc that points the tip
+// at the target, then held to its limit. From a limb pointing away from the
+// target the damped steps can settle far from it (up to 0.54 m on the
+// clavicle arm's seeded paths). Returns the chain locals to keep.
+Transform* RetryTorqueAimed(const SolveChainJob& job,
+                            const Transform& parent_model,
+                            const Vec3& target_model, const ChainJob& first,
+                            ChainSolveResult& answer, std::uint64_t& mask) {
+  const Chain& chain = *job.goal->chain;
+  Transform* kept = job.workspace->chain_locals.data();
+  Transform* locals = IncomingCopy(job, kept);
+  const int count = static_cast<int>(chain.joints.size());
+  const int root = count - 3;
+  Transform root_model =
+      chain.ancestors.empty() ? locals[0] : Compose(parent_model, locals[0]);
+  for (int k = 1; k <= root; ++k) root_model = Compose(root_model, locals[k]);
+  Transform tip_model = root_model;
+  for (int k = root + 1; k < count; ++k) {
+    tip_model = Compose(tip_model, locals[k]);
+  }
+  const Vec3 to_tip = tip_model.translation - root_model.translation;
+  const Vec3 to_target = target_model - root_model.translation;
+  if (!(glm::length(to_tip) >= kMinDirectionLength &&
+        glm::length(to_target) >= kMinDirectionLength)) {
+    return kept;
+  }
+  const Quat parent_rotation =
+      root_model.rotation * glm::conjugate(locals[root].rotation);
+  const Quat aimed = NormalizeNearUnit(
+      glm::conjugate(parent_rotation) *
+      FromTo(to_tip / glm::length(to_tip), to_target / glm::length(to_target)) *
+      root_model.rotation);
+  locals[root].rotation =
+      ApplyJointConstraint(first.constraints[root], aimed).rotation;
+  return Retry(chain, SolverKind::kTorque, first, locals, answer, mask) ? locals
+                                                                        : kept;
 }
 
 // The continuity rule on an iterative answer (`solved`, the chain's joints;
@@ -170,11 +227,15 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
   }
   if (!status.ok()) return ChainRefusedPose(job, chain, status);
   Transform* solved = workspace.chain_locals.data();
-  if (solver != SolverKind::kTorque &&
-      answer.stop_reason != StopReason::kReached &&
+  if (answer.stop_reason != StopReason::kReached &&
       WithinStraightReach(job, parent_model, target_model,
                           chain_job.tolerance)) {
-    solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
+    if (solver != SolverKind::kTorque) {
+      solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
+    } else if (count >= 3 && !goal.swivel.has_value()) {
+      solved = RetryTorqueAimed(job, parent_model, target_model, chain_job,
+                                answer, mask);
+    }
   }
   if (count >= 3 && !goal.history_free && !goal.swivel.has_value()) {
     KeepIncomingLimbSwivel(job, parent_model, target_model, solved, answer,

@@ -175,7 +175,12 @@ struct SolveChainJob {
   // solutions) to the point nearest the pole's plane the limit allows, and
   // clamps the root only when none does (reached = false, kOutOfReach);
   // the root is then listed in limited_joints. The pole is used by the
-  // two-bone solver only. Without a swivel and unless history_free, FABRIK,
+  // two-bone solver only. FABRIK or CCD stopping short of a target within
+  // the chain's straight reach retries with the torque solver (then FABRIK
+  // after CCD) from the same start; the torque solver stopping short there
+  // retries from the incoming pose with the last limb aimed at the target
+  // (chains of three joints or more, no swivel); the nearer answer is kept.
+  // Without a swivel and unless history_free, FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
   // root -> tip axis (the tip stays) to the incoming pose's swivel, or to
   // the nearest end of the arc its root's limit allows. A swivel is
