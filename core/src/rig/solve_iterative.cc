@@ -45,6 +45,16 @@ bool WithinStraightReach(const SolveChainJob& job,
   return glm::length(target_model - positions[0]) <= reach + tolerance;
 }
 
+// The model transform of chain joint `k` under the chain's own local
+// transforms `locals` (chain order), its start's parent at `parent_model`.
+Transform ChainJointModel(const Chain& chain, const Transform& parent_model,
+                          const Transform* locals, int k) {
+  Transform model =
+      chain.ancestors.empty() ? locals[0] : Compose(parent_model, locals[0]);
+  for (int i = 1; i <= k; ++i) model = Compose(model, locals[i]);
+  return model;
+}
+
 // One retry: `solver` from the chain joints in `locals` with `first`'s
 // settings. Its answer replaces the one kept (`answer`, `mask`; the answer
 // then names its solver) when its tip ends nearer; returns whether it did.
@@ -121,9 +131,8 @@ Transform* RetryTorqueAimed(const SolveChainJob& job,
   Transform* locals = IncomingCopy(job, kept);
   const int count = static_cast<int>(chain.joints.size());
   const int root = count - 3;
-  Transform root_model =
-      chain.ancestors.empty() ? locals[0] : Compose(parent_model, locals[0]);
-  for (int k = 1; k <= root; ++k) root_model = Compose(root_model, locals[k]);
+  const Transform root_model =
+      ChainJointModel(chain, parent_model, locals, root);
   Transform tip_model = root_model;
   for (int k = root + 1; k < count; ++k) {
     tip_model = Compose(tip_model, locals[k]);
@@ -159,9 +168,8 @@ void KeepIncomingLimbSwivel(const SolveChainJob& job,
   const Chain& chain = *job.goal->chain;
   const int count = static_cast<int>(chain.joints.size());
   const int root = count - 3;
-  Transform root_model =
-      chain.ancestors.empty() ? solved[0] : Compose(parent_model, solved[0]);
-  for (int k = 1; k <= root; ++k) root_model = Compose(root_model, solved[k]);
+  const Transform root_model =
+      ChainJointModel(chain, parent_model, solved, root);
   // The incoming pose's tip, seen from the chain's start, against the
   // target: small when the caller fed back its previous answer.
   ChainPositions(chain, parent_model, job.locals, *job.workspace);
