@@ -2,7 +2,9 @@
 // in-limit poses moving smoothly (so every target is reachable within the
 // limits; steps of at most 1.5 cm), for every solver, with and without a
 // pole, with the incoming pose the previous answer ("warm"), a fixed
-// in-limit pose, or a separate smooth in-limit animation. A step counts as
+// in-limit pose, a separate smooth in-limit animation, or an animation near
+// the goal (the pose that makes the target, each joint turned further by a
+// smooth offset: what IK corrects in a game). A step counts as
 // a snap when a joint turns by more than max(3 x the target's angular step
 // about the chain's root, 5 degrees) and neither answer of the step says
 // branch_switch nor has its EE axis near a singular direction of its plane
@@ -35,8 +37,8 @@ double AngleBetween(const Vec3& a, const Vec3& b) {
   return std::atan2(glm::length(glm::cross(a, b)), glm::dot(a, b));
 }
 
-enum class Incoming { kWarm, kFixed, kAnimated };
-constexpr const char* kIncomingNames[] = {"warm", "fixed", "animated"};
+enum class Incoming { kWarm, kFixed, kAnimated, kNear };
+constexpr const char* kIncomingNames[] = {"warm", "fixed", "animated", "near"};
 
 // The joints a chain solve turns: all but the tip.
 int Turned(const Chain& chain) {
@@ -90,6 +92,25 @@ InLimitPair SmoothInLimitPair(const Rig& rig, const Chain& chain,
     }
     if (within) return pair;
   }
+}
+
+// An animation near the goal: the pose that makes the target at `t` with
+// each turned joint turned further by up to 0.35 rad, smoothly in `t`,
+// about an axis of its own (both taken from the separate animation's
+// rotations, so no further draws): an animated pose that IK corrects.
+std::vector<Transform> NearTheGoal(const Rig& rig, const Chain& chain,
+                                   const InLimitPair& path,
+                                   const InLimitPair& animation, double t) {
+  std::vector<Quat> near;
+  for (int k = 0; k < Turned(chain); ++k) {
+    const Quat& q = animation.from[k];
+    const Vec3 axis = glm::normalize(Vec3(q.x, q.y, q.z) + Vec3(1e-3, 0, 0));
+    const double phase = 2.0 * kPi * animation.to[k].w;
+    near.push_back(glm::normalize(
+        glm::slerp(path.from[k], path.to[k], t) *
+        AngleAxis(0.35 * std::sin(2.0 * kPi * t + phase), axis)));
+  }
+  return Between(rig, chain, near, near, 0.0);
 }
 
 struct PathFigures {
@@ -183,7 +204,9 @@ PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
         c.incoming == Incoming::kWarm ? answer
         : c.incoming == Incoming::kFixed
             ? Between(rig, chain, fixed, fixed, 0.0)
-            : Between(rig, chain, animation.from, animation.to, t);
+        : c.incoming == Incoming::kAnimated
+            ? Between(rig, chain, animation.from, animation.to, t)
+            : NearTheGoal(rig, chain, path, animation, t);
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(goal, Transform(), absl::MakeSpan(locals));
     EXPECT_TRUE(result.ok()) << result.status();
@@ -270,10 +293,10 @@ class TwoBonePathTest : public ::testing::TestWithParam<const char*> {};
 
 // The two-bone limbs: exact on every step; a step over the bound has a
 // flagged answer or one near a singular direction, up to the rates of arc
-// ends near tangency and of the pole's plane just outside the flip warning
-// (under 2 x the bound, and fed their previous answer under 1.25 x: the
-// flag catches what the limb's root turns beyond the bound); flagged
-// answers stay rare.
+// ends near tangency, of the shortest-arc swing from poses far from the
+// target and of the pole's plane just outside the flip warning (under 2 x
+// the bound); flagged answers (no allowed arc holds the incoming swivel)
+// stay within 1 % of the steps, with an animation near the goal too.
 TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
   absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok());
@@ -284,16 +307,16 @@ TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
       testing::ModelTransforms(*rig, rig->rest_pose());
   const bool leg = rest[chain.joints[2]].translation.y <
                    rest[chain.joints[0]].translation.y - 0.5;
-  for (const Incoming incoming :
-       {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
+  for (const Incoming incoming : {Incoming::kWarm, Incoming::kFixed,
+                                  Incoming::kAnimated, Incoming::kNear}) {
     for (const bool with_pole : {false, true}) {
       const PathFigures all = FollowPaths(
           TwoBoneCase(*rig, chain, Vec3(0.0, -0.5, leg ? 0.5 : -0.5), with_pole,
                       incoming),
           GetParam());
       EXPECT_LE(all.largest_residual, 1e-6);
-      EXPECT_LT(all.largest_ratio, incoming == Incoming::kWarm ? 1.25 : 2.0);
-      EXPECT_LE(all.flagged, all.steps / 50);
+      EXPECT_LT(all.largest_ratio, 2.0);
+      EXPECT_LE(all.flagged, all.steps / 100);
       EXPECT_EQ(all.unlisted, 0);
     }
   }
@@ -391,8 +414,8 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
     const Chain& chain = *named.rig->FindChain(named.chain);
     for (const SolverKind solver :
          {SolverKind::kFabrik, SolverKind::kCcd, SolverKind::kTorque}) {
-      for (const Incoming incoming :
-           {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
+      for (const Incoming incoming : {Incoming::kWarm, Incoming::kFixed,
+                                      Incoming::kAnimated, Incoming::kNear}) {
         PathCase c;
         c.rig = named.rig;
         c.chain = &chain;

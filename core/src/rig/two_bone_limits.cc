@@ -246,7 +246,7 @@ void TurnOnCircle(const JointDefinition& root,
       }
       *branch_switch =
           turn->ambiguous ||
-          (!history_free &&
+          (!history_free && turn->distance > 0.0 &&
            BreaksFromIncoming(
                IncomingAngle(root_model, locals, joints, to_target),
                locals[joints.root].rotation, root_limited.rotation));
@@ -406,7 +406,8 @@ LimbSwivelHold HoldIncomingLimbSwivel(
     turned = turn->root;
     hold.branch_switch =
         turn->ambiguous ||
-        BreaksFromIncoming(incoming_angle, incoming_root, turn->root);
+        (turn->distance > 0.0 &&
+         BreaksFromIncoming(incoming_angle, incoming_root, turn->root));
   }
   root_local = turned;
   hold.turned = true;

@@ -27,10 +27,10 @@ struct SolveReport {
   Vec3 tip_model{0.0};  // where the tip ended, model space
   // The limb (a two-bone solve, or an iterative solve's last two bones) held
   // to a ball-and-socket root may not continue the incoming pose here
-  // (rig/limb_circle.h): the incoming limb pointed at the target (within
-  // 0.25 rad) and the limb's root turned from it by more than max(3 x that
-  // angle, 5 degrees); or two of its choices tie within 5 degrees. Expect
-  // a jump.
+  // (rig/limb_circle.h): no arc the limit allows holds the incoming swivel,
+  // the incoming limb pointed at the target (within 0.25 rad) and the
+  // limb's root turned from it by more than max(3 x that angle, 5 degrees);
+  // or two of its choices tie within 5 degrees. Expect a jump.
   bool branch_switch = false;
 };
 
