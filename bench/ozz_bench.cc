@@ -5,9 +5,10 @@
 //     pole (ik::TwoBoneJob with pole_model; ozz::animation::IKTwoBoneJob with
 //     pole_vector and the elbow's hinge as mid_axis), from the arm's model
 //     transforms (ozz's rounded to float).
-//   BM_IkdTwoBonePolePairs: ikd's same jobs two at a time through
-//     ik::RunTwoBoneJobs (SIMD lanes, each job Run's bits), against
-//     BM_OzzTwoBonePole per job.
+//   BM_IkdTwoBonePolePairs / BM_IkdTwoBonePoleQuads: ikd's same jobs two
+//     or four at a time through ik::RunTwoBoneJobs (SIMD lanes: SSE2 pairs,
+//     AVX groups of four where the processor has AVX; each job Run's bits),
+//     against BM_OzzTwoBonePole per job.
 //   BM_IkdWholeGoal / BM_OzzWholeGoal: a whole goal on the arm's local pose:
 //     forward kinematics, solve, apply, re-measure. ikd: ik::SolveChainJob on
 //     a 3-joint rig with a two-bone chain, no joint limits, pole_world set.
@@ -18,9 +19,10 @@
 // kinematics of the bench's own (bench/ozz_arms.cc): the wrist's distance to
 // the target, the elbow's distance from the shoulder-target-pole plane and
 // its side, the bone lengths, and that ikd gives the same bits when an arm
-// is solved twice and when it is solved in a pair. The worst values become
-// counters; an answer off by more than 1e-9 m (ikd) or 1e-4 m (ozz, in floats)
-// fails the program. It ends with a table of median CPU times.
+// is solved twice and when it is solved in a pair or a group of four. The
+// worst values become counters; an answer off by more than 1e-9 m (ikd) or
+// 1e-4 m (ozz, in floats) fails the program. It ends with a table of median CPU
+// times.
 //
 // Optional, never built by default or in CI. From a fresh ikd checkout
 // (CMake >= 3.24, which ozz's CMakeLists requires):
@@ -78,12 +80,12 @@ struct Problems {
   Quat ikd_root_correction;
   Quat ikd_mid_correction;
   SolveReport ikd_report;
-  // The same jobs for RunTwoBoneJobs, two at a time: even arms write to
-  // the first outputs, odd arms to the second.
-  std::vector<TwoBoneJob> ikd_pair_jobs;
-  Quat ikd_pair_root_corrections[2];
-  Quat ikd_pair_mid_corrections[2];
-  SolveReport ikd_pair_reports[2];
+  // The same jobs for RunTwoBoneJobs, in groups of two or four: arm i
+  // writes to outputs i % 4.
+  std::vector<TwoBoneJob> ikd_group_jobs;
+  Quat ikd_group_root_corrections[4];
+  Quat ikd_group_mid_corrections[4];
+  SolveReport ikd_group_reports[4];
   std::optional<Rig> rig;
   std::vector<ChainGoal> goals;
   // ozz: the same, in its types.
@@ -162,11 +164,11 @@ bool BuildProblems(Problems& p) {
     job.mid_correction = &p.ikd_mid_correction;
     job.report = &p.ikd_report;
     p.ikd_jobs.push_back(job);
-    const int lane = static_cast<int>(p.ikd_pair_jobs.size() % 2);
-    job.root_correction = &p.ikd_pair_root_corrections[lane];
-    job.mid_correction = &p.ikd_pair_mid_corrections[lane];
-    job.report = &p.ikd_pair_reports[lane];
-    p.ikd_pair_jobs.push_back(job);
+    const int lane = static_cast<int>(p.ikd_group_jobs.size() % 4);
+    job.root_correction = &p.ikd_group_root_corrections[lane];
+    job.mid_correction = &p.ikd_group_mid_corrections[lane];
+    job.report = &p.ikd_group_reports[lane];
+    p.ikd_group_jobs.push_back(job);
     ChainGoal goal;
     goal.chain = chain;
     goal.target_world = arm.target_model;
@@ -205,21 +207,23 @@ struct CheckCounts {
   int different_bits = 0;
 };
 
-// RunTwoBoneJobs, a pair at a time: each arm Run's bits.
-void CheckPairs(Problems& p, CheckCounts& counts) {
-  for (int i = 0; i < kArmCount; i += 2) {
-    absl::Status statuses[2];
-    if (!RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_pair_jobs[i], 2),
-                        absl::MakeSpan(statuses))
-             .ok() ||
-        !statuses[0].ok() || !statuses[1].ok()) {
+// RunTwoBoneJobs, `size` (2 or 4) at a time: each arm Run's bits.
+void CheckGroups(Problems& p, int size, CheckCounts& counts) {
+  for (int i = 0; i < kArmCount; i += size) {
+    absl::Status statuses[4];
+    if (!RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_group_jobs[i], size),
+                        absl::MakeSpan(statuses, size))
+             .ok()) {
       ++counts.failed_solves;
     }
-    for (int lane = 0; lane < 2; ++lane) {
-      if (!p.ikd_jobs[i + lane].Run().ok()) ++counts.failed_solves;
+    for (int lane = 0; lane < size; ++lane) {
+      if (!statuses[lane].ok() || !p.ikd_jobs[i + lane].Run().ok()) {
+        ++counts.failed_solves;
+      }
+      const int out = (i + lane) % 4;  // where arm i + lane writes
       if (std::memcmp(&p.ikd_root_correction,
-                      &p.ikd_pair_root_corrections[lane], sizeof(Quat)) != 0 ||
-          std::memcmp(&p.ikd_mid_correction, &p.ikd_pair_mid_corrections[lane],
+                      &p.ikd_group_root_corrections[out], sizeof(Quat)) != 0 ||
+          std::memcmp(&p.ikd_mid_correction, &p.ikd_group_mid_corrections[out],
                       sizeof(Quat)) != 0) {
         ++counts.different_bits;
       }
@@ -286,9 +290,9 @@ bool ReportAnswers(const Problems& p, const CheckCounts& counts) {
                 row.errors.bone_length_error, row.errors.elbows_on_wrong_side);
   }
   std::printf(
-      "ikd solved twice, and by Run and RunTwoBoneJobs: %d of %d arms gave "
-      "different bits\n",
-      counts.different_bits, kArmCount);
+      "ikd solved twice, and by Run and RunTwoBoneJobs in pairs and in "
+      "fours: %d of %d grouped solves gave different bits\n",
+      counts.different_bits, 2 * kArmCount);
   std::fflush(stdout);
   bool ok = counts.failed_solves == 0 && counts.different_bits == 0;
   for (const auto& row : rows) {
@@ -308,12 +312,14 @@ bool ReportAnswers(const Problems& p, const CheckCounts& counts) {
   return ok;
 }
 
-// Solves every arm once with each library, ikd twice and in pairs; records the
-// worst errors in `p`, prints them and returns false (printing why) when an
-// answer is off, a solve fails or ikd's two answers differ in a bit.
+// Solves every arm once with each library, ikd twice, in pairs and in fours;
+// records the worst errors in `p`, prints them and returns false (printing
+// why) when an answer is off, a solve fails or ikd's answers differ in a
+// bit.
 bool CheckAnswers(Problems& p) {
   CheckCounts counts;
-  CheckPairs(p, counts);
+  CheckGroups(p, 2, counts);
+  CheckGroups(p, 4, counts);
   CheckArms(p, counts);
   return ReportAnswers(p, counts);
 }
@@ -339,26 +345,30 @@ void BM_IkdTwoBonePole(benchmark::State& state) {
 }
 BENCHMARK(BM_IkdTwoBonePole);
 
-// Two arms per iteration through RunTwoBoneJobs (SIMD lanes); the table
+// `size` arms per iteration through RunTwoBoneJobs (SIMD lanes: pairs of
+// SSE2, or groups of four in AVX where the processor has it); the table
 // gives the time per arm.
-void BM_IkdTwoBonePolePairs(benchmark::State& state) {
+void SolveGroups(benchmark::State& state, int size) {
   const Problems& p = *g_problems;
-  absl::Status statuses[2];
+  absl::Status statuses[4];
   int next = 0;
   for (auto _ : state) {
     const absl::Status status =
-        RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_pair_jobs[next], 2),
-                       absl::MakeSpan(statuses));
-    next = (next + 2) & (kArmCount - 1);
+        RunTwoBoneJobs(absl::MakeConstSpan(&p.ikd_group_jobs[next], size),
+                       absl::MakeSpan(statuses, size));
+    next = (next + size) & (kArmCount - 1);
     benchmark::DoNotOptimize(status);
     benchmark::DoNotOptimize(statuses);
-    benchmark::DoNotOptimize(p.ikd_pair_root_corrections);
-    benchmark::DoNotOptimize(p.ikd_pair_mid_corrections);
+    benchmark::DoNotOptimize(p.ikd_group_root_corrections);
+    benchmark::DoNotOptimize(p.ikd_group_mid_corrections);
   }
   SetCounters(state, p.ikd_two_bone);
-  state.SetItemsProcessed(2 * state.iterations());
+  state.SetItemsProcessed(size * state.iterations());
 }
+void BM_IkdTwoBonePolePairs(benchmark::State& state) { SolveGroups(state, 2); }
 BENCHMARK(BM_IkdTwoBonePolePairs);
+void BM_IkdTwoBonePoleQuads(benchmark::State& state) { SolveGroups(state, 4); }
+BENCHMARK(BM_IkdTwoBonePoleQuads);
 
 void BM_OzzTwoBonePole(benchmark::State& state) {
   const Problems& p = *g_problems;
@@ -430,6 +440,8 @@ class TableReporter : public benchmark::ConsoleReporter {
     PrintRow("two-bone job alone, with a pole", "TwoBonePole");
     PrintRow("the same jobs in pairs (RunTwoBoneJobs), per job",
              "TwoBonePolePairs", "TwoBonePole", 2.0);
+    PrintRow("the same jobs four at a time (AVX lanes), per job",
+             "TwoBonePoleQuads", "TwoBonePole", 4.0);
     PrintRow("whole goal: FK, solve, apply, re-measure", "WholeGoal");
   }
 

@@ -234,12 +234,14 @@ bool SameBits(const FreeArmJobs& a, const FreeArmJobs& b, size_t i) {
          a.reports[i].reached == b.reports[i].reached;
 }
 
-// The free arms' jobs, two per iteration: TwoBoneJob::Run twice against
-// RunTwoBoneJobs on the pair (SIMD lanes), per solve; hinge:1 gives every
-// job the elbow's hinge axis and a turn range. Before timing, every
-// arm solved both ways must give the same bits.
+// The free arms' jobs, four per iteration: TwoBoneJob::Run on each
+// (lanes:0) against RunTwoBoneJobs on two pairs (lanes:2, SSE2 lanes) or on
+// the four at once (lanes:4, AVX lanes where the processor has them, else
+// pairs), per solve; hinge:1 gives every job the elbow's hinge axis and a
+// turn range. Before timing, every arm solved both ways must give the same
+// bits.
 void BM_FreeArmTwoBonePairs(benchmark::State& state) {
-  const bool lanes = state.range(0) != 0;
+  const int lanes = static_cast<int>(state.range(0));
   const bool hinge = state.range(1) != 0;
   FreeArmJobs scalar = MakeFreeArmJobs(hinge);
   FreeArmJobs laned = MakeFreeArmJobs(hinge);
@@ -252,30 +254,35 @@ void BM_FreeArmTwoBonePairs(benchmark::State& state) {
       return;
     }
   }
-  absl::Status pair_statuses[2];
-  const FreeArmJobs& used = lanes ? laned : scalar;
+  absl::Status group_statuses[4];
+  const FreeArmJobs& used = lanes != 0 ? laned : scalar;
   size_t next = 0;
   for (auto _ : state) {
-    const absl::Span<const TwoBoneJob> pair(&used.jobs[next], 2);
-    next = (next + 2) & (kTargetCount - 1);
-    if (lanes) {
+    const TwoBoneJob* group = &used.jobs[next];
+    next = (next + 4) & (kTargetCount - 1);
+    if (lanes == 4) {
+      benchmark::DoNotOptimize(RunTwoBoneJobs(
+          absl::MakeConstSpan(group, 4), absl::MakeSpan(group_statuses, 4)));
+    } else if (lanes == 2) {
+      benchmark::DoNotOptimize(RunTwoBoneJobs(
+          absl::MakeConstSpan(group, 2), absl::MakeSpan(group_statuses, 2)));
       benchmark::DoNotOptimize(
-          RunTwoBoneJobs(pair, absl::MakeSpan(pair_statuses)));
+          RunTwoBoneJobs(absl::MakeConstSpan(group + 2, 2),
+                         absl::MakeSpan(group_statuses + 2, 2)));
     } else {
-      benchmark::DoNotOptimize(pair[0].Run());
-      benchmark::DoNotOptimize(pair[1].Run());
+      for (int i = 0; i < 4; ++i) benchmark::DoNotOptimize(group[i].Run());
     }
     benchmark::ClobberMemory();
   }
-  // Per solve: two per iteration.
-  state.SetItemsProcessed(2 * state.iterations());
+  // Per solve: four per iteration.
+  state.SetItemsProcessed(4 * state.iterations());
   state.counters["time_per_solve"] =
-      benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate |
+      benchmark::Counter(4, benchmark::Counter::kIsIterationInvariantRate |
                                 benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_FreeArmTwoBonePairs)
     ->ArgNames({"lanes", "hinge"})
-    ->ArgsProduct({{0, 1}, {0, 1}});
+    ->ArgsProduct({{0, 2, 4}, {0, 1}});
 
 // Each solve starts from its case's own pose (copied in, 3 transforms), so
 // every iteration solves the same kind of problem.

@@ -5,17 +5,23 @@
 // root; a hinge axis and a narrow turn range with a pole, or a wide one
 // without; limbs too small for the twisted swing; rotations off unit length
 // within tolerance; invalid inputs and missing outputs), shuffled so that
-// every kind meets every other in a pair.
+// every kind meets every other in a group: through RunTwoBoneJobs (groups
+// of four on AVX, else pairs), and through the pairs and the groups of four
+// directly.
+#include "solvers/two_bone_lanes.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "base/trig_lanes.h"
 #include "draws.h"
 #include "gtest/gtest.h"
 #include "ik/base/math.h"
@@ -126,8 +132,36 @@ bool SameBits(const Outputs& a, const Outputs& b) {
 // the first kind: an odd count, so the last runs alone), solves them with
 // RunTwoBoneJobs and each alone with Run, and expects the same status and
 // bits job by job. Returns how many failed and how many reached.
+// How the jobs are grouped: as RunTwoBoneJobs groups them, in pairs, or in
+// groups of four (the last few alone).
+enum class Grouping { kRunTwoBoneJobs, kPairs, kQuads };
+
+void Solve(Grouping grouping, const std::vector<TwoBoneJob>& jobs,
+           std::vector<absl::Status>& statuses) {
+  size_t i = 0;
+  switch (grouping) {
+    case Grouping::kRunTwoBoneJobs:
+      EXPECT_TRUE(RunTwoBoneJobs(jobs, absl::MakeSpan(statuses)).ok());
+      return;
+    case Grouping::kPairs:
+      for (; i + 1 < jobs.size(); i += 2) {
+        internal::RunTwoBoneJobPair(jobs[i], jobs[i + 1], &statuses[i]);
+      }
+      break;
+    case Grouping::kQuads:
+      for (; i + 3 < jobs.size(); i += 4) {
+        const TwoBoneJob* const group[4] = {&jobs[i], &jobs[i + 1],
+                                            &jobs[i + 2], &jobs[i + 3]};
+        internal::RunTwoBoneJobQuad(group, &statuses[i]);
+      }
+      break;
+  }
+  for (; i < jobs.size(); ++i) statuses[i] = jobs[i].Run();
+}
+
 std::pair<int, int> ExpectRunsBits(const std::vector<int>& kinds_drawn,
-                                   int per_kind, std::uint64_t seed) {
+                                   int per_kind, std::uint64_t seed,
+                                   Grouping grouping) {
   std::mt19937_64 engine(seed);
   std::vector<int> kinds;
   for (const int kind : kinds_drawn) kinds.insert(kinds.end(), per_kind, kind);
@@ -145,7 +179,7 @@ std::pair<int, int> ExpectRunsBits(const std::vector<int>& kinds_drawn,
     single_jobs.push_back(Wired(job, single[i], with_report));
   }
   std::vector<absl::Status> statuses(count, absl::UnknownError("unset"));
-  EXPECT_TRUE(RunTwoBoneJobs(jobs, absl::MakeSpan(statuses)).ok());
+  Solve(grouping, jobs, statuses);
   int failed = 0;
   int reached = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -160,26 +194,47 @@ std::pair<int, int> ExpectRunsBits(const std::vector<int>& kinds_drawn,
   return {failed, reached};
 }
 
-TEST(RunTwoBoneJobsTest, EveryJobGetsRunsBitsAndStatus) {
+class RunTwoBoneJobsTest : public ::testing::TestWithParam<Grouping> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Grouping::kQuads && !internal::HasAvxLanes()) {
+      GTEST_SKIP() << "no AVX on this processor";
+    }
+  }
+};
+
+TEST_P(RunTwoBoneJobsTest, EveryJobGetsRunsBitsAndStatus) {
   std::vector<int> kinds(kKinds);
   for (int kind = 0; kind < kKinds; ++kind) kinds[kind] = kind;
-  const auto [failed, reached] = ExpectRunsBits(kinds, kPerKind, 18);
+  const auto [failed, reached] =
+      ExpectRunsBits(kinds, kPerKind, 18, GetParam());
   // The kinds did what they are for: the invalid ones failed, most of the
   // others reached their targets.
   EXPECT_GE(failed, kPerKind);
   EXPECT_GT(reached, 6 * kPerKind);
 }
 
-// Limbs on a hinge pair up only with each other (a pair's two jobs take
-// one frame): all of them here, with a narrow range and a pole or a wide
-// range and none.
-TEST(RunTwoBoneJobsTest, HingedLimbsGetRunsBitsAndStatus) {
-  const auto [failed, reached] = ExpectRunsBits({7, 12}, 2000, 19);
+// Limbs on a hinge take the lanes only with each other (a group's jobs
+// take one frame): all of them here, with a narrow range and a pole or a
+// wide range and none.
+TEST_P(RunTwoBoneJobsTest, HingedLimbsGetRunsBitsAndStatus) {
+  const auto [failed, reached] = ExpectRunsBits({7, 12}, 2000, 19, GetParam());
   EXPECT_EQ(failed, 0);
   EXPECT_GT(reached, 2000);
 }
 
-TEST(RunTwoBoneJobsTest, SizesMustMatch) {
+INSTANTIATE_TEST_SUITE_P(Groupings, RunTwoBoneJobsTest,
+                         ::testing::Values(Grouping::kRunTwoBoneJobs,
+                                           Grouping::kPairs, Grouping::kQuads),
+                         [](const ::testing::TestParamInfo<Grouping>& info) {
+                           return std::string(
+                               info.param == Grouping::kRunTwoBoneJobs
+                                   ? "RunTwoBoneJobs"
+                               : info.param == Grouping::kPairs ? "Pairs"
+                                                                : "Quads");
+                         });
+
+TEST(RunTwoBoneJobsSizesTest, SizesMustMatch) {
   std::vector<TwoBoneJob> jobs(3);
   std::vector<absl::Status> statuses(2);
   const absl::Status status = RunTwoBoneJobs(jobs, absl::MakeSpan(statuses));

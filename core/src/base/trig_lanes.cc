@@ -48,4 +48,13 @@ Lanes2 AcosLanes(Lanes2 x) { return Lanes2{Acos(x[0]), Acos(x[1])}; }
 Lanes2 AsinLanes(Lanes2 x) { return Lanes2{Asin(x[0]), Asin(x[1])}; }
 #endif
 
+bool HasAvxLanes() {
+#if defined(__x86_64__)
+  static const bool has_avx = __builtin_cpu_supports("avx");
+  return has_avx;
+#else
+  return false;
+#endif
+}
+
 }  // namespace ik::internal

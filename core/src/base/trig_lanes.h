@@ -20,6 +20,10 @@ Lanes2 CosLanes(Lanes2 x);
 Lanes2 AcosLanes(Lanes2 x);
 Lanes2 AsinLanes(Lanes2 x);
 
+// Whether this processor runs the core's four-lane AVX paths (x86-64 with
+// AVX and an operating system that saves its registers); checked once.
+bool HasAvxLanes();
+
 }  // namespace ik::internal
 
 #endif  // IK_SRC_BASE_TRIG_LANES_H_

@@ -1,5 +1,5 @@
-// RunTwoBoneJobs' pair step for callers inside the core whose two jobs do
-// not lie side by side in memory. Not part of the public API.
+// RunTwoBoneJobs' lane steps, for callers inside the core whose jobs do not
+// lie side by side in memory. Not part of the public API.
 #ifndef IK_SRC_SOLVERS_TWO_BONE_LANES_H_
 #define IK_SRC_SOLVERS_TWO_BONE_LANES_H_
 
@@ -12,6 +12,11 @@ namespace ik::internal {
 // its own Run's bits and status), their statuses into statuses[0] and [1].
 void RunTwoBoneJobPair(const TwoBoneJob& first, const TwoBoneJob& second,
                        absl::Status* statuses);
+
+// Solves the four `jobs` as RunTwoBoneJobs solves a group of four in AVX
+// lanes (each with its own Run's bits and status), their statuses into
+// statuses[0..3]. Only where HasAvxLanes() (base/trig_lanes.h).
+void RunTwoBoneJobQuad(const TwoBoneJob* const jobs[4], absl::Status* statuses);
 
 }  // namespace ik::internal
 

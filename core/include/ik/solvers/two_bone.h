@@ -97,15 +97,17 @@ struct TwoBoneJob {
 };
 
 // Solves every job of `jobs` as its Run() would, with the same bits and the
-// same status (into `statuses[i]`), two jobs at a time in SIMD lanes: a
-// crowd's limbs for about 0.6 of Run's time per job (bench/
-// two_bone_bench.cc, BM_FreeArmTwoBonePairs). The lanes take limbs whose
+// same status (into `statuses[i]`), several jobs at a time in SIMD lanes:
+// four at a time in AVX where the processor has it (checked once at run
+// time), else two at a time in SSE2, each lane doing the scalar solve's
+// operations in its order, none fused (bench/two_bone_bench.cc,
+// BM_FreeArmTwoBonePairs, has the cost per job). The lanes take limbs whose
 // target is within reach, bent limbs without a mid_axis_model or limbs on
 // one (a hinge) whose turn stays within mid_turn_range, with or without a
-// pole, paired with a job of the same kind (both hinged or both not). Any
-// other job (and one of an odd count) runs through Run() alone.
-// INVALID_ARGUMENT ("statuses: ...") when the spans' sizes differ, nothing
-// solved.
+// pole, grouped with jobs of the same kind (all hinged or none). Any other
+// job (and the last ones of a count the groups do not divide) runs through
+// Run() alone, or in a pair. INVALID_ARGUMENT ("statuses: ...") when the
+// spans' sizes differ, nothing solved.
 absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
                             absl::Span<absl::Status> statuses);
 

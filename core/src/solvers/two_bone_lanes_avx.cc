@@ -1,0 +1,88 @@
+// RunTwoBoneJobs' groups of four (solvers/two_bone_lanes.h): the lane code
+// of solvers/two_bone_lanes_kernel.h in the four double lanes of AVX
+// (vaddpd, vmulpd, vdivpd and vsqrtpd on 256-bit registers; no FMA), the
+// hinge's angle through the two-lane atan2 of base/trig_lanes.h. Every
+// function this file defines after its includes is compiled for AVX (a
+// target pragma, so that nothing else of the build is): none may run
+// before internal::HasAvxLanes() says the processor has AVX.
+#include <cmath>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "absl/status/status.h"
+#include "base/trig_lanes.h"
+#include "ik/base/joint_limits.h"
+#include "ik/base/math.h"
+#include "ik/base/trig.h"
+#include "ik/base/validate.h"
+#include "ik/solvers/solve_report.h"
+#include "ik/solvers/two_bone.h"
+#include "solvers/two_bone_lanes.h"
+#include "solvers/two_bone_pole.h"
+#include "solvers/two_bone_validate.h"
+
+#if defined(__x86_64__)
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx")
+#endif
+
+namespace ik {
+namespace {
+
+using internal::kStraightSine;
+
+// Four lanes of AVX.
+using D = double __attribute__((vector_size(32)));
+constexpr int kLanes = 4;
+inline D Sqrt(D v) { return D(_mm256_sqrt_pd(__m256d(v))); }
+// Atan2 through the two-lane SSE2 function on each half: SLEEF's AVX
+// build takes its vectors in ymm registers, and clang passes them in
+// memory from a function made AVX by the pragma alone (its ABI follows the
+// whole build's flags), so the lanes stay with the halves' ABI that both
+// compilers share.
+inline D Atan2Lanes(D y, D x) {
+  const internal::Lanes2 low = internal::Atan2Lanes(
+      internal::Lanes2{y[0], y[1]}, internal::Lanes2{x[0], x[1]});
+  const internal::Lanes2 high = internal::Atan2Lanes(
+      internal::Lanes2{y[2], y[3]}, internal::Lanes2{x[2], x[3]});
+  return D{low[0], low[1], high[0], high[1]};
+}
+
+#include "solvers/two_bone_lanes_kernel.h"  // NOLINT(build/include)
+
+}  // namespace
+
+namespace internal {
+
+void RunTwoBoneJobQuad(const TwoBoneJob* const jobs[4],
+                       absl::Status* statuses) {
+  SolveJobLanes(jobs, statuses);
+}
+
+}  // namespace internal
+}  // namespace ik
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#else  // not x86-64: HasAvxLanes() is false, and these are never called
+
+namespace ik::internal {
+
+void RunTwoBoneJobQuad(const TwoBoneJob* const jobs[4],
+                       absl::Status* statuses) {
+  for (int i = 0; i < 4; ++i) statuses[i] = jobs[i]->Run();
+}
+
+}  // namespace ik::internal
+
+#endif
