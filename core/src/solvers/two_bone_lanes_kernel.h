@@ -15,7 +15,10 @@
 // Not a header to include anywhere else: each lane width's source file
 // (solvers/two_bone_lanes.cc for 2 lanes of SSE2, two_bone_lanes_avx.cc for
 // 4 lanes of AVX, compiled for AVX in that file alone) includes it once,
-// inside an anonymous namespace of ik, having defined
+// inside an anonymous namespace of ik, after the headers whose names it
+// uses (ik/solvers/two_bone.h, ik/base/math.h, ik/base/joint_limits.h,
+// solvers/two_bone_pole.h and solvers/two_bone_validate.h, absl's status)
+// and `using internal::kStraightSine`, having defined
 //   D                          the lane vector, kLanes doubles;
 //   kLanes                     its width;
 //   D Sqrt(D)                  the square root on every lane;
