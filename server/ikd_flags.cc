@@ -148,6 +148,28 @@ ABSL_FLAG(std::string, metrics_listen, "",
 ABSL_FLAG(std::string, access_log, "",
           "file to append one JSON line per call to ('-': stderr); empty: "
           "none");
+ABSL_FLAG(std::string, record_dir, "",
+          "directory to record answered calls to, with the rigs and "
+          "terrains they used (docs/operations.md, Recording and replay); "
+          "empty: none");
+ABSL_FLAG(std::int64_t, record_max_bytes,
+          ik::server::RecorderOptions().max_bytes,
+          "the recording's files together at most, bytes (the oldest are "
+          "deleted; a file rotates past a quarter of it, at most 64 MiB)");
+ABSL_FLAG(std::int64_t, record_buffer_bytes,
+          ik::server::RecorderOptions().buffer_bytes,
+          "records waiting for the disk at most, bytes; beyond it calls are "
+          "dropped from the recording (counted), never waited for");
+ABSL_FLAG(double, record_sample, ik::server::RecorderOptions().sample,
+          "fraction of calls (of streams, for TickStream) recorded, evenly "
+          "spaced, in (0, 1]");
+ABSL_FLAG(std::vector<std::string>, record_methods,
+          ik::server::RecorderOptions().methods,
+          "comma-separated methods recorded: Tick, TickStream, SolveChain, "
+          "GroundFeet, StepDynamics");
+ABSL_FLAG(std::vector<std::string>, record_characters, {},
+          "comma-separated character ids: only these characters of each "
+          "tick are recorded; empty: all");
 ABSL_FLAG(int, max_connection_age_seconds, 0,
           "connections older than this are asked to go (GOAWAY; calls in "
           "flight finish), so DNS round_robin clients find new replicas; 0: "
@@ -346,6 +368,12 @@ std::optional<ik::server::ServerOptions> OptionsFromFlags() {
   options.trusted_proxies = absl::GetFlag(FLAGS_trusted_proxies);
   options.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
   options.access_log = absl::GetFlag(FLAGS_access_log);
+  options.record.dir = absl::GetFlag(FLAGS_record_dir);
+  options.record.max_bytes = absl::GetFlag(FLAGS_record_max_bytes);
+  options.record.buffer_bytes = absl::GetFlag(FLAGS_record_buffer_bytes);
+  options.record.sample = absl::GetFlag(FLAGS_record_sample);
+  options.record.methods = absl::GetFlag(FLAGS_record_methods);
+  options.record.characters = absl::GetFlag(FLAGS_record_characters);
   std::optional<absl::Duration> age =
       WholeSeconds("max_connection_age_seconds",
                    absl::GetFlag(FLAGS_max_connection_age_seconds));

@@ -92,10 +92,17 @@ void LimitTransport(const ServerOptions& options,
       static_cast<size_t>(options.transport_memory_bytes)));
 }
 
+// `options` with the terrains' definitions kept when the server records.
+ServerOptions WithRecording(ServerOptions options) {
+  options.limits.keep_terrain_definitions = !options.record.dir.empty();
+  return options;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
-    const ServerOptions& options) {
+    const ServerOptions& given) {
+  const ServerOptions options = WithRecording(given);
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
       ServerCredentialsFor(options.tls, options.tls_reload_interval);
   if (!credentials.ok()) return credentials.status();
@@ -116,6 +123,13 @@ absl::StatusOr<std::unique_ptr<IkServer>> IkServer::Start(
     if (!log.ok()) return log.status();
     server->access_log_ = *std::move(log);
     server->service_.AddObserver(server->access_log_.get());
+  }
+  if (!options.record.dir.empty()) {
+    absl::StatusOr<std::unique_ptr<Recorder>> recorder =
+        Recorder::Start(options.record, server->registry_, server->terrains_);
+    if (!recorder.ok()) return recorder.status();
+    server->recorder_ = *std::move(recorder);
+    server->service_.SetRecorder(server->recorder_.get());
   }
   if (!options.metrics_listen.empty()) {
     if (absl::Status serving = server->ServeMetrics(options.metrics_listen);
@@ -200,6 +214,7 @@ absl::Status IkServer::ServeMetrics(const std::string& listen) {
   sources.registry_budget_bytes = budget_.max_bytes();
   sources.draining = [this] { return service_.draining(); };
   sources.counters = &service_.handlers().counters();
+  if (recorder_ != nullptr) sources.recording = &recorder_->counters();
   const google::protobuf::ServiceDescriptor* service =
       google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
           v1::IkService::service_full_name());

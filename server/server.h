@@ -22,6 +22,7 @@
 #include "ops/access_log.h"
 #include "ops/listener.h"
 #include "ops/metrics.h"
+#include "ops/recorder.h"
 #include "ops/transport_security.h"
 #include "rpc/ik_service.h"
 #include "rpc/solver_pool.h"
@@ -91,6 +92,8 @@ struct ServerOptions {
   // File the access log is appended to (access_log.h), "-": stderr; empty:
   // none.
   std::string access_log;
+  // The calls recorded (ops/recorder.h); `record.dir` empty: none.
+  RecorderOptions record;
 };
 
 // Owns the gRPC server and everything it serves. Thread-safe.
@@ -126,6 +129,8 @@ class IkServer {
   }
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
+  // The recording (null without --record_dir).
+  Recorder* recorder() { return recorder_.get(); }
   // What the solvers did since the server started (its metrics' source).
   const SolveCounters& solve_counters() const {
     return service_.handlers().counters();
@@ -157,8 +162,9 @@ class IkServer {
   const std::unique_ptr<StateStore> store_;
   // Null without --token_file.
   const std::unique_ptr<const AccessTokens> tokens_;
-  // Declared before the service: calls report to it until they end.
+  // Declared before the service: calls report to them until they end.
   std::unique_ptr<AccessLog> access_log_;
+  std::unique_ptr<Recorder> recorder_;
   // Declared before the service and the gRPC server: destroyed after them,
   // once no call can post to it.
   SolverPool pool_;

@@ -34,6 +34,10 @@ struct ServiceLimits {
   // call may ask over all its characters. Checked before any of it runs.
   std::int64_t max_work_per_character = 64'000'000;
   std::int64_t max_work_per_call = 150'000'000;
+  // Not a limit: whether terrains keep their definition (TerrainEntry), set
+  // when the server records (--record_dir), whose files store the terrains
+  // the recorded calls used. It counts against --max_registry_bytes.
+  bool keep_terrain_definitions = false;
 };
 
 }  // namespace ik::server

@@ -334,6 +334,7 @@ constexpr char kUsageMessage[] =
     "  render --rig=NAME --svg=FILE [--chain=NAME --target=X,Y,Z]\n"
     "        [--terrain=NAME | --plane=...] [--root=X,Y,Z] "
     "[--trail_steps=N [--dt=S]]\n"
+    "  replay FILE|DIR [--replace] [--max_differences=N]\n"
     "  health";
 
 // `ikctl --help` lists ikctl's own flags under one heading. Abseil would
@@ -394,6 +395,7 @@ int main(int argc, char** argv) {
     return ik::ctl::GroundCommand(client, args, planes);
   }
   if (command == "tick") return ik::ctl::TickCommand(client, args);
+  if (command == "replay") return ik::ctl::ReplayCommand(client, args);
   if (command == "render") {
     return ik::ctl::RenderCommand(client, args, planes);
   }

@@ -98,6 +98,9 @@ int GroundCommand(ik::Client& client, const std::vector<std::string>& args,
 // ikctl tick (ikctl_tick.cc): a synthetic crowd of --characters driven for
 // --ticks through Tick or TickStream.
 int TickCommand(ik::Client& client, const std::vector<std::string>& args);
+// ikctl replay (ikctl_replay.cc): re-sends an ikd recording's calls and
+// compares every answer with the recorded one, bit for bit.
+int ReplayCommand(ik::Client& client, const std::vector<std::string>& args);
 // In ikctl_import.cc: `rigs import FILE`; `chains` are the --chain values
 // (NAME=ROOT:TIP).
 int ImportCommand(ik::Client& client, const std::string& path,

@@ -138,6 +138,32 @@ void AddSolveCounters(const SolveCounters& counters,
           static_cast<double>(counters.grounded_legs()));
 }
 
+// A recording's counts (--record_dir).
+void AddRecorderCounters(const RecorderCounters& counters,
+                         std::vector<prometheus::MetricFamily>& out) {
+  using prometheus::MetricType;
+  out.push_back(Family("ikd_recorded_calls_total",
+                       "calls written to the recording (TickStream: ticks)",
+                       MetricType::Counter));
+  AddValue(out.back(), static_cast<double>(counters.recorded.load()));
+  out.push_back(Family("ikd_recording_bytes_total",
+                       "bytes written to the recording's files",
+                       MetricType::Counter));
+  AddValue(out.back(), static_cast<double>(counters.bytes_written.load()));
+  out.push_back(Family("ikd_recording_dropped_total",
+                       "calls the recording dropped, by reason",
+                       MetricType::Counter));
+  const std::pair<const char*, const std::atomic<std::int64_t>*> reasons[] = {
+      {"buffer_full", &counters.dropped_buffer_full},
+      {"write_failed", &counters.dropped_write_failed},
+      {"stream_broken", &counters.dropped_stream_broken},
+      {"changed", &counters.dropped_changed}};
+  for (const auto& [reason, count] : reasons) {
+    AddValue(out.back(), static_cast<double>(count->load()),
+             {{"reason", reason}});
+  }
+}
+
 }  // namespace
 
 // The values read at each scrape: gauges from the service, the pool and
@@ -150,6 +176,9 @@ class Metrics::Live final : public prometheus::Collectable {
     std::vector<prometheus::MetricFamily> out;
     AddServiceGauges(sources_, out);
     AddSolveCounters(*sources_.counters, out);
+    if (sources_.recording != nullptr) {
+      AddRecorderCounters(*sources_.recording, out);
+    }
     return out;
   }
 

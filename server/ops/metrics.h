@@ -17,6 +17,8 @@
 //   ikd_dynamic_chains_stepped_total, ikd_dynamics_substeps_total
 //   ikd_grounded_legs_total
 //   ikd_draining                           1 once SIGTERM came
+//   ikd_recorded_calls_total, ikd_recording_bytes_total,
+//   ikd_recording_dropped_total{reason}    with --record_dir
 //   ikd_build_info{version,grpc_version,protobuf_version}  always 1
 //
 // Counters of calls are kept as calls end (Metrics is a CallObserver); the
@@ -39,6 +41,7 @@
 #include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "ops/call_record.h"
+#include "ops/recorder.h"
 #include "ops/solve_counters.h"
 
 namespace ik::server {
@@ -55,6 +58,7 @@ struct MetricSources {
   std::int64_t registry_budget_bytes = 0;
   std::function<bool()> draining;
   const SolveCounters* counters = nullptr;
+  const RecorderCounters* recording = nullptr;  // null: not recording
 };
 
 class Metrics final : public CallObserver {

@@ -81,6 +81,10 @@ bool IkService::Admit(grpc::CallbackServerContext* context,
     gate_.Leave();
     return false;
   }
+  if (recorder_ != nullptr && recorder_->Records(MethodName<Request>()) &&
+      recorder_->SampleCall()) {
+    call->RecordTo(recorder_, MethodName<Request>(), request);
+  }
   if (!call->Parse(request)) {
     gate_.Leave();
     return false;
@@ -247,7 +251,7 @@ IkService::TickStream(grpc::CallbackServerContext* context) {
   return StartTickStream(context, handlers_, pool_, streams_,
                          Authorize(context, Role::kRead, "TickStream"),
                          callers_.Of(*context), observers_,
-                         observers_want_peer());
+                         observers_want_peer(), recorder_);
 }
 
 }  // namespace ik::server

@@ -19,6 +19,7 @@
 #include "ik/v1/ik.grpc.pb.h"
 #include "ops/access_tokens.h"
 #include "ops/call_record.h"
+#include "ops/recorder.h"
 #include "rpc/call_gate.h"
 #include "rpc/callers.h"
 #include "rpc/raw_call.h"
@@ -96,6 +97,9 @@ class IkService final : public RawIkService {
   // must outlive the service. Only before the service is registered with a
   // gRPC server.
   void AddObserver(CallObserver* observer) { observers_.push_back(observer); }
+  // Hands the calls of the methods `recorder` records to it (it must outlive
+  // the service). Only before the service is registered.
+  void SetRecorder(Recorder* recorder) { recorder_ = recorder; }
   // Whether any observer wants each call's peer.
   bool observers_want_peer() const;
   // Calls received and not yet answered (the drain waits for them).
@@ -157,6 +161,7 @@ class IkService final : public RawIkService {
   // Whose turn on the pool a call takes.
   const Callers callers_;
   std::vector<CallObserver*> observers_;
+  Recorder* recorder_ = nullptr;
   // Every call enters here; the drain closes it.
   CallGate gate_;
   TickStreams streams_;

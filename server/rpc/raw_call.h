@@ -22,6 +22,7 @@
 #include "ik/v1/tick.pb.h"
 #include "ik/wire/tick_bytes.pb.h"
 #include "ops/call_record.h"
+#include "ops/recorder.h"
 
 namespace ik::server {
 
@@ -100,6 +101,15 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
     record_ = std::move(record);
   }
 
+  // Hands the call to `recorder` when it is answered: `method`'s name
+  // (static storage) and the request's bytes, which outlive the call.
+  void RecordTo(Recorder* recorder, absl::string_view method,
+                const grpc::ByteBuffer* request_bytes) {
+    recorder_ = recorder;
+    recorded_method_ = method;
+    request_bytes_ = request_bytes;
+  }
+
   // Parses the request; when it does not parse, answers so and returns
   // false.
   bool Parse(const grpc::ByteBuffer* request_bytes) {
@@ -115,6 +125,10 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   // Finishes the call with `status`, and the answer when it is OK.
   void Answer(absl::Status status) {
     if (status.ok()) status = SerializeAnswer(*response_, answer_bytes_);
+    if (recorder_ != nullptr) {
+      recorder_->Record(recorded_method_, 0, 0, *request_bytes_,
+                        status.ok() ? answer_bytes_ : nullptr, status);
+    }
     if (observers_ != nullptr) {
       const absl::Time end = absl::Now();
       for (CallObserver* observer : *observers_) {
@@ -147,6 +161,9 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   grpc::ByteBuffer* answer_bytes_;
   const std::vector<CallObserver*>* observers_ = nullptr;
   CallRecord record_;
+  Recorder* recorder_ = nullptr;
+  absl::string_view recorded_method_;
+  const grpc::ByteBuffer* request_bytes_ = nullptr;
 };
 
 }  // namespace ik::server

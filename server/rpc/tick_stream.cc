@@ -34,13 +34,18 @@ class TickStreamReactor final
                     SolverPool& pool, TickStreams& streams,
                     const absl::Status& allowed, std::string caller,
                     const std::vector<CallObserver*>& observers,
-                    bool observers_want_peer)
+                    bool observers_want_peer, Recorder* recorder)
       : handlers_(handlers),
         streams_(streams),
         scope_(ScopeOf(context, pool, std::move(caller))),
         observers_(observers),
         arena_(CallArenaOptions()) {
     record_.method = "TickStream";
+    if (recorder != nullptr && allowed.ok() &&
+        recorder->Records(record_.method)) {
+      recorded_stream_ = recorder->SampleStream();
+      if (recorded_stream_ != 0) recorder_ = recorder;
+    }
     if (observers_want_peer) record_.peer = context->peer();
     const bool added = streams_.Add(this);  // not under mutex_: Drain's order
     absl::MutexLock lock(&mutex_);
@@ -149,7 +154,13 @@ class TickStreamReactor final
                     *response_->mutable_status());
       SerializeAnswer(*response_, &response_bytes_).IgnoreError();
     }
-    Report(static_cast<absl::StatusCode>(response_->status().code()));
+    const auto code = static_cast<absl::StatusCode>(response_->status().code());
+    Report(code);
+    if (recorder_ != nullptr) {
+      recorder_->Record(record_.method, recorded_stream_, recorded_ticks_++,
+                        request_bytes_, &response_bytes_,
+                        absl::Status(code, response_->status().message()));
+    }
     StartWrite(&response_bytes_);
   }
 
@@ -171,6 +182,11 @@ class TickStreamReactor final
   wire::TickResponseBytes* response_ = nullptr;
   grpc::ByteBuffer request_bytes_;
   grpc::ByteBuffer response_bytes_;
+  // The recorder and the stream's number in it, when it records the stream;
+  // the ticks recorded so far.
+  Recorder* recorder_ = nullptr;
+  std::uint64_t recorded_stream_ = 0;
+  std::uint64_t recorded_ticks_ = 0;
   // What the stream's ticks build on (one tick at a time).
   TickBaselines baselines_;
   absl::Mutex mutex_;
@@ -205,10 +221,10 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
     grpc::CallbackServerContext* context, IkHandlers& handlers,
     SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
     std::string caller, const std::vector<CallObserver*>& observers,
-    bool observers_want_peer) {
+    bool observers_want_peer, Recorder* recorder) {
   return new TickStreamReactor(context, handlers, pool, streams, allowed,
                                std::move(caller), observers,
-                               observers_want_peer);
+                               observers_want_peer, recorder);
 }
 
 }  // namespace ik::server

@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "handlers/handlers.h"
 #include "ops/call_record.h"
+#include "ops/recorder.h"
 #include "rpc/call_gate.h"
 #include "rpc/solver_pool.h"
 
@@ -50,13 +51,14 @@ class TickStreams {
 // Starts one TickStream call of `caller` (callers.h). `allowed` is the
 // caller's token check: the stream ends at once with it when it is not OK. Each
 // tick answered is reported to `observers` as one call of method "TickStream"
-// (with the peer when `observers_want_peer`). Everything passed must outlive
-// the stream; the reactor deletes itself when the call is done.
+// (with the peer when `observers_want_peer`), and to `recorder` when it is
+// not null and samples the stream. Everything passed must outlive the
+// stream; the reactor deletes itself when the call is done.
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
     grpc::CallbackServerContext* context, IkHandlers& handlers,
     SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
     std::string caller, const std::vector<CallObserver*>& observers,
-    bool observers_want_peer);
+    bool observers_want_peer, Recorder* recorder);
 
 }  // namespace ik::server
 

@@ -64,6 +64,11 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
       sizeof(TerrainEntry) + entry->terrain_name.capacity() +
       (entry->mesh.has_value() ? entry->mesh->memory_bytes()
                                : entry->heightfield->memory_bytes()));
+  if (limits.keep_terrain_definitions) {
+    entry->definition = std::make_shared<const v1::Terrain>(terrain);
+    entry->bytes +=
+        static_cast<std::int64_t>(entry->definition->SpaceUsedLong());
+  }
   return std::shared_ptr<const TerrainEntry>(std::move(entry));
 }
 

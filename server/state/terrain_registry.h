@@ -21,12 +21,14 @@
 namespace ik::server {
 
 // One registered terrain: exactly one of `heightfield` and `mesh` is set.
-// The definition is not kept (a large mesh would be held twice).
+// The definition is kept only for a server that records (a recording stores
+// the terrains its calls used; a large mesh is then held twice).
 struct TerrainEntry {
   std::string terrain_name;
   std::string revision;
   std::optional<Heightfield> heightfield;
   std::optional<TriangleMesh> mesh;
+  std::shared_ptr<const v1::Terrain> definition;  // with keep_definitions
   // Memory held: the heights, or the mesh with its hierarchy.
   std::int64_t bytes = 0;
 

@@ -1,0 +1,129 @@
+// ikd --record_dir: answered calls written, with their answers and the
+// rigs and terrains they used, to rotating files of length-delimited
+// ik.v1.RecordEntry messages (proto/ik/v1/recording.proto), which
+// `ikctl replay` re-sends and compares bit for bit and `ikctl inspect`
+// shows.
+//
+// The call's thread only copies the request's and the answer's bytes into a
+// bounded buffer; a writer thread of its own does everything else (reads the
+// rigs and terrains named, filters characters, writes, rotates, deletes the
+// oldest files past the size bound). When the buffer is full (a slow or
+// full disk) the call's record is dropped and counted, never waited for; a
+// TickStream that lost a tick is not recorded further (its later ticks build
+// on the lost one). Tokens, TLS material and peers are never written: a
+// record holds the message bytes, the status and the time only.
+#ifndef IK_SERVER_OPS_RECORDER_H_
+#define IK_SERVER_OPS_RECORDER_H_
+
+#include <grpcpp/support/byte_buffer.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "state/rig_registry.h"
+#include "state/terrain_registry.h"
+
+namespace ik::server {
+
+struct RecorderOptions {
+  // Where the files go (created when missing).
+  std::string dir;
+  // All files of this recording together at most (the oldest are deleted);
+  // a file rotates past a quarter of it (at most 64 MiB).
+  std::int64_t max_bytes = std::int64_t{1} << 30;
+  // Records waiting for the writer at most; beyond it calls are dropped.
+  std::int64_t buffer_bytes = std::int64_t{64} << 20;
+  // The fraction of calls (of streams, for TickStream) recorded, evenly
+  // spaced: 1 records every one, 0.1 one in ten.
+  double sample = 1.0;
+  // Methods recorded: Tick, TickStream, SolveChain, GroundFeet, StepDynamics.
+  std::vector<std::string> methods = {"Tick", "TickStream"};
+  // Character ids kept of each tick (a tick without any is not recorded);
+  // empty: all.
+  std::vector<std::string> characters;
+};
+
+// What a recorder did, for the metrics.
+struct RecorderCounters {
+  std::atomic<std::int64_t> recorded{0};
+  std::atomic<std::int64_t> bytes_written{0};
+  // Dropped: the buffer was full; the file could not be written; a stream's
+  // tick after a lost one; a rig or terrain replaced before it was stored.
+  std::atomic<std::int64_t> dropped_buffer_full{0};
+  std::atomic<std::int64_t> dropped_write_failed{0};
+  std::atomic<std::int64_t> dropped_stream_broken{0};
+  std::atomic<std::int64_t> dropped_changed{0};
+};
+
+class Recorder {
+ public:
+  struct Pending;  // a call waiting for the writer
+
+  // Checks the options (INVALID_ARGUMENT naming the --record_* flag) and
+  // starts the writer; the first file is opened with the first record.
+  static absl::StatusOr<std::unique_ptr<Recorder>> Start(
+      RecorderOptions options, const RigRegistry& rigs,
+      const TerrainRegistry& terrains);
+  // Writes what is buffered, then stops.
+  ~Recorder();
+
+  // Whether `method`'s calls are recorded at all.
+  bool Records(absl::string_view method) const;
+  // Whether to record this call (unary), or this stream: its number, from
+  // 1; 0 when it is not recorded.
+  bool SampleCall();
+  std::uint64_t SampleStream();
+
+  // Records an answered call: `response` null when it failed (`status`).
+  // `stream` 0 for a unary call.
+  void Record(absl::string_view method, std::uint64_t stream,
+              std::uint64_t stream_tick, const grpc::ByteBuffer& request,
+              const grpc::ByteBuffer* response, const absl::Status& status);
+
+  // Waits until everything recorded so far is written (tests, shutdown).
+  void Flush();
+
+  const RecorderCounters& counters() const { return counters_; }
+  // The files written, oldest first (their paths).
+  std::vector<std::string> files() const;
+
+ private:
+  class Writer;
+
+  Recorder(RecorderOptions options, const RigRegistry& rigs,
+           const TerrainRegistry& terrains);
+  void Run();
+  std::uint64_t Sample(std::atomic<std::uint64_t>& count);
+
+  const RecorderOptions options_;
+  RecorderCounters counters_;
+  std::atomic<std::uint64_t> calls_{0};
+  std::atomic<std::uint64_t> streams_{0};
+  std::unique_ptr<Writer> writer_;
+
+  mutable absl::Mutex mutex_;
+  absl::CondVar changed_;
+  std::deque<Pending> queue_ ABSL_GUARDED_BY(mutex_);
+  std::int64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::uint64_t enqueued_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::uint64_t written_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::uint64_t gap_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::flat_hash_set<std::uint64_t> broken_streams_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::string> files_ ABSL_GUARDED_BY(mutex_);
+  bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
+  std::thread thread_;
+};
+
+}  // namespace ik::server
+
+#endif  // IK_SERVER_OPS_RECORDER_H_

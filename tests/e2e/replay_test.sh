@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# ikd --record_dir and ikctl replay: calls of every recorded method (ticks,
+# a TickStream, SolveChain, GroundFeet on a registered terrain,
+# StepDynamics, and a call that fails) recorded by one ikd replay bit for bit
+# on a fresh ikd that holds no rig or terrain (the recording brings its
+# own); on an ikd whose humanoid differs, the replay names the changed field
+# and fails, and --replace registers the recorded rig and replays cleanly.
+# Usage: replay_test.sh IKD IKCTL
+source "$(dirname "$0")/lib.sh"
+IKD=$1
+IKCTL=$2
+ik() { "$IKCTL" --server="$SERVER" "$@"; }
+
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --terrain_dir="$REPO/examples/terrains" --record_dir="$WORK/rec" \
+  --record_methods=Tick,TickStream,SolveChain,GroundFeet,StepDynamics
+ik tick --rig=humanoid --characters=8 --ticks=3 --terrain=stairs >/dev/null \
+  || fail "tick"
+ik tick --rig=humanoid --characters=4 --ticks=3 --stream >/dev/null \
+  || fail "tick --stream"
+ik solve --rig=humanoid --chain=left_arm --target=0.45,1.2,0.25 >/dev/null \
+  || fail "solve"
+ik ground --rig=humanoid --terrain=stairs --root=0,0,0.45 >/dev/null \
+  || fail "ground"
+ik dynamics --rig=humanoid --steps=2 >/dev/null || fail "dynamics"
+ik solve --rig=humanoid --chain=no_such_chain --target=0,1,0 2>/dev/null \
+  && fail "a solve for an unknown chain succeeded"
+stop_server
+ls "$WORK"/rec/ikd-*.ikrec >/dev/null || fail "no recording written"
+
+# A fresh ikd with no rigs and no terrains of its own.
+mkdir -p "$WORK/empty"
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$WORK/empty" \
+  --terrain_dir="$WORK/empty"
+out=$(ik replay "$WORK/rec") || fail "replay on a fresh ikd: $out"
+echo "$out"
+# 3 ticks, 3 stream ticks, 2 dynamics steps, solve, ground, the failed solve.
+[[ "$out" == *"replayed 11 calls: every answer identical, bit for bit"* ]] \
+  || fail "replay summary: $out"
+stop_server
+
+# An ikd whose humanoid has one cone narrowed.
+mkdir -p "$WORK/changed"
+/usr/bin/python3 - "$REPO/examples/rigs/humanoid.json" \
+  "$WORK/changed/humanoid.json" <<'PY'
+import json, sys
+rig = json.load(open(sys.argv[1]))
+rig["joints"][1]["limit"]["ball_socket"]["swing_max"] *= 0.9
+json.dump(rig, open(sys.argv[2], "w"))
+PY
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$WORK/changed" \
+  --terrain_dir="$WORK/empty"
+out=$(ik replay --max_differences=3 "$WORK/rec") \
+  && fail "replay against a changed rig succeeded: $out"
+echo "$out" | head -5
+[[ "$out" == *"rig humanoid: the server holds revision"* ]] || fail "no rig report"
+[[ "$out" == *"joints[1].limit.ball_socket.swing_max"* ]] || fail "no field path"
+[[ "$out" == *"differences"* ]] || fail "no summary"
+out=$(ik replay --replace "$WORK/rec") || fail "replay --replace: $out"
+[[ "$out" == *"every answer identical"* ]] || fail "replay --replace: $out"
+stop_server
+
+# Not a recording.
+echo "hello" >"$WORK/not.ikrec"
+out=$("$IKCTL" --server=127.0.0.1:1 replay "$WORK/not.ikrec" 2>&1) \
+  && fail "a text file replayed"
+[[ "$out" == *"not an ikd recording"* ]] || fail "not-a-recording message: $out"
+echo "replay: ok"
