@@ -188,8 +188,10 @@ bool Replay::File(const std::string& path) {
   v1::RecordEntry entry;
   bool first = true;
   bool clean_eof = false;
-  while (google::protobuf::util::ParseDelimitedFromZeroCopyStream(
-      &entry, &stream, &clean_eof)) {
+  // Parsing merges into the message: cleared after each entry.
+  for (; google::protobuf::util::ParseDelimitedFromZeroCopyStream(
+           &entry, &stream, &clean_eof);
+       entry.Clear()) {
     if (first &&
         (!entry.has_header() || entry.header().format() != "ikd recording 1")) {
       break;
