@@ -1,9 +1,11 @@
 #include "ops/recorder.h"
 
 #include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/stubs/common.h>
 #include <google/protobuf/util/delimited_message_util.h>
+#include <google/protobuf/wire_format_lite.h>
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -63,24 +65,76 @@ std::string Bytes(const grpc::ByteBuffer& buffer) {
   return bytes;
 }
 
+// Calls `visit(number, bytes)` for each length-delimited field of the
+// serialised message `message` (strings, bytes, messages), skipping the
+// others -- and, unlike parsing a message type that declares only the
+// fields wanted, without copying the rest into unknown fields: a tick's
+// poses are most of its bytes. False when the bytes do not parse.
+template <typename Visit>
+bool ForEachDelimited(absl::string_view message, Visit visit) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const std::uint8_t*>(message.data()),
+      static_cast<int>(message.size()));
+  for (std::uint32_t tag; (tag = in.ReadTag()) != 0;) {
+    if (WireFormatLite::GetTagWireType(tag) !=
+        WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (!WireFormatLite::SkipField(&in, tag)) return false;
+      continue;
+    }
+    std::uint32_t length = 0;
+    const void* data = nullptr;
+    int left = 0;
+    if (!in.ReadVarint32(&length)) return false;
+    if (length > 0 && (!in.GetDirectBufferPointer(&data, &left) ||
+                       static_cast<std::uint32_t>(left) < length)) {
+      return false;
+    }
+    visit(WireFormatLite::GetTagFieldNumber(tag),
+          absl::string_view(static_cast<const char*>(data), length));
+    if (!in.Skip(static_cast<int>(length))) return false;
+  }
+  return in.ConsumedEntireMessage();
+}
+
 // The rigs (name -> the revision the answer says was used, "" when it says
 // none) and terrains a call named.
 struct Names {
   absl::flat_hash_map<std::string, std::string> rigs;
   std::vector<std::string> terrains;
 
-  void AddTerrains(const wire::GroundNames& ground) {
-    for (const std::string& name : ground.terrains()) {
-      if (std::find(terrains.begin(), terrains.end(), name) == terrains.end()) {
-        terrains.push_back(name);
+  // An ik.v1.Ground's registered terrains (field 3).
+  void AddTerrains(absl::string_view ground) {
+    ForEachDelimited(ground, [&](int number, absl::string_view name) {
+      if (number == 3 &&
+          std::find(terrains.begin(), terrains.end(), name) == terrains.end()) {
+        terrains.emplace_back(name);
       }
-    }
+    });
   }
-  void AddRig(const std::string& name, const std::string& revision) {
+  void AddRig(absl::string_view name, absl::string_view revision) {
     std::string& used = rigs[name];
-    if (used.empty()) used = revision;
+    if (used.empty()) used = std::string(revision);
   }
 };
+
+// The field `number` (a string or message, the last given) of `message`.
+absl::string_view Field(absl::string_view message, int number) {
+  absl::string_view found;
+  ForEachDelimited(message, [&](int field, absl::string_view bytes) {
+    if (field == number) found = bytes;
+  });
+  return found;
+}
+
+// The repeated field `number` of `message`.
+std::vector<absl::string_view> Repeated(absl::string_view message, int number) {
+  std::vector<absl::string_view> found;
+  ForEachDelimited(message, [&](int field, absl::string_view bytes) {
+    if (field == number) found.push_back(bytes);
+  });
+  return found;
+}
 
 // Keeps the tick's characters whose id `keep` holds, in the request and
 // the answer; false when none is kept.
@@ -95,11 +149,9 @@ bool FilterCharacters(const std::vector<std::string>& keep,
   kept_in.clear_characters();
   kept_out.clear_characters();
   for (int k = 0; k < in.characters_size(); ++k) {
-    wire::TickCharacterNames names;
-    if (!names.ParseFromString(in.characters(k)) ||
-        std::find(keep.begin(), keep.end(), names.id()) == keep.end()) {
-      continue;
-    }
+    // ik.v1.TickCharacter's id is its field 1.
+    const absl::string_view id = Field(in.characters(k), 1);
+    if (std::find(keep.begin(), keep.end(), id) == keep.end()) continue;
     kept_in.add_characters(in.characters(k));
     if (answered && k < out.characters_size()) {
       kept_out.add_characters(out.characters(k));
@@ -169,29 +221,25 @@ class Recorder::Writer {
 
 namespace {
 
+// Field numbers are the API's: TickRequest {characters 1, shared_ground 2},
+// TickCharacter {rig 2, ground 5}, GroundFeetRequest {ground 4}, the
+// single calls' requests {rig 1} and answers {revision 1},
+// TickResponse {characters 1}, TickCharacterResult {revision 2}.
 Names NamesOf(const Recorder::Pending& call) {
   Names names;
   if (IsTick(call.method)) {
-    wire::TickRequestNames request;
-    wire::TickResponseRevisions response;
-    if (!request.ParseFromString(call.request)) return names;
-    response.ParseFromString(call.response);
-    names.AddTerrains(request.shared_ground());
-    for (int k = 0; k < request.characters_size(); ++k) {
-      const wire::TickCharacterNames& character = request.characters(k);
-      names.AddRig(character.rig(), k < response.characters_size()
-                                        ? response.characters(k).revision()
-                                        : std::string());
-      names.AddTerrains(character.ground().ground());
+    names.AddTerrains(Field(call.request, 2));
+    const std::vector<absl::string_view> answers = Repeated(call.response, 1);
+    const std::vector<absl::string_view> characters = Repeated(call.request, 1);
+    for (size_t k = 0; k < characters.size(); ++k) {
+      names.AddRig(Field(characters[k], 2),
+                   k < answers.size() ? Field(answers[k], 2) : "");
+      names.AddTerrains(Field(Field(characters[k], 5), 4));
     }
     return names;
   }
-  wire::RequestNames request;
-  wire::ResponseRevision response;
-  if (!request.ParseFromString(call.request)) return names;
-  response.ParseFromString(call.response);
-  names.AddRig(request.rig(), response.revision());
-  names.AddTerrains(request.ground());
+  names.AddRig(Field(call.request, 1), Field(call.response, 1));
+  if (call.method == "GroundFeet") names.AddTerrains(Field(call.request, 4));
   return names;
 }
 
