@@ -3,14 +3,15 @@
 # when everything is there.
 #   scripts/setup.sh            build + run dependencies
 #   scripts/setup.sh --test     also what the test suite needs (Python, podman,
-#                               clang for the second compiler's unit tests)
+#                               clang for the second compiler's unit tests,
+#                               Chromium; npm ci of the inspector's three.js)
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libglm-dev libssl-dev grpc-proto libsleef-dev prometheus-cpp-dev
-  libtinygltf-dev
+  libtinygltf-dev libcivetweb-dev
   golang-github-gogo-googleapis-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
@@ -27,14 +28,27 @@ if [[ "${1:-}" == "--test" ]]; then
   if ! node --version >/dev/null 2>&1 || ! npm --version >/dev/null 2>&1; then
     packages+=(nodejs npm)
   fi
+  # The inspector's browser test (tests/e2e/inspector_test.sh): a headless
+  # Chromium driven over the DevTools protocol.
+  packages+=(chromium)
 fi
+
+# The inspector page's three.js (client/inspector/install.sh: npm ci, as
+# client/node/install.sh), once node and npm are there.
+install_inspector_page() {
+  [[ "${1:-}" == "--test" ]] || return 0
+  "$(dirname "$0")/../client/inspector/install.sh"
+}
 
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+  install_inspector_page "$@"
+  exit 0
+fi
 
 echo "setup: installing ${missing[*]}" >&2
 sudo=""
@@ -51,3 +65,4 @@ if [[ ! -e /usr/sbin/policy-rc.d ]]; then
 fi
 $sudo apt-get update -qq >/dev/null
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_inspector_page "$@"

@@ -335,6 +335,7 @@ constexpr char kUsageMessage[] =
     "        [--terrain=NAME | --plane=...] [--root=X,Y,Z] "
     "[--trail_steps=N [--dt=S]]\n"
     "  replay FILE|DIR [--replace] [--max_differences=N]\n"
+    "  inspect FILE|DIR [--listen=127.0.0.1:0] [--assets=DIR]\n"
     "  health";
 
 // `ikctl --help` lists ikctl's own flags under one heading. Abseil would
@@ -396,6 +397,7 @@ int main(int argc, char** argv) {
   }
   if (command == "tick") return ik::ctl::TickCommand(client, args);
   if (command == "replay") return ik::ctl::ReplayCommand(client, args);
+  if (command == "inspect") return ik::ctl::InspectCommand(args);
   if (command == "render") {
     return ik::ctl::RenderCommand(client, args, planes);
   }

@@ -101,6 +101,9 @@ int TickCommand(ik::Client& client, const std::vector<std::string>& args);
 // ikctl replay (ikctl_replay.cc): re-sends an ikd recording's calls and
 // compares every answer with the recorded one, bit for bit.
 int ReplayCommand(ik::Client& client, const std::vector<std::string>& args);
+// ikctl inspect (ikctl_inspect.cc): serves a recording's ticks in 3D on a
+// local web page until SIGINT or SIGTERM.
+int InspectCommand(const std::vector<std::string>& args);
 // In ikctl_import.cc: `rigs import FILE`; `chains` are the --chain values
 // (NAME=ROOT:TIP).
 int ImportCommand(ik::Client& client, const std::string& path,
