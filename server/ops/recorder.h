@@ -4,8 +4,9 @@
 // `ikctl replay` re-sends and compares bit for bit and `ikctl inspect`
 // shows.
 //
-// The call's thread only copies the request's and the answer's bytes into a
-// bounded buffer; a writer thread of its own does everything else (reads the
+// The call's thread only hands the request's and the answer's bytes (their
+// gRPC slices, shared, not copied) to a bounded buffer; a writer thread of
+// its own does everything else (reads the
 // rigs and terrains named, filters characters, writes, rotates, deletes the
 // oldest files past the size bound). When the buffer is full (a slow or
 // full disk) the call's record is dropped and counted, never waited for; a
