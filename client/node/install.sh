@@ -1,17 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Node.js client's locked dependencies (npm ci) when
-# node_modules is missing or was installed from another package-lock.json,
-# so a clean clone needs nothing done by hand; otherwise does nothing.
+# Installs the Node.js client's locked dependencies (npm ci) when they are
+# missing or stale (scripts/npm_ci.sh); otherwise does nothing.
 #   client/node/install.sh
-set -euo pipefail
-cd "$(dirname "$0")"
-command -v node >/dev/null || { echo "node is missing (scripts/setup.sh --test)" >&2; exit 1; }
-command -v npm >/dev/null || { echo "npm is missing (scripts/setup.sh --test)" >&2; exit 1; }
-# The lock's digest, recorded once npm ci succeeded.
-stamp=node_modules/.ikd-lock-sha256
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [[ ! -d node_modules || ! -f $stamp || "$(cat "$stamp")" != "$want" ]]; then
-  echo "client/node: npm ci" >&2
-  npm ci --no-audit --no-fund >&2
-  echo "$want" >"$stamp"
-fi
+exec "$(dirname "$0")/../../scripts/npm_ci.sh" "$(dirname "$0")"
