@@ -13,21 +13,9 @@ import math
 import sys
 import xml.etree.ElementTree as ET
 
+from quaternions import q_mul, q_rotate
+
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def qmul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
-
-
-def rotate(q, v):
-    x, y, z, w = qmul(qmul(q, (v[0], v[1], v[2], 0.0)), (-q[0], -q[1], -q[2], q[3]))
-    return (x, y, z)
 
 
 def quat(message):
@@ -53,9 +41,9 @@ def main():
             parent = rig["joints"][joint["parent_index"]]["name"]
         if parent:
             p_pos, p_rot = model[parent]
-            offset = rotate(p_rot, t)
+            offset = q_rotate(p_rot, t)
             model[joint["name"]] = (tuple(p_pos[i] + offset[i] for i in range(3)),
-                                    qmul(p_rot, r))
+                                    q_mul(p_rot, r))
         else:
             model[joint["name"]] = (t, r)
         names.append((joint["name"], parent))

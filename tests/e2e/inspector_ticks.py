@@ -26,31 +26,13 @@ import sys
 from pathlib import Path
 
 from ikd_client import Client, pb
+from quaternions import q_mul, q_rotate
 
 DT = 1.0 / 60.0
 
 
 # Quaternions are (x, y, z, w) tuples; transforms (translation, rotation,
 # scale) as ikd composes them: scale, then rotation, then translation.
-def q_mul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
-
-
-def q_rotate(q, v):
-    x, y, z, w = q
-    u = (x, y, z)
-    t = [2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]),
-         2 * (u[0] * v[1] - u[1] * v[0])]
-    return tuple(v[i] + w * t[i] + (u[(i + 1) % 3] * t[(i + 2) % 3] -
-                                    u[(i + 2) % 3] * t[(i + 1) % 3])
-                 for i in range(3))
-
-
 def q_normalised(q):
     n = math.sqrt(sum(c * c for c in q))
     return tuple(c / n for c in q)
