@@ -31,45 +31,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "ops/recorded_call.h"
+#include "ops/recording_writer.h"
 #include "state/rig_registry.h"
 #include "state/terrain_registry.h"
 
 namespace ik::server {
 
-struct RecorderOptions {
-  // Where the files go (created when missing).
-  std::string dir;
-  // All files of this recording together at most (the oldest are deleted);
-  // a file rotates past a quarter of it (at most 64 MiB).
-  std::int64_t max_bytes = std::int64_t{1} << 30;
-  // Records waiting for the writer at most; beyond it calls are dropped.
-  std::int64_t buffer_bytes = std::int64_t{64} << 20;
-  // The fraction of calls (of streams, for TickStream) recorded, evenly
-  // spaced: 1 records every one, 0.1 one in ten.
-  double sample = 1.0;
-  // Methods recorded: Tick, TickStream, SolveChain, GroundFeet, StepDynamics.
-  std::vector<std::string> methods = {"Tick", "TickStream"};
-  // Character ids kept of each tick (a tick without any is not recorded);
-  // empty: all.
-  std::vector<std::string> characters;
-};
-
-// What a recorder did, for the metrics.
-struct RecorderCounters {
-  std::atomic<std::int64_t> recorded{0};
-  std::atomic<std::int64_t> bytes_written{0};
-  // Dropped: the buffer was full; the file could not be written; a stream's
-  // tick after a lost one; a rig or terrain replaced before it was stored.
-  std::atomic<std::int64_t> dropped_buffer_full{0};
-  std::atomic<std::int64_t> dropped_write_failed{0};
-  std::atomic<std::int64_t> dropped_stream_broken{0};
-  std::atomic<std::int64_t> dropped_changed{0};
-};
-
 class Recorder {
  public:
-  struct Pending;  // a call waiting for the writer
-
   // Checks the options (INVALID_ARGUMENT naming the --record_* flag) and
   // starts the writer; the first file is opened with the first record.
   static absl::StatusOr<std::unique_ptr<Recorder>> Start(
@@ -99,8 +69,6 @@ class Recorder {
   std::vector<std::string> files() const;
 
  private:
-  class Writer;
-
   Recorder(RecorderOptions options, const RigRegistry& rigs,
            const TerrainRegistry& terrains);
   void Run();
@@ -110,11 +78,11 @@ class Recorder {
   RecorderCounters counters_;
   std::atomic<std::uint64_t> calls_{0};
   std::atomic<std::uint64_t> streams_{0};
-  std::unique_ptr<Writer> writer_;
+  std::unique_ptr<RecordingWriter> writer_;
 
   mutable absl::Mutex mutex_;
   absl::CondVar changed_;
-  std::deque<Pending> queue_ ABSL_GUARDED_BY(mutex_);
+  std::deque<RecordedCallBytes> queue_ ABSL_GUARDED_BY(mutex_);
   std::int64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   std::uint64_t enqueued_ ABSL_GUARDED_BY(mutex_) = 0;
   std::uint64_t written_ ABSL_GUARDED_BY(mutex_) = 0;

@@ -1,0 +1,278 @@
+#include "ops/recording_writer.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/common.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+
+namespace ik::server {
+namespace {
+
+using google::protobuf::internal::WireFormatLite;
+
+constexpr std::int64_t kMaxFileBytes = std::int64_t{64} << 20;
+
+}  // namespace
+
+RecordingWriter::RecordingWriter(const RecorderOptions& options,
+                                 const RigRegistry& rigs,
+                                 const TerrainRegistry& terrains,
+                                 RecorderCounters& counters)
+    : options_(options),
+      rigs_(rigs),
+      terrains_(terrains),
+      counters_(counters),
+      file_bytes_(std::min(kMaxFileBytes,
+                           std::max<std::int64_t>(options.max_bytes / 4, 1))),
+      recording_(absl::StrCat(
+          absl::FormatTime("%Y%m%dT%H%M%SZ", absl::Now(), absl::UTCTimeZone()),
+          "-", getpid())) {}
+
+void RecordingWriter::Failed(const std::string& what) {
+  ++counters_.dropped_write_failed;
+  // The first failure and then one in a thousand: a full disk must not fill
+  // the log too.
+  if (failures_++ % 1000 == 0) {
+    absl::FPrintF(stderr,
+                  "ikd: recording: %s; the record was dropped (%d so far)\n",
+                  what, failures_);
+  }
+  Close();
+}
+
+bool RecordingWriter::Open() {
+  ++file_number_;
+  const std::string path =
+      (std::filesystem::path(options_.dir) /
+       absl::StrFormat("ikd-%s-%06d.ikrec", recording_, file_number_))
+          .string();
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    Failed(absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
+    return false;
+  }
+  written_ = 0;
+  stored_.clear();
+  files_.emplace_back(path, 0);
+  v1::RecordEntry entry;
+  v1::RecordingHeader& header = *entry.mutable_header();
+  header.set_format("ikd recording 1");
+  header.set_ikd_version(IK_VERSION);
+  header.set_grpc_version(grpc::Version());
+  header.set_protobuf_version(
+      google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION));
+  header.set_recording(recording_);
+  header.set_file_number(file_number_);
+  for (const std::string& method : options_.methods) header.add_methods(method);
+  header.set_sample(options_.sample);
+  for (const std::string& id : options_.characters) header.add_characters(id);
+  return Put(entry);
+}
+
+void RecordingWriter::Close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+// Writes `pieces` whole (writev, as many at a time as it takes); on failure
+// the record is dropped and the file closed.
+bool RecordingWriter::WriteAll(std::vector<iovec>& pieces) {
+  std::int64_t total = 0;
+  size_t first = 0;
+  while (first < pieces.size()) {
+    const int count =
+        static_cast<int>(std::min<size_t>(pieces.size() - first, IOV_MAX));
+    const ssize_t wrote = ::writev(fd_, &pieces[first], count);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      Failed(absl::StrCat("cannot write ", files_.back().first, ": ",
+                          std::strerror(errno)));
+      return false;
+    }
+    total += wrote;
+    // Past the pieces written whole; the rest of one written in part.
+    for (size_t left = static_cast<size_t>(wrote); left > 0;) {
+      const size_t step = std::min(left, pieces[first].iov_len);
+      pieces[first].iov_base =
+          static_cast<char*>(pieces[first].iov_base) + step;
+      pieces[first].iov_len -= step;
+      left -= step;
+      if (pieces[first].iov_len == 0) ++first;
+    }
+    while (first < pieces.size() && pieces[first].iov_len == 0) ++first;
+  }
+  written_ += total;
+  files_.back().second += total;
+  counters_.bytes_written += total;
+  return true;
+}
+
+bool RecordingWriter::Put(const v1::RecordEntry& entry) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.WriteVarint32(static_cast<std::uint32_t>(entry.ByteSizeLong()));
+    entry.SerializeWithCachedSizes(&out);
+  }
+  std::vector<iovec> pieces = {{bytes.data(), bytes.size()}};
+  return WriteAll(pieces);
+}
+
+// The call's entry: RecordEntry.call with `rest`'s fields, and the request
+// and answer (RecordedCall fields 4 and 5) written from their slices -- the
+// fields out of number order, which protobuf reads alike.
+bool RecordingWriter::PutCall(const v1::RecordedCall& rest,
+                              RecordedCallBytes& call) {
+  std::vector<grpc::Slice> request;
+  std::vector<grpc::Slice> response;
+  if (!call.request.Dump(&request).ok() ||
+      (call.response.Length() > 0 && !call.response.Dump(&response).ok())) {
+    return false;
+  }
+  const std::string fields = rest.SerializeAsString();
+  const auto field_bytes = [](size_t length) -> size_t {
+    return length == 0
+               ? 0
+               : 1 +
+                     google::protobuf::io::CodedOutputStream::VarintSize32(
+                         static_cast<std::uint32_t>(length)) +
+                     length;
+  };
+  const size_t call_bytes = fields.size() + field_bytes(call.request.Length()) +
+                            field_bytes(call.response.Length());
+  std::string head;
+  std::string middle;
+  {
+    google::protobuf::io::StringOutputStream stream(&head);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.WriteVarint32(static_cast<std::uint32_t>(
+        1 + out.VarintSize32(static_cast<std::uint32_t>(call_bytes)) +
+        call_bytes));
+    WireFormatLite::WriteTag(4, WireFormatLite::WIRETYPE_LENGTH_DELIMITED,
+                             &out);
+    out.WriteVarint32(static_cast<std::uint32_t>(call_bytes));
+    if (call.request.Length() > 0) {
+      WireFormatLite::WriteTag(4, WireFormatLite::WIRETYPE_LENGTH_DELIMITED,
+                               &out);
+      out.WriteVarint32(static_cast<std::uint32_t>(call.request.Length()));
+    }
+  }
+  if (call.response.Length() > 0) {
+    google::protobuf::io::StringOutputStream stream(&middle);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    WireFormatLite::WriteTag(5, WireFormatLite::WIRETYPE_LENGTH_DELIMITED,
+                             &out);
+    out.WriteVarint32(static_cast<std::uint32_t>(call.response.Length()));
+  }
+  std::vector<iovec> pieces;
+  pieces.push_back({head.data(), head.size()});
+  for (grpc::Slice& slice : request) {
+    pieces.push_back({const_cast<std::uint8_t*>(slice.begin()), slice.size()});
+  }
+  pieces.push_back({middle.data(), middle.size()});
+  for (grpc::Slice& slice : response) {
+    pieces.push_back({const_cast<std::uint8_t*>(slice.begin()), slice.size()});
+  }
+  pieces.push_back({const_cast<char*>(fields.data()), fields.size()});
+  return WriteAll(pieces);
+}
+
+// The rigs and terrains `names` holds, stored in the open file unless they
+// are already; their revisions into `call`. False (the record dropped,
+// counted) when a rig was replaced since the call used it.
+bool RecordingWriter::PutRevisions(const CallNames& names,
+                                   v1::RecordedCall& call) {
+  std::vector<std::pair<std::string, std::string>> rigs(names.rigs.begin(),
+                                                        names.rigs.end());
+  std::sort(rigs.begin(), rigs.end());
+  for (const auto& [name, used] : rigs) {
+    absl::StatusOr<std::shared_ptr<const RigEntry>> rig =
+        rigs_.Get({name, "rig"});
+    if (!rig.ok()) continue;  // the call failed on it: nothing to store
+    if (!used.empty() && used != (*rig)->revision) {
+      ++counters_.dropped_changed;
+      return false;
+    }
+    v1::RecordedRevision& revision = *call.add_rigs();
+    revision.set_name(name);
+    revision.set_revision((*rig)->revision);
+    if (!stored_.insert(absl::StrCat("rig:", (*rig)->revision)).second) {
+      continue;
+    }
+    v1::RecordEntry entry;
+    entry.mutable_rig()->set_revision((*rig)->revision);
+    *entry.mutable_rig()->mutable_rig() = (*rig)->definition;
+    if (!Put(entry)) return false;
+  }
+  for (const std::string& name : names.terrains) {
+    absl::StatusOr<std::shared_ptr<const TerrainEntry>> terrain =
+        terrains_.Get({name, "terrain"});
+    if (!terrain.ok() || (*terrain)->definition == nullptr) continue;
+    v1::RecordedRevision& revision = *call.add_terrains();
+    revision.set_name(name);
+    revision.set_revision((*terrain)->revision);
+    if (!stored_.insert(absl::StrCat("terrain:", (*terrain)->revision))
+             .second) {
+      continue;
+    }
+    v1::RecordEntry entry;
+    entry.mutable_terrain()->set_revision((*terrain)->revision);
+    *entry.mutable_terrain()->mutable_terrain() = *(*terrain)->definition;
+    if (!Put(entry)) return false;
+  }
+  return true;
+}
+
+void RecordingWriter::Write(RecordedCallBytes& call) {
+  if (IsTick(call.method) && !options_.characters.empty() &&
+      !FilterCharacters(options_.characters, call.request, call.response)) {
+    return;
+  }
+  if (fd_ >= 0 && written_ >= file_bytes_) Close();
+  if (fd_ < 0 && !Open()) return;
+  if (call.gap_before > 0) {
+    v1::RecordEntry gap;
+    gap.mutable_gap()->set_dropped(call.gap_before);
+    if (!Put(gap)) return;
+  }
+  v1::RecordedCall rest;
+  if (!PutRevisions(NamesOf(call), rest)) return;
+  rest.set_method(call.method);
+  rest.set_stream(call.stream);
+  rest.set_stream_tick(call.stream_tick);
+  rest.set_code(call.code);
+  rest.set_message(call.message);
+  rest.set_unix_nanos(call.unix_nanos);
+  if (!PutCall(rest, call)) return;
+  ++counters_.recorded;
+  Trim();
+}
+
+// Deletes this recording's oldest files while all of them hold more than
+// --record_max_bytes (never the open one).
+void RecordingWriter::Trim() {
+  std::int64_t total = 0;
+  for (const auto& [path, bytes] : files_) total += bytes;
+  while (total > options_.max_bytes && files_.size() > 1) {
+    std::error_code ignored;
+    std::filesystem::remove(files_.front().first, ignored);
+    total -= files_.front().second;
+    files_.erase(files_.begin());
+  }
+}
+
+}  // namespace ik::server
