@@ -29,12 +29,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "ik/v1/recording.pb.h"
 #include "ikctl_util.h"
 
 ABSL_FLAG(int, max_differences, 10,
           "replay: differences printed at most (all are counted)");
 ABSL_DECLARE_FLAG(bool, replace);
+ABSL_DECLARE_FLAG(double, timeout);
 
 namespace ik::ctl {
 namespace {
@@ -271,6 +274,8 @@ grpc::Status Replay::Send(const v1::RecordedCall& call, std::string& answer) {
   if (call.method() != "TickStream") {
     grpc::ClientContext context;
     client_.PrepareContext(context);
+    context.set_deadline(absl::ToChronoTime(
+        absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_timeout))));
     const grpc::Status status =
         grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
             client_.channel().get(),
