@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "ik/base/field_error.h"
@@ -100,7 +101,16 @@ void Recorder::Record(absl::string_view method, std::uint64_t stream,
     return;
   }
   if (queued_bytes_ + size > options_.buffer_bytes) {
-    ++counters_.dropped_buffer_full;
+    // Said the first time and then one in a thousand: a slow disk must not
+    // slow the calls with a log line each.
+    if (counters_.dropped_buffer_full++ % 1000 == 0) {
+      absl::FPrintF(stderr,
+                    "ikd: recording: the disk is behind (%d bytes waiting, "
+                    "--record_buffer_bytes %d); calls are dropped from the "
+                    "recording (%d so far)\n",
+                    queued_bytes_, options_.buffer_bytes,
+                    counters_.dropped_buffer_full.load());
+    }
     ++gap_;
     if (stream != 0) broken_streams_.insert(stream);
     return;
