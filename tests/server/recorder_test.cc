@@ -5,7 +5,9 @@
 // holding them up.
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -186,6 +188,39 @@ TEST_F(RecorderTest, AFullBufferDropsCallsAndCountsThem) {
   server_->recorder()->Flush();
   EXPECT_EQ(server_->recorder()->counters().dropped_buffer_full.load(), 5);
   EXPECT_EQ(server_->recorder()->counters().recorded.load(), 0);
+}
+
+// A disk that refuses the writes (here the process's file size limit, as a
+// full disk would: EFBIG instead of ENOSPC): the records are dropped and
+// counted, the calls answered as ever.
+TEST_F(RecorderTest, AFailingDiskDropsRecordsAndCountsThem) {
+  RecorderOptions record;
+  record.methods = {"SolveChain"};
+  StartRecording(record);
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = before;
+  small.rlim_cur = 16;  // not even a file's header fits
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  for (int k = 0; k < 3; ++k) {
+    v1::SolveChainResponse answer;
+    EXPECT_TRUE(Solve(ArmRequest(), &answer).ok());
+    server_->recorder()->Flush();
+  }
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, previous);
+  EXPECT_EQ(server_->recorder()->counters().dropped_write_failed.load(), 3);
+  EXPECT_EQ(server_->recorder()->counters().recorded.load(), 0);
+  // Space again: the next call is recorded, in a file of its own.
+  v1::SolveChainResponse answer;
+  ASSERT_TRUE(Solve(ArmRequest(), &answer).ok());
+  server_->recorder()->Flush();
+  EXPECT_EQ(server_->recorder()->counters().recorded.load(), 1);
+  const std::vector<v1::RecordEntry> entries =
+      ReadEntries(server_->recorder()->files().back());
+  ASSERT_EQ(entries.size(), 3u);  // header, rig, the call
+  EXPECT_TRUE(entries[2].has_call());
 }
 
 TEST(RecorderOptionsTest, RefusesBadOptionsNamingTheFlag) {
