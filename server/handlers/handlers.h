@@ -22,6 +22,7 @@
 #include "ops/solve_counters.h"
 #include "rpc/solver_pool.h"
 #include "service_limits.h"
+#include "state/call_uses.h"
 #include "state/rig_registry.h"
 #include "state/state_store.h"
 #include "state/terrain_registry.h"
@@ -47,6 +48,8 @@ struct TickSettings {
   const RequestGround* shared_ground = nullptr;
   AnswerForm form = AnswerForm::kTick;
   v1::TickDetail detail = v1::TICK_DETAIL_FULL;
+  // When the call is recorded: what each character used, by index.
+  CallUses* character_uses = nullptr;
 };
 
 // Where a call runs: the pool its work is spread over, the client whose
@@ -56,6 +59,8 @@ struct CallScope {
   SolverPool* pool = nullptr;
   std::string client;
   std::function<bool()> stopped = [] { return false; };
+  // When the call is recorded: the rigs and terrains it used (a tick's).
+  CallUses* uses = nullptr;
   // Lets other clients' waiting calls run here, between two pieces of this
   // call's work (SolverPool::Yield).
   void Yield() const {
@@ -136,7 +141,7 @@ class IkHandlers {
   // The work (work.h) character `character` of a tick may take, 0 when it
   // will be refused (an unknown rig, a job or the character over its own
   // budget), counted before any character runs.
-  std::int64_t CharacterWork(const v1::TickCharacter& character,
+  std::int64_t CharacterWork(const v1::TickCharacter& character, int index,
                              const TickSettings& tick) const;
   // RESOURCE_EXHAUSTED ("characters") when the characters' `work` summed
   // is more than a call may ask (--max_work_per_call).

@@ -196,7 +196,7 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
     const v1::TickCharacter& character = request.characters(k);
     if (WithoutBaseline(character).ok()) {
-      work[k] = CharacterWork(character, tick);
+      work[k] = CharacterWork(character, k, tick);
     }
   });
   if (absl::Status within = WithinCallBudget(work); !within.ok()) {
@@ -230,9 +230,22 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
   if (baselines != nullptr) {
     baselines->Begin(request.sequence(), request.resync(), count);
   }
+  // What the characters use, even when the budget refuses them: it is
+  // counted on their rigs and grounds.
+  std::vector<CallUses> character_uses(scope.uses != nullptr ? count : 0);
+  if (scope.uses != nullptr) tick.character_uses = character_uses.data();
+  const auto collect_uses = [&] {
+    if (scope.uses == nullptr) return;
+    if (shared.has_value()) scope.uses->Add(shared->terrains());
+    for (const CallUses& used : character_uses) {
+      for (const auto& rig : used.rigs) scope.uses->Add(rig);
+      scope.uses->Add(used.terrains);
+    }
+  };
   ReadTick read(count);
   ReadCharacters(request, tick, scope, baselines, read);
   if (absl::Status within = WithinCallBudget(read.work); !within.ok()) {
+    collect_uses();
     return within;
   }
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
@@ -257,6 +270,7 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
     out.SerializeToString(response.mutable_characters(k));
   });
   if (baselines != nullptr) baselines->End();
+  collect_uses();
   return absl::OkStatus();
 }
 
@@ -279,15 +293,19 @@ void IkHandlers::ReadCharacters(const wire::TickRequestBytes& request,
                                v1::TickCharacter::descriptor()->full_name()))
         : baselines != nullptr ? baselines->Apply(character)
                                : WithoutBaseline(character);
-    if (read.status[k].ok()) read.work[k] = CharacterWork(character, tick);
+    if (read.status[k].ok()) read.work[k] = CharacterWork(character, k, tick);
   });
 }
 
 std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
+                                       int index,
                                        const TickSettings& tick) const {
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(character.rig(), character.revision());
   if (!entry.ok()) return 0;  // refused when it runs
+  CallUses* uses =
+      tick.character_uses != nullptr ? &tick.character_uses[index] : nullptr;
+  if (uses != nullptr) uses->Add(*entry);
   // The jobs read as RunCharacter reads them, on a pose they never touch,
   // their answers into a scratch result.
   thread_local DensePose unused;
@@ -298,6 +316,9 @@ std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
              counters_);
   jobs.CountOnly();
   AddCharacterJobs(character, tick, own_ground, jobs, scratch);
+  if (uses != nullptr && own_ground.has_value()) {
+    uses->Add(own_ground->terrains());
+  }
   own_ground.reset();
   scratch.Clear();
   // A character over its own budget is refused alone, and runs nothing.
@@ -330,6 +351,9 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   }
   const RigEntry& rig_entry = **entry;
   out.set_revision(rig_entry.revision);
+  CallUses* uses =
+      tick.character_uses != nullptr ? &tick.character_uses[index] : nullptr;
+  if (uses != nullptr) uses->Add(*entry);
   thread_local TickPoses poses;
   if (!StartCharacterPose(character, index, rig_entry.rig(), poses, out)) {
     return;
@@ -342,6 +366,9 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   own_ground.reset();
   const CharacterJobStatuses added =
       AddCharacterJobs(character, tick, own_ground, jobs, out);
+  if (uses != nullptr && own_ground.has_value()) {
+    uses->Add(own_ground->terrains());
+  }
   if (absl::Status within = jobs.WithinCharacterBudget(); !within.ok()) {
     // Refused before any of its work: no job ran.
     own_ground.reset();

@@ -7,11 +7,13 @@
 #include <grpcpp/support/byte_buffer.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "state/call_uses.h"
 
 namespace ik::server {
 
@@ -28,6 +30,9 @@ struct RecordedCallBytes {
   std::string message;
   std::int64_t unix_nanos = 0;
   std::uint64_t gap_before = 0;  // records dropped just before this one
+  // The rigs and terrains it used, when its handler said (a tick's);
+  // otherwise read from its bytes (NamesOf).
+  std::optional<CallUses> uses;
 
   std::int64_t bytes() const {
     return static_cast<std::int64_t>(request.Length() + response.Length() +

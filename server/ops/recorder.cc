@@ -97,7 +97,7 @@ void Recorder::Record(absl::string_view method, std::uint64_t stream,
                       std::uint64_t stream_tick,
                       const grpc::ByteBuffer& request,
                       const grpc::ByteBuffer* response,
-                      const absl::Status& status) {
+                      const absl::Status& status, CallUses* uses) {
   const std::int64_t size = static_cast<std::int64_t>(
       request.Length() + (response != nullptr ? response->Length() : 0) +
       status.message().size() + sizeof(RecordedCallBytes));
@@ -131,28 +131,38 @@ void Recorder::Record(absl::string_view method, std::uint64_t stream,
   pending.message = std::string(status.message());
   pending.unix_nanos = absl::ToUnixNanos(absl::Now());
   pending.gap_before = std::exchange(gap_, 0);
+  if (uses != nullptr) pending.uses = std::move(*uses);
   queued_bytes_ += pending.bytes();
   ++enqueued_;
   changed_.Signal();
 }
 
+// Takes what the calls left, writes it, and writes the tail of the file
+// when it is due (ops/recording_writer.h) or Flush asks.
 void Recorder::Run() {
   for (;;) {
     std::deque<RecordedCallBytes> batch;
+    bool flush = false;
     std::int64_t batch_bytes = 0;
     {
       absl::MutexLock lock(&mutex_);
-      while (queue_.empty() && !stopping_) changed_.Wait(&mutex_);
+      while (queue_.empty() && !stopping_ && !flush_wanted_ &&
+             absl::Now() < writer_->tail_due()) {
+        changed_.WaitWithDeadline(&mutex_, writer_->tail_due());
+      }
       if (queue_.empty() && stopping_) break;
       batch.swap(queue_);
+      flush = std::exchange(flush_wanted_, false);
     }
     for (RecordedCallBytes& call : batch) {
       batch_bytes += call.bytes();
       writer_->Write(call);
     }
+    if (flush || absl::Now() >= writer_->tail_due()) writer_->WriteTail();
     absl::MutexLock lock(&mutex_);
     queued_bytes_ -= batch_bytes;
     written_ += batch.size();
+    if (flush) flushed_ = written_;
     files_ = writer_->files();
     changed_.SignalAll();
   }
@@ -162,7 +172,9 @@ void Recorder::Run() {
 void Recorder::Flush() {
   absl::MutexLock lock(&mutex_);
   const std::uint64_t target = enqueued_;
-  while (written_ < target) changed_.Wait(&mutex_);
+  flush_wanted_ = true;
+  changed_.SignalAll();
+  while (flushed_ < target) changed_.Wait(&mutex_);
 }
 
 std::vector<std::string> Recorder::files() const {

@@ -8,7 +8,9 @@
 // gRPC slices, shared, not copied) to a bounded buffer; a writer thread of
 // its own does everything else (reads the
 // rigs and terrains named, filters characters, writes, rotates, deletes the
-// oldest files past the size bound). When the buffer is full (a slow or
+// oldest files past the size bound). It writes a megabyte at a time around
+// the page cache (ops/direct_file.h); what is left is written within a
+// second, or when ikd stops. When the buffer is full (a slow or
 // full disk) the call's record is dropped and counted, never waited for; a
 // TickStream that lost a tick is not recorded further (its later ticks build
 // on the lost one). Tokens, TLS material and peers are never written: a
@@ -56,12 +58,15 @@ class Recorder {
   std::uint64_t SampleStream();
 
   // Records an answered call: `response` null when it failed (`status`).
-  // `stream` 0 for a unary call.
+  // `stream` 0 for a unary call. `uses`: the rigs and terrains the call
+  // used (taken), as its handler says (a tick's); null: read from its
+  // bytes, by name, from the registries.
   void Record(absl::string_view method, std::uint64_t stream,
               std::uint64_t stream_tick, const grpc::ByteBuffer& request,
-              const grpc::ByteBuffer* response, const absl::Status& status);
+              const grpc::ByteBuffer* response, const absl::Status& status,
+              CallUses* uses = nullptr);
 
-  // Waits until everything recorded so far is written (tests, shutdown).
+  // Waits until everything recorded so far is in the files (tests).
   void Flush();
 
   const RecorderCounters& counters() const { return counters_; }
@@ -86,6 +91,9 @@ class Recorder {
   std::int64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   std::uint64_t enqueued_ ABSL_GUARDED_BY(mutex_) = 0;
   std::uint64_t written_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Calls in the files (or dropped) when Flush asked last.
+  std::uint64_t flushed_ ABSL_GUARDED_BY(mutex_) = 0;
+  bool flush_wanted_ ABSL_GUARDED_BY(mutex_) = false;
   std::uint64_t gap_ ABSL_GUARDED_BY(mutex_) = 0;
   absl::flat_hash_set<std::uint64_t> broken_streams_ ABSL_GUARDED_BY(mutex_);
   std::vector<std::string> files_ ABSL_GUARDED_BY(mutex_);

@@ -1,6 +1,5 @@
 #include "ops/recording_writer.h"
 
-#include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/common.h>
@@ -9,9 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <climits>
-#include <cstring>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -41,16 +37,22 @@ RecordingWriter::RecordingWriter(const RecorderOptions& options,
           absl::FormatTime("%Y%m%dT%H%M%SZ", absl::Now(), absl::UTCTimeZone()),
           "-", getpid())) {}
 
-void RecordingWriter::Failed(const std::string& what) {
-  ++counters_.dropped_write_failed;
-  // The first failure and then one in a thousand: a full disk must not fill
-  // the log too.
+// Counts `lost` records (the call being written, if any) and those given
+// before and not yet in the file as dropped, says so (the first failure and
+// then one in a thousand: a full disk must not fill the log too) and
+// abandons the file; the next call opens another.
+void RecordingWriter::Failed(const absl::Status& status, std::int64_t lost) {
+  lost += static_cast<std::int64_t>(call_ends_.size());
+  call_ends_.clear();
+  counters_.dropped_write_failed += lost;
   if (failures_++ % 1000 == 0) {
-    absl::FPrintF(stderr,
-                  "ikd: recording: %s; the record was dropped (%d so far)\n",
-                  what, failures_);
+    absl::FPrintF(
+        stderr, "ikd: recording: %s; %d record(s) dropped (%d so far)\n",
+        status.message(), lost, counters_.dropped_write_failed.load());
   }
-  Close();
+  file_.Abandon();
+  settled_ = 0;
+  tail_due_ = absl::InfiniteFuture();
 }
 
 bool RecordingWriter::Open() {
@@ -59,12 +61,11 @@ bool RecordingWriter::Open() {
       (std::filesystem::path(options_.dir) /
        absl::StrFormat("ikd-%s-%06d.ikrec", recording_, file_number_))
           .string();
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    Failed(absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
+  if (absl::Status opened = file_.Open(path); !opened.ok()) {
+    Failed(opened, 1);
     return false;
   }
-  written_ = 0;
+  settled_ = 0;
   stored_.clear();
   files_.emplace_back(path, 0);
   v1::RecordEntry entry;
@@ -83,40 +84,43 @@ bool RecordingWriter::Open() {
 }
 
 void RecordingWriter::Close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  WriteTail();
+  file_.Abandon();
+  settled_ = 0;
 }
 
-// Writes `pieces` whole (writev, as many at a time as it takes); on failure
-// the record is dropped and the file closed.
-bool RecordingWriter::WriteAll(std::vector<iovec>& pieces) {
-  std::int64_t total = 0;
-  size_t first = 0;
-  while (first < pieces.size()) {
-    const int count =
-        static_cast<int>(std::min<size_t>(pieces.size() - first, IOV_MAX));
-    const ssize_t wrote = ::writev(fd_, &pieces[first], count);
-    if (wrote < 0) {
-      if (errno == EINTR) continue;
-      Failed(absl::StrCat("cannot write ", files_.back().first, ": ",
-                          std::strerror(errno)));
-      return false;
-    }
-    total += wrote;
-    // Past the pieces written whole; the rest of one written in part.
-    for (size_t left = static_cast<size_t>(wrote); left > 0;) {
-      const size_t step = std::min(left, pieces[first].iov_len);
-      pieces[first].iov_base =
-          static_cast<char*>(pieces[first].iov_base) + step;
-      pieces[first].iov_len -= step;
-      left -= step;
-      if (pieces[first].iov_len == 0) ++first;
-    }
-    while (first < pieces.size() && pieces[first].iov_len == 0) ++first;
+void RecordingWriter::WriteTail() {
+  tail_due_ = absl::InfiniteFuture();
+  if (!file_.is_open()) return;
+  if (absl::Status wrote = file_.WriteTail(); !wrote.ok()) {
+    Failed(wrote, 0);
+    return;
   }
-  written_ += total;
-  files_.back().second += total;
-  counters_.bytes_written += total;
+  Settle();
+}
+
+// Counts the bytes and the calls that reached the file.
+void RecordingWriter::Settle() {
+  const std::int64_t written = file_.written();
+  counters_.bytes_written += written - settled_;
+  settled_ = written;
+  while (!call_ends_.empty() && call_ends_.front() <= written) {
+    ++counters_.recorded;
+    call_ends_.pop_front();
+  }
+}
+
+// Appends `pieces` to the open file; on failure the call being written is
+// dropped with those waiting, and the file abandoned.
+bool RecordingWriter::WriteAll(const std::vector<iovec>& pieces) {
+  const std::int64_t before = file_.size();
+  if (absl::Status wrote = file_.Append(pieces.data(), pieces.size());
+      !wrote.ok()) {
+    Failed(wrote, 1);
+    return false;
+  }
+  files_.back().second += file_.size() - before;
+  Settle();
   return true;
 }
 
@@ -191,11 +195,9 @@ bool RecordingWriter::PutCall(const v1::RecordedCall& rest,
   return WriteAll(pieces);
 }
 
-// The rigs and terrains `names` holds, stored in the open file unless they
-// are already; their revisions into `call`. False (the record dropped,
-// counted) when a rig was replaced since the call used it.
-bool RecordingWriter::PutRevisions(const CallNames& names,
-                                   v1::RecordedCall& call) {
+// The registry entries of the rigs and terrains `names` holds; false (the
+// record dropped, counted) when a rig was replaced since the call used it.
+bool RecordingWriter::Lookup(const CallNames& names, CallUses& uses) {
   std::vector<std::pair<std::string, std::string>> rigs(names.rigs.begin(),
                                                         names.rigs.end());
   std::sort(rigs.begin(), rigs.end());
@@ -207,31 +209,40 @@ bool RecordingWriter::PutRevisions(const CallNames& names,
       ++counters_.dropped_changed;
       return false;
     }
-    v1::RecordedRevision& revision = *call.add_rigs();
-    revision.set_name(name);
-    revision.set_revision((*rig)->revision);
-    if (!stored_.insert(absl::StrCat("rig:", (*rig)->revision)).second) {
-      continue;
-    }
-    v1::RecordEntry entry;
-    entry.mutable_rig()->set_revision((*rig)->revision);
-    *entry.mutable_rig()->mutable_rig() = (*rig)->definition;
-    if (!Put(entry)) return false;
+    uses.Add(*rig);
   }
   for (const std::string& name : names.terrains) {
     absl::StatusOr<std::shared_ptr<const TerrainEntry>> terrain =
         terrains_.Get({name, "terrain"});
-    if (!terrain.ok() || (*terrain)->definition == nullptr) continue;
+    if (terrain.ok()) uses.Add(*terrain);
+  }
+  return true;
+}
+
+// Stores the rigs and terrains of `uses` in the open file unless they are
+// already; their revisions into `call`.
+bool RecordingWriter::PutUses(const CallUses& uses, v1::RecordedCall& call) {
+  for (const std::shared_ptr<const RigEntry>& rig : uses.rigs) {
+    v1::RecordedRevision& revision = *call.add_rigs();
+    revision.set_name(rig->name());
+    revision.set_revision(rig->revision);
+    if (!stored_.insert(absl::StrCat("rig:", rig->revision)).second) continue;
+    v1::RecordEntry entry;
+    entry.mutable_rig()->set_revision(rig->revision);
+    *entry.mutable_rig()->mutable_rig() = rig->definition;
+    if (!Put(entry)) return false;
+  }
+  for (const std::shared_ptr<const TerrainEntry>& terrain : uses.terrains) {
+    if (terrain->definition == nullptr) continue;
     v1::RecordedRevision& revision = *call.add_terrains();
-    revision.set_name(name);
-    revision.set_revision((*terrain)->revision);
-    if (!stored_.insert(absl::StrCat("terrain:", (*terrain)->revision))
-             .second) {
+    revision.set_name(terrain->name());
+    revision.set_revision(terrain->revision);
+    if (!stored_.insert(absl::StrCat("terrain:", terrain->revision)).second) {
       continue;
     }
     v1::RecordEntry entry;
-    entry.mutable_terrain()->set_revision((*terrain)->revision);
-    *entry.mutable_terrain()->mutable_terrain() = *(*terrain)->definition;
+    entry.mutable_terrain()->set_revision(terrain->revision);
+    *entry.mutable_terrain()->mutable_terrain() = *terrain->definition;
     if (!Put(entry)) return false;
   }
   return true;
@@ -242,15 +253,18 @@ void RecordingWriter::Write(RecordedCallBytes& call) {
       !FilterCharacters(options_.characters, call.request, call.response)) {
     return;
   }
-  if (fd_ >= 0 && written_ >= file_bytes_) Close();
-  if (fd_ < 0 && !Open()) return;
+  if (file_.is_open() && file_.size() >= file_bytes_) Close();
+  if (!file_.is_open() && !Open()) return;
   if (call.gap_before > 0) {
     v1::RecordEntry gap;
     gap.mutable_gap()->set_dropped(call.gap_before);
     if (!Put(gap)) return;
   }
+  if (!call.uses.has_value() && !Lookup(NamesOf(call), call.uses.emplace())) {
+    return;
+  }
   v1::RecordedCall rest;
-  if (!PutRevisions(NamesOf(call), rest)) return;
+  if (!PutUses(*call.uses, rest)) return;
   rest.set_method(call.method);
   rest.set_stream(call.stream);
   rest.set_stream_tick(call.stream_tick);
@@ -258,7 +272,11 @@ void RecordingWriter::Write(RecordedCallBytes& call) {
   rest.set_message(call.message);
   rest.set_unix_nanos(call.unix_nanos);
   if (!PutCall(rest, call)) return;
-  ++counters_.recorded;
+  call_ends_.push_back(file_.size());
+  Settle();
+  if (file_.has_tail() && tail_due_ == absl::InfiniteFuture()) {
+    tail_due_ = absl::Now() + absl::Seconds(1);
+  }
   Trim();
 }
 

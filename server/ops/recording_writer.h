@@ -1,8 +1,9 @@
 // The files of an ikd recording (ops/recorder.h): one open at a time,
 // each starting with its header and holding every rig and terrain its calls
 // used before the first of them; rotated past a quarter of the size bound,
-// the oldest deleted past the bound. Used by the recorder's writer thread
-// only.
+// the oldest deleted past the bound. Written around the page cache
+// (ops/direct_file.h): a call counts as recorded once its bytes are in the
+// file. Used by the recorder's writer thread only.
 #ifndef IK_SERVER_OPS_RECORDING_WRITER_H_
 #define IK_SERVER_OPS_RECORDING_WRITER_H_
 
@@ -10,12 +11,16 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "ik/v1/recording.pb.h"
+#include "ops/direct_file.h"
 #include "ops/recorded_call.h"
 #include "state/rig_registry.h"
 #include "state/terrain_registry.h"
@@ -42,6 +47,7 @@ struct RecorderOptions {
 
 // What a recorder did, for the metrics.
 struct RecorderCounters {
+  // Calls in the files; bytes in the files.
   std::atomic<std::int64_t> recorded{0};
   std::atomic<std::int64_t> bytes_written{0};
   // Dropped: the buffer was full; the file could not be written; a stream's
@@ -62,6 +68,11 @@ class RecordingWriter {
   ~RecordingWriter() { Close(); }
 
   void Write(RecordedCallBytes& call);
+  // Writes the bytes of the calls given that wait for a whole megabyte.
+  void WriteTail();
+  // When WriteTail is due: a second after the first call waiting for it
+  // (absl::InfiniteFuture() when none waits).
+  absl::Time tail_due() const { return tail_due_; }
   std::vector<std::string> files() const {
     std::vector<std::string> paths;
     for (const auto& [path, bytes] : files_) paths.push_back(path);
@@ -71,11 +82,13 @@ class RecordingWriter {
  private:
   bool Open();
   void Close();
-  bool WriteAll(std::vector<iovec>& pieces);
+  bool WriteAll(const std::vector<iovec>& pieces);
+  void Settle();
   bool Put(const v1::RecordEntry& entry);
   bool PutCall(const v1::RecordedCall& rest, RecordedCallBytes& call);
-  bool PutRevisions(const CallNames& names, v1::RecordedCall& call);
-  void Failed(const std::string& what);
+  bool Lookup(const CallNames& names, CallUses& uses);
+  bool PutUses(const CallUses& uses, v1::RecordedCall& call);
+  void Failed(const absl::Status& status, std::int64_t lost);
   void Trim();
 
   const RecorderOptions& options_;
@@ -85,8 +98,10 @@ class RecordingWriter {
   const std::int64_t file_bytes_;
   const std::string recording_;
   std::uint64_t file_number_ = 0;
-  int fd_ = -1;
-  std::int64_t written_ = 0;                 // to the open file
+  DirectFile file_;
+  std::int64_t settled_ = 0;            // file_.written() counted
+  std::deque<std::int64_t> call_ends_;  // calls given, not yet in the file
+  absl::Time tail_due_ = absl::InfiniteFuture();
   absl::flat_hash_set<std::string> stored_;  // "rig:" / "terrain:" revisions
   std::vector<std::pair<std::string, std::int64_t>> files_;
   std::int64_t failures_ = 0;

@@ -110,7 +110,8 @@ grpc::ServerUnaryReactor* IkService::OnPool(
   auto* call = new UnaryCall<Request, Response>(response);
   if (!Admit(context, request, call)) return call;
   if (request->Length() <= kInlineRequestBytes && pool_.TryRunInline()) {
-    absl::Status answered = handler(call->request(), call->response());
+    absl::Status answered =
+        handler(call->request(), call->response(), call->uses());
     pool_.LeaveInline();
     call->Answer(std::move(answered));
     gate_.Leave();
@@ -120,7 +121,8 @@ grpc::ServerUnaryReactor* IkService::OnPool(
       callers_.Of(*context),
       [this, context, call, handler = std::move(handler)] {
         absl::Status stopped = Stopped(*context);
-        call->Answer(stopped.ok() ? handler(call->request(), call->response())
+        call->Answer(stopped.ok() ? handler(call->request(), call->response(),
+                                            call->uses())
                                   : stopped);
         gate_.Leave();
       });
@@ -148,7 +150,7 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::ByteBuffer* response, Method<Request, Response> method) {
   return OnPool<Request, Response>(
       context, request, response,
-      [this, method](const Request& in, Response& out) {
+      [this, method](const Request& in, Response& out, CallUses*) {
         return (handlers_.*method)(in, out);
       });
 }
@@ -198,7 +200,7 @@ grpc::ServerUnaryReactor* IkService::SolveChain(
   return OnPool<v1::SolveChainRequest, v1::SolveChainResponse>(
       context, request, response,
       [this, context](const v1::SolveChainRequest& in,
-                      v1::SolveChainResponse& out) {
+                      v1::SolveChainResponse& out, CallUses*) {
         const CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
         return handlers_.SolveChain(in, out, &scope);
       });
@@ -240,9 +242,10 @@ grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
   return OnPool<wire::TickRequestBytes, wire::TickResponseBytes>(
       context, request, response,
       [this, context](const wire::TickRequestBytes& in,
-                      wire::TickResponseBytes& out) {
-        return handlers_.Tick(in, out,
-                              ScopeOf(context, pool_, callers_.Of(*context)));
+                      wire::TickResponseBytes& out, CallUses* uses) {
+        CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
+        scope.uses = uses;
+        return handlers_.Tick(in, out, scope);
       });
 }
 

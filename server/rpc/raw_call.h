@@ -121,13 +121,19 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 
   const Request& request() const { return *request_; }
   Response& response() { return *response_; }
+  // Where a recorded tick's handler says what it used (CallScope::uses);
+  // null when the call is not recorded.
+  CallUses* uses() { return recorder_ != nullptr ? &uses_ : nullptr; }
 
   // Finishes the call with `status`, and the answer when it is OK.
   void Answer(absl::Status status) {
     if (status.ok()) status = SerializeAnswer(*response_, answer_bytes_);
     if (recorder_ != nullptr) {
+      // A tick's handler said what it used; a single call's rig and
+      // terrains are read from its bytes.
       recorder_->Record(recorded_method_, 0, 0, *request_bytes_,
-                        status.ok() ? answer_bytes_ : nullptr, status);
+                        status.ok() ? answer_bytes_ : nullptr, status,
+                        IsTick(recorded_method_) ? &uses_ : nullptr);
     }
     if (observers_ != nullptr) {
       const absl::Time end = absl::Now();
@@ -164,6 +170,7 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   Recorder* recorder_ = nullptr;
   absl::string_view recorded_method_;
   const grpc::ByteBuffer* request_bytes_ = nullptr;
+  CallUses uses_;
 };
 
 }  // namespace ik::server

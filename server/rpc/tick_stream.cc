@@ -44,7 +44,10 @@ class TickStreamReactor final
     if (recorder != nullptr && allowed.ok() &&
         recorder->Records(record_.method)) {
       recorded_stream_ = recorder->SampleStream();
-      if (recorded_stream_ != 0) recorder_ = recorder;
+      if (recorded_stream_ != 0) {
+        recorder_ = recorder;
+        scope_.uses = &uses_;
+      }
     }
     if (observers_want_peer) record_.peer = context->peer();
     const bool added = streams_.Add(this);  // not under mutex_: Drain's order
@@ -159,7 +162,9 @@ class TickStreamReactor final
     if (recorder_ != nullptr) {
       recorder_->Record(record_.method, recorded_stream_, recorded_ticks_++,
                         request_bytes_, &response_bytes_,
-                        absl::Status(code, response_->status().message()));
+                        absl::Status(code, response_->status().message()),
+                        &uses_);
+      uses_ = CallUses();
     }
     StartWrite(&response_bytes_);
   }
@@ -173,7 +178,8 @@ class TickStreamReactor final
 
   IkHandlers& handlers_;
   TickStreams& streams_;
-  const CallScope scope_;
+  CallScope scope_;  // uses_ added when recorded
+  CallUses uses_;
   const std::vector<CallObserver*>& observers_;
   // The tick in progress, as the observers see it.
   CallRecord record_;

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "ik/v1/recording.pb.h"
 #include "service_fixture.h"
+#include "terrain_service_fixture.h"
 
 namespace ik::server {
 namespace {
@@ -117,6 +118,50 @@ TEST_F(RecorderTest, RecordsEachCallWithItsRigOncePerFile) {
   EXPECT_EQ(tick.request(), ArmTick({"a", "b"}).SerializeAsString());
   EXPECT_EQ(tick.response(), tick_answer.SerializeAsString());
   EXPECT_EQ(server_->recorder()->counters().recorded.load(), 5);
+}
+
+// A tick's rigs and terrains are the entries its characters ran on: the
+// shared ground's terrain, a character's own ground's, the rig once; a
+// character whose rig is unknown adds nothing.
+TEST_F(RecorderTest, ATickStoresTheRigAndTheTerrainsItsCharactersUsed) {
+  StartRecording(RecorderOptions());
+  v1::RegisterTerrainRequest terrain;
+  v1::RegisterTerrainResponse registered;
+  std::vector<std::string> revisions;
+  for (const v1::Terrain& each : {Floor("floor"), Hills("hills")}) {
+    *terrain.mutable_terrain() = each;
+    ASSERT_TRUE(
+        stub_->RegisterTerrain(Context().get(), terrain, &registered).ok());
+    revisions.push_back(registered.revision());
+  }
+  v1::TickRequest tick = ArmTick({"a", "b", "c"});
+  tick.mutable_shared_ground()->add_terrains("floor");
+  tick.mutable_characters(1)->mutable_ground()->mutable_ground()->add_terrains(
+      "hills");
+  tick.mutable_characters(2)->set_rig("no_such_rig");
+  v1::TickResponse answer;
+  ASSERT_TRUE(stub_->Tick(Context().get(), tick, &answer).ok());
+  ASSERT_EQ(answer.characters_size(), 3);
+  EXPECT_EQ(answer.characters(2).status().code(), grpc::StatusCode::NOT_FOUND);
+  server_->recorder()->Flush();
+
+  const std::vector<v1::RecordEntry> entries =
+      ReadEntries(server_->recorder()->files().back());
+  ASSERT_EQ(entries.size(), 5u);  // header, rig, two terrains, the tick
+  ASSERT_TRUE(entries[1].has_rig());
+  EXPECT_EQ(entries[1].rig().revision(), answer.characters(0).revision());
+  ASSERT_TRUE(entries[2].has_terrain());
+  EXPECT_EQ(entries[2].terrain().terrain().name(), "floor");
+  EXPECT_EQ(entries[2].terrain().revision(), revisions[0]);
+  ASSERT_TRUE(entries[3].has_terrain());
+  EXPECT_EQ(entries[3].terrain().terrain().name(), "hills");
+  EXPECT_EQ(entries[3].terrain().revision(), revisions[1]);
+  const v1::RecordedCall& call = entries[4].call();
+  ASSERT_EQ(call.rigs_size(), 1);
+  EXPECT_EQ(call.rigs(0).name(), "arm");
+  ASSERT_EQ(call.terrains_size(), 2);
+  EXPECT_EQ(call.terrains(0).name(), "floor");
+  EXPECT_EQ(call.terrains(1).name(), "hills");
 }
 
 TEST_F(RecorderTest, KeepsOnlyTheFilteredCharactersOfATick) {
