@@ -42,6 +42,17 @@ struct CharacterJobStatuses {
   absl::Status dynamics;
 };
 
+// What one character of a recorded tick used (CallScope::uses): its rig's
+// entry and its own ground's terrains, as its work was counted and as it
+// ran. Moved in, not copied: recording adds no reference counting to the
+// solver threads' work.
+struct CharacterUses {
+  std::shared_ptr<const RigEntry> counted_rig;
+  std::shared_ptr<const RigEntry> rig;
+  std::vector<std::shared_ptr<const TerrainEntry>> counted_terrains;
+  std::vector<std::shared_ptr<const TerrainEntry>> terrains;
+};
+
 // What a tick says for all its characters.
 struct TickSettings {
   // The tick's shared_ground converted; null without one.
@@ -49,7 +60,7 @@ struct TickSettings {
   AnswerForm form = AnswerForm::kTick;
   v1::TickDetail detail = v1::TICK_DETAIL_FULL;
   // When the call is recorded: what each character used, by index.
-  CallUses* character_uses = nullptr;
+  CharacterUses* character_uses = nullptr;
 };
 
 // Where a call runs: the pool its work is spread over, the client whose

@@ -35,6 +35,10 @@ class RequestGround {
   const std::vector<std::shared_ptr<const TerrainEntry>>& terrains() const {
     return pinned_;
   }
+  // The terrains, moved out: after the ground's last use.
+  std::vector<std::shared_ptr<const TerrainEntry>> TakeTerrains() {
+    return std::move(pinned_);
+  }
 
  private:
   std::vector<GroundPlane> planes_;

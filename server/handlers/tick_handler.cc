@@ -232,13 +232,15 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
   }
   // What the characters use, even when the budget refuses them: it is
   // counted on their rigs and grounds.
-  std::vector<CallUses> character_uses(scope.uses != nullptr ? count : 0);
+  std::vector<CharacterUses> character_uses(scope.uses != nullptr ? count : 0);
   if (scope.uses != nullptr) tick.character_uses = character_uses.data();
   const auto collect_uses = [&] {
     if (scope.uses == nullptr) return;
     if (shared.has_value()) scope.uses->Add(shared->terrains());
-    for (const CallUses& used : character_uses) {
-      for (const auto& rig : used.rigs) scope.uses->Add(rig);
+    for (const CharacterUses& used : character_uses) {
+      scope.uses->Add(used.counted_rig);
+      scope.uses->Add(used.rig);
+      scope.uses->Add(used.counted_terrains);
       scope.uses->Add(used.terrains);
     }
   };
@@ -303,9 +305,6 @@ std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
   absl::StatusOr<std::shared_ptr<const RigEntry>> entry =
       PinnedRig(character.rig(), character.revision());
   if (!entry.ok()) return 0;  // refused when it runs
-  CallUses* uses =
-      tick.character_uses != nullptr ? &tick.character_uses[index] : nullptr;
-  if (uses != nullptr) uses->Add(*entry);
   // The jobs read as RunCharacter reads them, on a pose they never touch,
   // their answers into a scratch result.
   thread_local DensePose unused;
@@ -316,8 +315,11 @@ std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
              counters_);
   jobs.CountOnly();
   AddCharacterJobs(character, tick, own_ground, jobs, scratch);
-  if (uses != nullptr && own_ground.has_value()) {
-    uses->Add(own_ground->terrains());
+  if (tick.character_uses != nullptr) {
+    CharacterUses& uses = tick.character_uses[index];
+    uses.counted_rig = *std::move(entry);
+    if (own_ground.has_value())
+      uses.counted_terrains = own_ground->TakeTerrains();
   }
   own_ground.reset();
   scratch.Clear();
@@ -351,9 +353,9 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   }
   const RigEntry& rig_entry = **entry;
   out.set_revision(rig_entry.revision);
-  CallUses* uses =
+  CharacterUses* uses =
       tick.character_uses != nullptr ? &tick.character_uses[index] : nullptr;
-  if (uses != nullptr) uses->Add(*entry);
+  if (uses != nullptr) uses->rig = *std::move(entry);  // rig_entry stays
   thread_local TickPoses poses;
   if (!StartCharacterPose(character, index, rig_entry.rig(), poses, out)) {
     return;
@@ -366,12 +368,16 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   own_ground.reset();
   const CharacterJobStatuses added =
       AddCharacterJobs(character, tick, own_ground, jobs, out);
-  if (uses != nullptr && own_ground.has_value()) {
-    uses->Add(own_ground->terrains());
-  }
+  // Its terrains unpinned when it is done with (kept when recorded).
+  const auto release_ground = [&] {
+    if (uses != nullptr && own_ground.has_value()) {
+      uses->terrains = own_ground->TakeTerrains();
+    }
+    own_ground.reset();
+  };
   if (absl::Status within = jobs.WithinCharacterBudget(); !within.ok()) {
     // Refused before any of its work: no job ran.
-    own_ground.reset();
+    release_ground();
     out.clear_ground();
     out.clear_goals();
     out.clear_dynamics();
@@ -381,7 +387,7 @@ void IkHandlers::RunCharacter(const v1::TickCharacter& character, int index,
   }
   jobs.Run();
   CharacterJobOutcomes(index, added, jobs, out);
-  own_ground.reset();  // its terrains unpinned
+  release_ground();
   if (!character.has_compact_pose()) {
     TickPoseToProto(poses.incoming, poses.pose, out);
     return;

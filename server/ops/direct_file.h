@@ -1,10 +1,10 @@
 // An append-only file written around the page cache (O_DIRECT): what is
-// appended is gathered into one aligned megabyte and written a megabyte at a
+// appended is gathered into 4 MiB of huge pages and written 4 MiB at a
 // time, the disk reading it in place. A recording is written once and read
 // rarely; through the page cache the kernel's copy of every byte (and its
 // write-back throttling) would cost the server several times what this does.
 //
-// What is not yet a whole megabyte (the tail) is written when asked
+// What is not yet a whole 4 MiB (the tail) is written when asked
 // (WriteTail, Close): its last block padded, then the file cut back to its
 // length. A file system that refuses O_DIRECT, at open or for a write, is
 // written through the page cache in the same pieces.
@@ -43,7 +43,7 @@ class DirectFile {
   // Whether the page cache is bypassed (false: the file system refused).
   bool direct() const { return direct_; }
 
-  // Appends `pieces`, writing each megabyte as it fills. On an error the
+  // Appends `pieces`, writing each 4 MiB as it fills. On an error the
   // file is left as written so far; Abandon it.
   absl::Status Append(const iovec* pieces, std::size_t count);
   // Writes what is appended and not yet written.

@@ -1,6 +1,7 @@
 // One answered call as a recording holds it before it is written
 // (ops/recorder.h), and what a recording reads of it: the rigs and terrains
-// it names, scanned from its bytes, and a tick's characters kept by id.
+// a single call names, scanned from its bytes, and a tick's characters kept
+// by id.
 #ifndef IK_SERVER_OPS_RECORDED_CALL_H_
 #define IK_SERVER_OPS_RECORDED_CALL_H_
 

@@ -5,16 +5,17 @@
 // shows.
 //
 // The call's thread only hands the request's and the answer's bytes (their
-// gRPC slices, shared, not copied) to a bounded buffer; a writer thread of
-// its own does everything else (reads the
-// rigs and terrains named, filters characters, writes, rotates, deletes the
-// oldest files past the size bound). It writes a megabyte at a time around
-// the page cache (ops/direct_file.h); what is left is written within a
-// second, or when ikd stops. When the buffer is full (a slow or
-// full disk) the call's record is dropped and counted, never waited for; a
-// TickStream that lost a tick is not recorded further (its later ticks build
-// on the lost one). Tokens, TLS material and peers are never written: a
-// record holds the message bytes, the status and the time only.
+// gRPC slices, shared, not copied) to a bounded buffer, with the rig and
+// terrain entries a tick ran on (state/call_uses.h); a writer thread of its
+// own does everything else (finds a single call's rigs and terrains by the
+// names in its bytes, filters characters, writes, rotates, deletes the
+// oldest files past the size bound). It writes 4 MiB at a time around the
+// page cache (ops/direct_file.h); what is left is written within a second,
+// or when ikd stops. When the buffer is full (a slow or full disk) the
+// call's record is dropped and counted, never waited for; a TickStream that
+// lost a tick is not recorded further (its later ticks build on the lost
+// one). Tokens, TLS material and peers are never written: a record holds
+// the message bytes, the status and the time only.
 #ifndef IK_SERVER_OPS_RECORDER_H_
 #define IK_SERVER_OPS_RECORDER_H_
 

@@ -68,7 +68,7 @@ class RecordingWriter {
   ~RecordingWriter() { Close(); }
 
   void Write(RecordedCallBytes& call);
-  // Writes the bytes of the calls given that wait for a whole megabyte.
+  // Writes the bytes of the calls given that wait for a whole 4 MiB.
   void WriteTail();
   // When WriteTail is due: a second after the first call waiting for it
   // (absl::InfiniteFuture() when none waits).
