@@ -27,7 +27,8 @@
 // TickStream; then the same crowd's next --single_ticks ticks as single
 // calls (GroundFeet, SolveChain, StepDynamics per character), for the ratio
 // in the same run. With --ikd_pid, ikd's CPU time (user + system,
-// /proc/PID/stat) per tick and per character for both (bench/loadgen_tick.cc).
+// /proc/PID/stat) per tick and per character for both (bench/loadgen_tick.cc),
+// and, when ikd records (--record_dir), its recording writer's share of it.
 // With --solver_threads=1,2,...: instead of --server, an ikd started in this
 // process for each count (serving --examples_dir's rigs and terrains on a
 // loopback port), the same load against each, and each count's latencies

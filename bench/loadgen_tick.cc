@@ -29,6 +29,8 @@ struct TickRun {
   std::vector<double> latencies_ms;
   double seconds = 0.0;
   double ikd_cpu_seconds = 0.0;
+  // Of which ikd's recording writer (ikd --record_dir).
+  double recorder_cpu_seconds = 0.0;
   int failed_jobs = 0;
   std::string first_error;
   // Wire bytes of the last tick's request and answer.
@@ -37,6 +39,9 @@ struct TickRun {
   // The last tick's request (the core reference's input).
   v1::TickRequest last_request;
 };
+
+// The thread of ikd --record_dir that writes the recording.
+constexpr char kRecorderThread[] = "ikd-recorder";
 
 int FailedJobs(const v1::TickResponse& answer) {
   int failed = 0;
@@ -53,6 +58,7 @@ template <typename Send>
 TickRun RunTicks(SyntheticCrowd& crowd, int ticks, int pid, Send&& send) {
   TickRun run;
   const double cpu_before = ProcessCpuSeconds(pid);
+  const double recorder_before = ThreadCpuSeconds(pid, kRecorderThread);
   const auto start = std::chrono::steady_clock::now();
   for (int t = 0; t < ticks; ++t) {
     const v1::TickRequest& request = crowd.NextTick();
@@ -77,6 +83,8 @@ TickRun RunTicks(SyntheticCrowd& crowd, int ticks, int pid, Send&& send) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   run.ikd_cpu_seconds = ProcessCpuSeconds(pid) - cpu_before;
+  run.recorder_cpu_seconds =
+      ThreadCpuSeconds(pid, kRecorderThread) - recorder_before;
   std::sort(run.latencies_ms.begin(), run.latencies_ms.end());
   return run;
 }
@@ -93,6 +101,11 @@ void PrintTickRun(const std::string& what, const TickRun& run, int ticks,
     absl::PrintF("; ikd CPU %.2f ms per tick, %.2f us per character",
                  1e3 * run.ikd_cpu_seconds / ticks,
                  1e6 * run.ikd_cpu_seconds / ticks / characters);
+  }
+  if (run.recorder_cpu_seconds > 0.0 && run.ikd_cpu_seconds > 0.0) {
+    absl::PrintF("; of which recording (%s) %.2f ms per tick, %.1f %%",
+                 kRecorderThread, 1e3 * run.recorder_cpu_seconds / ticks,
+                 100.0 * run.recorder_cpu_seconds / run.ikd_cpu_seconds);
   }
   absl::PrintF("; bytes per character: request %d, answer %d",
                run.request_bytes / characters, run.answer_bytes / characters);

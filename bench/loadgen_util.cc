@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,6 +32,22 @@ double ProcessCpuSeconds(int pid) {
     if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
   }
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double ThreadCpuSeconds(int pid, const std::string& name) {
+  if (pid <= 0) return 0.0;
+  double seconds = 0.0;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator(
+           absl::StrCat("/proc/", pid, "/task"), error)) {
+    std::ifstream comm(task.path() / "comm");
+    std::string thread;
+    if (!std::getline(comm, thread) || thread != name) continue;
+    std::ifstream schedstat(task.path() / "schedstat");
+    double nanos = 0.0;  // the first field: time on a CPU
+    if (schedstat >> nanos) seconds += nanos * 1e-9;
+  }
+  return seconds;
 }
 
 }  // namespace ik::loadgen

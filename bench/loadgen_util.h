@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "ik/v1/values.pb.h"
@@ -35,6 +36,10 @@ double Percentile(const std::vector<double>& sorted, double p);
 
 // CPU seconds (user + system) process `pid` has used; 0 when unknown.
 double ProcessCpuSeconds(int pid);
+
+// CPU seconds process `pid`'s threads named `name` (/proc/PID/task/*/comm)
+// have used, to the nanosecond (schedstat); 0 when none is.
+double ThreadCpuSeconds(int pid, const std::string& name);
 
 }  // namespace ik::loadgen
 
