@@ -121,6 +121,34 @@ struct ReadTick {
 
 namespace {
 
+// What a recorded tick's characters used (CallScope::uses): each
+// character's slot filled as it is counted and as it runs, all handed to
+// the call with the shared ground's terrains when the tick is done with
+// them, whether it ran or the budget refused it (counted on the same rigs
+// and grounds). Nothing when the call is not recorded.
+class TickUses {
+ public:
+  TickUses(CallUses* uses, int count, TickSettings& tick)
+      : uses_(uses), characters_(uses != nullptr ? count : 0) {
+    if (uses_ != nullptr) tick.character_uses = characters_.data();
+  }
+
+  void HandOver(const std::optional<RequestGround>& shared) {
+    if (uses_ == nullptr) return;
+    if (shared.has_value()) uses_->Add(shared->terrains());
+    for (const CharacterUses& used : characters_) {
+      uses_->Add(used.counted_rig);
+      uses_->Add(used.rig);
+      uses_->Add(used.counted_terrains);
+      uses_->Add(used.terrains);
+    }
+  }
+
+ private:
+  CallUses* uses_;
+  std::vector<CharacterUses> characters_;
+};
+
 // A character outside a TickStream names no baseline.
 absl::Status WithoutBaseline(const v1::TickCharacter& character) {
   if (character.baseline() == 0) return absl::OkStatus();
@@ -230,24 +258,11 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
   if (baselines != nullptr) {
     baselines->Begin(request.sequence(), request.resync(), count);
   }
-  // What the characters use, even when the budget refuses them: it is
-  // counted on their rigs and grounds.
-  std::vector<CharacterUses> character_uses(scope.uses != nullptr ? count : 0);
-  if (scope.uses != nullptr) tick.character_uses = character_uses.data();
-  const auto collect_uses = [&] {
-    if (scope.uses == nullptr) return;
-    if (shared.has_value()) scope.uses->Add(shared->terrains());
-    for (const CharacterUses& used : character_uses) {
-      scope.uses->Add(used.counted_rig);
-      scope.uses->Add(used.rig);
-      scope.uses->Add(used.counted_terrains);
-      scope.uses->Add(used.terrains);
-    }
-  };
+  TickUses uses(scope.uses, count, tick);
   ReadTick read(count);
   ReadCharacters(request, tick, scope, baselines, read);
   if (absl::Status within = WithinCallBudget(read.work); !within.ok()) {
-    collect_uses();
+    uses.HandOver(shared);
     return within;
   }
   scope.pool->ParallelFor(scope.client, count, [&](int k) {
@@ -272,7 +287,7 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
     out.SerializeToString(response.mutable_characters(k));
   });
   if (baselines != nullptr) baselines->End();
-  collect_uses();
+  uses.HandOver(shared);
   return absl::OkStatus();
 }
 
