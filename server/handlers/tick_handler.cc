@@ -19,6 +19,7 @@
 #include "handlers/handlers.h"
 #include "handlers/request_ground.h"
 #include "handlers/tick_baselines.h"
+#include "handlers/tick_uses.h"
 #include "ik/base/field_error.h"
 #include "ik/rig/pose_check.h"
 #include "rpc/core_time.h"
@@ -120,34 +121,6 @@ struct ReadTick {
 };
 
 namespace {
-
-// What a recorded tick's characters used (CallScope::uses): each
-// character's slot filled as it is counted and as it runs, all handed to
-// the call with the shared ground's terrains when the tick is done with
-// them, whether it ran or the budget refused it (counted on the same rigs
-// and grounds). Nothing when the call is not recorded.
-class TickUses {
- public:
-  TickUses(CallUses* uses, int count, TickSettings& tick)
-      : uses_(uses), characters_(uses != nullptr ? count : 0) {
-    if (uses_ != nullptr) tick.character_uses = characters_.data();
-  }
-
-  void HandOver(const std::optional<RequestGround>& shared) {
-    if (uses_ == nullptr) return;
-    if (shared.has_value()) uses_->Add(shared->terrains());
-    for (const CharacterUses& used : characters_) {
-      uses_->Add(used.counted_rig);
-      uses_->Add(used.rig);
-      uses_->Add(used.counted_terrains);
-      uses_->Add(used.terrains);
-    }
-  }
-
- private:
-  CallUses* uses_;
-  std::vector<CharacterUses> characters_;
-};
 
 // A character outside a TickStream names no baseline.
 absl::Status WithoutBaseline(const v1::TickCharacter& character) {
