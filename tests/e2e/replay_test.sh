@@ -5,6 +5,7 @@
 # on a fresh ikd that holds no rig or terrain (the recording brings its
 # own); on an ikd whose humanoid differs, the replay names the changed field
 # and fails, and --replace registers the recorded rig and replays cleanly.
+# A server with tokens writes none to its recording or its log.
 # Usage: replay_test.sh IKD IKCTL
 source "$(dirname "$0")/lib.sh"
 IKD=$1
@@ -59,6 +60,26 @@ echo "$out" | head -5
 out=$(ik replay --replace "$WORK/rec") || fail "replay --replace: $out"
 [[ "$out" == *"every answer identical"* ]] || fail "replay --replace: $out"
 stop_server
+
+# A server with tokens records the calls, never the token: it travels in
+# the call's metadata, which no record holds.
+printf 'read %s\nadmin %s\n' read-token-5f0c9e2a7b1d admin-token-93e4c1a8d6f2 \
+  >"$WORK/tokens"
+echo read-token-5f0c9e2a7b1d >"$WORK/read.token"
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --terrain_dir="$REPO/examples/terrains" --token_file="$WORK/tokens" \
+  --record_dir="$WORK/rec-tokens" --record_methods=Tick,SolveChain
+ik --token_file="$WORK/read.token" tick --rig=humanoid --characters=4 \
+  --ticks=2 >/dev/null || fail "tick with a token"
+ik --token_file="$WORK/read.token" solve --rig=humanoid --chain=left_arm \
+  --target=0.45,1.2,0.25 >/dev/null || fail "solve with a token"
+stop_server
+ls "$WORK"/rec-tokens/ikd-*.ikrec >/dev/null || fail "no recording with tokens"
+[[ $(cat "$WORK"/rec-tokens/ikd-*.ikrec | wc -c) -gt 1000 ]] \
+  || fail "the recording with tokens is empty"
+grep -rqa -e "token-5f0c9e2a7b1d" -e "token-93e4c1a8d6f2" "$WORK/rec-tokens" \
+  && fail "a token was written to the recording"
+grep -qa -e "token-5f0c9e2a7b1d" "$LOG" && fail "a token was logged"
 
 # Not a recording.
 echo "hello" >"$WORK/not.ikrec"
