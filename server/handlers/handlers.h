@@ -29,11 +29,12 @@
 
 namespace ik::server {
 
-class CharacterJobs;  // character_jobs.h
-class RequestGround;  // request_ground.h
-struct TickPoses;     // tick_handler.cc
-struct ReadTick;      // tick_handler.cc
-class TickBaselines;  // tick_baselines.h
+class CharacterJobs;   // character_jobs.h
+class RequestGround;   // request_ground.h
+struct TickPoses;      // tick_handler.cc
+struct ReadTick;       // tick_handler.cc
+class TickBaselines;   // tick_baselines.h
+struct CharacterUses;  // tick_uses.h
 
 // What adding each of a tick character's jobs said (OK: added, or none).
 struct CharacterJobStatuses {
@@ -42,24 +43,14 @@ struct CharacterJobStatuses {
   absl::Status dynamics;
 };
 
-// What one character of a recorded tick used (CallScope::uses): its rig's
-// entry and its own ground's terrains, as its work was counted and as it
-// ran. Moved in, not copied: recording adds no reference counting to the
-// solver threads' work.
-struct CharacterUses {
-  std::shared_ptr<const RigEntry> counted_rig;
-  std::shared_ptr<const RigEntry> rig;
-  std::vector<std::shared_ptr<const TerrainEntry>> counted_terrains;
-  std::vector<std::shared_ptr<const TerrainEntry>> terrains;
-};
-
 // What a tick says for all its characters.
 struct TickSettings {
   // The tick's shared_ground converted; null without one.
   const RequestGround* shared_ground = nullptr;
   AnswerForm form = AnswerForm::kTick;
   v1::TickDetail detail = v1::TICK_DETAIL_FULL;
-  // When the call is recorded: what each character used, by index.
+  // When the call is recorded: what each character used, by index
+  // (tick_uses.h).
   CharacterUses* character_uses = nullptr;
 };
 

@@ -306,8 +306,9 @@ std::int64_t IkHandlers::CharacterWork(const v1::TickCharacter& character,
   if (tick.character_uses != nullptr) {
     CharacterUses& uses = tick.character_uses[index];
     uses.counted_rig = *std::move(entry);
-    if (own_ground.has_value())
+    if (own_ground.has_value()) {
       uses.counted_terrains = own_ground->TakeTerrains();
+    }
   }
   own_ground.reset();
   scratch.Clear();

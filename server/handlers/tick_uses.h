@@ -2,14 +2,28 @@
 #ifndef IK_SERVER_HANDLERS_TICK_USES_H_
 #define IK_SERVER_HANDLERS_TICK_USES_H_
 
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "handlers/handlers.h"
 #include "handlers/request_ground.h"
 #include "state/call_uses.h"
+#include "state/rig_registry.h"
+#include "state/terrain_registry.h"
 
 namespace ik::server {
+
+// What one character of a recorded tick used (CallScope::uses): its rig's
+// entry and its own ground's terrains, as its work was counted and as it
+// ran. Moved in, not copied: recording adds no reference counting to the
+// solver threads' work.
+struct CharacterUses {
+  std::shared_ptr<const RigEntry> counted_rig;
+  std::shared_ptr<const RigEntry> rig;
+  std::vector<std::shared_ptr<const TerrainEntry>> counted_terrains;
+  std::vector<std::shared_ptr<const TerrainEntry>> terrains;
+};
 
 // What a recorded tick's characters used (CallScope::uses): each
 // character's slot filled as it is counted and as it runs, all handed to
