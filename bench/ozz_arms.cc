@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <random>
 #include <utility>
 
@@ -101,14 +100,29 @@ std::vector<Arm> MakeArms(std::uint64_t seed) {
   return arms;
 }
 
+Transform Composed(const Transform& parent, const Transform& local) {
+  Transform model;
+  model.translation =
+      parent.translation + Rotate(parent.rotation, local.translation);
+  model.rotation = Multiply(parent.rotation, local.rotation);
+  return model;
+}
+
+std::vector<Transform> WorldPose(const Rig& rig, const Transform& root,
+                                 absl::Span<const Transform> locals) {
+  std::vector<Transform> world(locals.size());
+  for (size_t j = 0; j < locals.size(); ++j) {
+    const int parent = rig.parents()[j];
+    world[j] = Composed(parent == kNoParent ? root : world[parent], locals[j]);
+  }
+  return world;
+}
+
 std::array<Transform, 3> ArmModels(const ArmPose& locals) {
   std::array<Transform, 3> models;
   models[0] = locals[0];
   for (int joint = 1; joint < 3; ++joint) {
-    const Transform& parent = models[joint - 1];
-    models[joint].translation =
-        parent.translation + Rotate(parent.rotation, locals[joint].translation);
-    models[joint].rotation = Multiply(parent.rotation, locals[joint].rotation);
+    models[joint] = Composed(models[joint - 1], locals[joint]);
   }
   return models;
 }
@@ -157,40 +171,64 @@ om::Float4x4 ToMatrix(const Transform& t) {
       om::simd_float4::one());
 }
 
-om::SoaTransform ToSoa(const ArmPose& pose) {
-  float lanes[10][4] = {};
-  for (int joint = 0; joint < 3; ++joint) {
-    const Transform& t = pose[joint];
-    const double values[10] = {
-        t.translation.x, t.translation.y, t.translation.z, t.rotation.x,
-        t.rotation.y,    t.rotation.z,    t.rotation.w,    t.scale.x,
-        t.scale.y,       t.scale.z};
-    for (int i = 0; i < 10; ++i) {
-      lanes[i][joint] = static_cast<float>(values[i]);
-    }
-  }
-  for (int i : {6, 7, 8, 9}) lanes[i][3] = 1.0f;
-  om::SimdFloat4 v[10];
-  for (int i = 0; i < 10; ++i) v[i] = om::simd_float4::LoadPtrU(lanes[i]);
-  return {om::SoaFloat3::Load(v[0], v[1], v[2]),
-          om::SoaQuaternion::Load(v[3], v[4], v[5], v[6]),
-          om::SoaFloat3::Load(v[7], v[8], v[9])};
-}
-
-ArmPose FromSoa(const om::SoaTransform& soa) {
+Transform LaneOf(const om::SoaTransform& soa, int lane) {
   const om::SimdFloat4 v[10] = {
       soa.translation.x, soa.translation.y, soa.translation.z, soa.rotation.x,
       soa.rotation.y,    soa.rotation.z,    soa.rotation.w,    soa.scale.x,
       soa.scale.y,       soa.scale.z};
   float lanes[10][4];
   for (int i = 0; i < 10; ++i) om::StorePtrU(v[i], lanes[i]);
-  ArmPose pose;
-  for (int j = 0; j < 3; ++j) {
-    pose[j].translation = Vec3(lanes[0][j], lanes[1][j], lanes[2][j]);
-    pose[j].rotation =
-        MakeQuat(lanes[3][j], lanes[4][j], lanes[5][j], lanes[6][j]);
-    pose[j].scale = Vec3(lanes[7][j], lanes[8][j], lanes[9][j]);
+  Transform t;
+  t.translation = Vec3(lanes[0][lane], lanes[1][lane], lanes[2][lane]);
+  t.rotation =
+      MakeQuat(lanes[3][lane], lanes[4][lane], lanes[5][lane], lanes[6][lane]);
+  t.scale = Vec3(lanes[7][lane], lanes[8][lane], lanes[9][lane]);
+  return t;
+}
+
+void SetLane(om::SoaTransform& soa, int lane, const Transform& t) {
+  om::SimdFloat4* const v[10] = {&soa.translation.x, &soa.translation.y,
+                                 &soa.translation.z, &soa.rotation.x,
+                                 &soa.rotation.y,    &soa.rotation.z,
+                                 &soa.rotation.w,    &soa.scale.x,
+                                 &soa.scale.y,       &soa.scale.z};
+  const double values[10] = {t.translation.x, t.translation.y, t.translation.z,
+                             t.rotation.x,    t.rotation.y,    t.rotation.z,
+                             t.rotation.w,    t.scale.x,       t.scale.y,
+                             t.scale.z};
+  for (int i = 0; i < 10; ++i) {
+    float lanes[4];
+    om::StorePtrU(*v[i], lanes);
+    lanes[lane] = static_cast<float>(values[i]);
+    *v[i] = om::simd_float4::LoadPtrU(lanes);
   }
+}
+
+void SetPose(absl::Span<const Transform> locals,
+             absl::Span<const int> ozz_index, ozz::span<om::SoaTransform> soa) {
+  for (size_t j = 0; j < locals.size(); ++j) {
+    SetLane(soa[ozz_index[j] / 4], ozz_index[j] & 3, locals[j]);
+  }
+}
+
+std::vector<Transform> PoseOf(ozz::span<const om::SoaTransform> soa,
+                              absl::Span<const int> ozz_index) {
+  std::vector<Transform> locals(ozz_index.size());
+  for (size_t j = 0; j < locals.size(); ++j) {
+    locals[j] = LaneOf(soa[ozz_index[j] / 4], ozz_index[j] & 3);
+  }
+  return locals;
+}
+
+om::SoaTransform ToSoa(const ArmPose& pose) {
+  om::SoaTransform soa = om::SoaTransform::identity();
+  for (int joint = 0; joint < 3; ++joint) SetLane(soa, joint, pose[joint]);
+  return soa;
+}
+
+ArmPose FromSoa(const om::SoaTransform& soa) {
+  ArmPose pose;
+  for (int joint = 0; joint < 3; ++joint) pose[joint] = LaneOf(soa, joint);
   return pose;
 }
 
@@ -221,20 +259,62 @@ absl::StatusOr<Rig> MakeArmRig() {
   return Rig::Create(std::move(def));
 }
 
-ozz::unique_ptr<oa::Skeleton> MakeArmSkeleton() {
+namespace {
+
+void AddChildren(const Rig& rig, int parent,
+                 oa::offline::RawSkeleton::Joint::Children& children) {
+  for (int j = 0; j < rig.joint_count(); ++j) {
+    if (rig.parents()[j] != parent) continue;
+    oa::offline::RawSkeleton::Joint& joint = children.emplace_back();
+    joint.name = rig.joint(j).name.c_str();
+    const Transform& rest = rig.rest_pose()[j];
+    om::Store3PtrU(ToSimd(rest.translation), &joint.transform.translation.x);
+    om::StorePtrU(
+        ToSimd(Vec3(rest.rotation.x, rest.rotation.y, rest.rotation.z),
+               rest.rotation.w),
+        &joint.transform.rotation.x);
+    joint.transform.scale = om::Float3::one();
+    AddChildren(rig, j, joint.children);
+  }
+}
+
+}  // namespace
+
+ozz::unique_ptr<oa::Skeleton> MakeSkeleton(const Rig& rig) {
   oa::offline::RawSkeleton raw;
-  raw.roots.resize(1);
-  oa::offline::RawSkeleton::Joint& shoulder = raw.roots[0];
-  shoulder.name = "shoulder";
-  shoulder.transform = om::Transform::identity();
-  shoulder.children.resize(1);
-  oa::offline::RawSkeleton::Joint& elbow = shoulder.children[0];
-  elbow.name = "elbow";
-  elbow.transform = om::Transform::identity();
-  elbow.children.resize(1);
-  elbow.children[0].name = "wrist";
-  elbow.children[0].transform = om::Transform::identity();
+  AddChildren(rig, kNoParent, raw.roots);
   return oa::offline::SkeletonBuilder()(raw);
+}
+
+Vec3 ToVec3(const om::SimdFloat4& v) {
+  float xyzw[4];
+  om::StorePtrU(v, xyzw);
+  return Vec3(xyzw[0], xyzw[1], xyzw[2]);
+}
+
+void MultiplyRotation(ozz::span<om::SoaTransform> locals, int joint,
+                      const om::SimdQuaternion& correction) {
+  om::SoaQuaternion& soa = locals[joint / 4].rotation;
+  om::SimdFloat4 aos[4];
+  om::Transpose4x4(&soa.x, aos);
+  aos[joint & 3] = (om::SimdQuaternion{aos[joint & 3]} * correction).xyzw;
+  om::Transpose4x4(aos, &soa.x);
+}
+
+Quat LaneRotation(ozz::span<const om::SoaTransform> locals, int joint) {
+  const om::SoaQuaternion& soa = locals[joint / 4].rotation;
+  om::SimdFloat4 aos[4];
+  om::Transpose4x4(&soa.x, aos);
+  return ToQuat({aos[joint & 3]});
+}
+
+void SetLaneRotation(ozz::span<om::SoaTransform> locals, int joint,
+                     const Quat& rotation) {
+  om::SoaQuaternion& soa = locals[joint / 4].rotation;
+  om::SimdFloat4 aos[4];
+  om::Transpose4x4(&soa.x, aos);
+  aos[joint & 3] = ToSimd(Vec3(rotation.x, rotation.y, rotation.z), rotation.w);
+  om::Transpose4x4(aos, &soa.x);
 }
 
 bool WithinBound(const AnswerErrors& errors, double bound) {

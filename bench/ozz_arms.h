@@ -2,6 +2,8 @@
 // checks of both libraries' answers: a double-precision forward kinematics
 // of its own (it uses neither ikd's nor ozz's), the tip's distance to the
 // target, the elbow's side of the root-target line and the bone lengths.
+// Also the conversions between ikd's and ozz's types that the whole crowd
+// character (bench/ozz_crowd.h) shares.
 #ifndef IK_BENCH_OZZ_ARMS_H_
 #define IK_BENCH_OZZ_ARMS_H_
 
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ik/base/math.h"
 #include "ik/rig/rig.h"
 #include "ozz/animation/runtime/skeleton.h"
@@ -17,6 +20,7 @@
 #include "ozz/base/maths/simd_quaternion.h"
 #include "ozz/base/maths/soa_transform.h"
 #include "ozz/base/memory/unique_ptr.h"
+#include "ozz/base/span.h"
 
 namespace ik::bench {
 
@@ -48,8 +52,16 @@ struct Arm {
 // kArmCount arms drawn from `seed` (std::mt19937_64).
 std::vector<Arm> MakeArms(std::uint64_t seed);
 
-// Model transforms of the three joints, by this file's own composition
-// (unit rotations; unit scale assumed).
+// `local` under `parent` by this file's own arithmetic (it shares no code
+// with either library): unit rotations, unit scale assumed.
+Transform Composed(const Transform& parent, const Transform& local);
+
+// Every joint's world transform under `root` (one local per joint of
+// `rig`), by Composed.
+std::vector<Transform> WorldPose(const Rig& rig, const Transform& root,
+                                 absl::Span<const Transform> locals);
+
+// Model transforms of the three joints, by Composed.
 std::array<Transform, 3> ArmModels(const ArmPose& locals);
 
 // `pose` with the two corrections post-multiplied into the shoulder and
@@ -64,12 +76,35 @@ absl::StatusOr<Rig> MakeArmRig();
 ozz::math::SimdFloat4 ToSimd(const Vec3& v, double w = 0.0);
 ozz::math::Float4x4 ToMatrix(const Transform& t);
 Quat ToQuat(const ozz::math::SimdQuaternion& q);
+// Lane `lane` (0-3) of an SoA transform, widened to ikd's transform, and
+// set from one (rounded to float).
+Transform LaneOf(const ozz::math::SoaTransform& soa, int lane);
+void SetLane(ozz::math::SoaTransform& soa, int lane, const Transform& t);
+// A pose of ikd's (one local per joint) into ozz's SoA transforms, joint j
+// in ozz's joint ozz_index[j], and back.
+void SetPose(absl::Span<const Transform> locals,
+             absl::Span<const int> ozz_index,
+             ozz::span<ozz::math::SoaTransform> soa);
+std::vector<Transform> PoseOf(ozz::span<const ozz::math::SoaTransform> soa,
+                              absl::Span<const int> ozz_index);
 // The arm's three joints in lanes 0-2 of one SoA transform (lane 3
 // identity), and back.
 ozz::math::SoaTransform ToSoa(const ArmPose& pose);
 ArmPose FromSoa(const ozz::math::SoaTransform& soa);
-// ozz's skeleton of the arm: shoulder -> elbow -> wrist.
-ozz::unique_ptr<ozz::animation::Skeleton> MakeArmSkeleton();
+// ozz's skeleton of `rig`: its joints, names and rest transforms (in
+// ozz's own order: map the joints by name).
+ozz::unique_ptr<ozz::animation::Skeleton> MakeSkeleton(const Rig& rig);
+Vec3 ToVec3(const ozz::math::SimdFloat4& v);  // x, y, z widened
+
+// Joint `joint` of SoA locals is lane joint % 4 of locals[joint / 4]. Its
+// local rotation post-multiplied by an IK job's correction (what ozz's
+// IKTwoBoneJob and IKAimJob leave to the caller), read (widened) and set
+// (rounded).
+void MultiplyRotation(ozz::span<ozz::math::SoaTransform> locals, int joint,
+                      const ozz::math::SimdQuaternion& correction);
+Quat LaneRotation(ozz::span<const ozz::math::SoaTransform> locals, int joint);
+void SetLaneRotation(ozz::span<ozz::math::SoaTransform> locals, int joint,
+                     const Quat& rotation);
 
 // The worst values over a set of answers.
 struct AnswerErrors {

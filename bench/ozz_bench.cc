@@ -14,6 +14,11 @@
 //     a 3-joint rig with a two-bone chain, no joint limits, pole_world set.
 //     ozz: LocalToModelJob, IKTwoBoneJob, the corrections post-multiplied
 //     into the SoA locals, LocalToModelJob again.
+//   BM_IkdCrowdCharacter / BM_OzzCrowdCharacter: the example crowd's whole
+//     character, 1,000 of them per iteration (bench/ozz_crowd.h: ikd's
+//     TickBatchJob against ozz's LocalToModelJob, IKTwoBoneJob and IKAimJob
+//     with ikd's rays and dynamics step), checked the same way: ankles on
+//     their goals, wrists on their targets.
 // Each iteration solves the next arm from that arm's own start pose. Before
 // timing, every answer is checked by a double-precision forward
 // kinematics of the bench's own (bench/ozz_arms.cc): the wrist's distance to
@@ -38,6 +43,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -58,6 +64,7 @@
 #include "ozz/base/maths/soa_transform.h"
 #include "ozz/base/memory/unique_ptr.h"
 #include "ozz_arms.h"
+#include "ozz_crowd.h"
 #include "ozz_table_reporter.h"
 
 namespace ik::bench {
@@ -69,6 +76,10 @@ namespace oa = ::ozz::animation;
 constexpr std::uint64_t kSeed = 18;
 constexpr double kIkdBound = 1e-9;  // metres
 constexpr double kOzzBound = 1e-4;  // metres
+// The crowd's legs come in as animated, some knees within a tenth of a
+// degree of straight: IKTwoBoneJob takes their angle as the acos of a float
+// cosine near 1, good to about 3e-4 rad (the worst ankle ends 1.3e-4 m off).
+constexpr double kOzzCrowdBound = 1e-3;  // metres
 
 // Everything the benchmarks solve, built once by main().
 struct Problems {
@@ -103,6 +114,7 @@ struct Problems {
 };
 
 Problems* g_problems = nullptr;
+CrowdCharacters* g_crowd = nullptr;
 
 // The timed work of one ikd whole goal: `locals` starts as the arm's pose.
 absl::Status SolveIkdGoal(const Problems& p, int arm, ArmPose& locals,
@@ -143,7 +155,7 @@ bool SolveOzzGoal(Problems& p, int arm, om::SoaTransform& locals) {
 bool BuildProblems(Problems& p) {
   p.arms = MakeArms(kSeed);
   absl::StatusOr<Rig> rig = MakeArmRig();
-  p.skeleton = MakeArmSkeleton();
+  if (rig.ok()) p.skeleton = MakeSkeleton(*rig);
   if (!rig.ok() || p.skeleton == nullptr || p.skeleton->num_joints() != 3) {
     std::fprintf(stderr, "FAIL: building the arm: %s\n",
                  rig.status().ToString().c_str());
@@ -415,6 +427,16 @@ void BM_OzzWholeGoal(benchmark::State& state) {
 }
 BENCHMARK(BM_OzzWholeGoal);
 
+void BM_IkdCrowdCharacter(benchmark::State& state) {
+  g_crowd->Measure(state, CrowdCharacters::Side::kIkd);
+}
+BENCHMARK(BM_IkdCrowdCharacter)->Unit(benchmark::kMillisecond);
+
+void BM_OzzCrowdCharacter(benchmark::State& state) {
+  g_crowd->Measure(state, CrowdCharacters::Side::kOzz);
+}
+BENCHMARK(BM_OzzCrowdCharacter)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace ik::bench
 
@@ -453,10 +475,17 @@ int main(int argc, char** argv) {
       !ik::bench::CheckAnswers(problems)) {
     return 1;
   }
+  std::unique_ptr<ik::bench::CrowdCharacters> crowd =
+      ik::bench::CrowdCharacters::Create();
+  if (crowd == nullptr ||
+      !crowd->CheckAnswers(ik::bench::kIkdBound, ik::bench::kOzzCrowdBound)) {
+    return 1;
+  }
   ik::bench::g_problems = &problems;
+  ik::bench::g_crowd = crowd.get();
   ik::bench::TableReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  reporter.PrintTable();
+  reporter.PrintTable(crowd->characters());
   benchmark::Shutdown();
   return 0;
 }
