@@ -329,7 +329,8 @@ class LegSolve {
         solve_(*job.rig, {job.legs[l].hip, job.legs[l].knee, job.legs[l].ankle},
                HipModel(job, l, pose),
                InverseTransformPoint(lowered, job.feet[l].goal),
-               pose.knee.translation + Bend(pose), kDefaultTolerance,
+               pose.knee.translation + PoleOffset(job, l, pose),
+               kDefaultTolerance,
                /*history_free=*/false, job.locals, &report_) {}
 
   const TwoBoneJob& job() const { return solve_.job(); }
@@ -349,13 +350,33 @@ class LegSolve {
   }
 
  private:
-  // The knee's offset from the hip-ankle line.
-  static Vec3 Bend(const LegPose& pose) {
-    const Vec3 leg_axis = pose.ankle.translation - pose.hip.translation;
+  // The knee's offset from the hip-ankle line, the ankle at `ankle`.
+  static Vec3 Bend(const LegPose& pose, const Vec3& ankle) {
+    const Vec3 leg_axis = ankle - pose.hip.translation;
     const double axis_sq = glm::dot(leg_axis, leg_axis);
     Vec3 bend = pose.knee.translation - pose.hip.translation;
     if (axis_sq > 0.0) bend -= leg_axis * (glm::dot(bend, leg_axis) / axis_sq);
     return bend;
+  }
+
+  // Where the pole is from the knee: towards the side the knee bends to, in
+  // the animated leg's plane. For a hinge knee, the knee's offset from the
+  // hip-ankle line with the knee bent to the middle of its range
+  // (Leg::knee_bent), the hip as animated: the plane the hinge bends the
+  // leg in, on its bending side, however the animation bends the knee -- a
+  // knee animated past straight (hyperextended, in or out of its range)
+  // lies behind the line, where its hinge cannot take it, and a nearly
+  // straight one lies on the line, where the offset gives no plane at all.
+  // Other knees: the animated knee's own offset from the line.
+  static Vec3 PoleOffset(const GroundFeetJob& job, size_t l,
+                         const LegPose& pose) {
+    const Leg& leg = job.legs[l];
+    if (!leg.knee_bent.has_value()) {
+      return Bend(pose, pose.ankle.translation);
+    }
+    return Bend(pose,
+                pose.knee.translation + (pose.hip.rotation * *leg.knee_bent) *
+                                            job.locals[leg.ankle].translation);
   }
 
   const GroundFeetJob& job_;

@@ -119,6 +119,13 @@ absl::StatusOr<Leg> BuildLeg(const Rig& rig, const LegDefinition& in,
   }
   std::reverse(leg.ancestors.begin(), leg.ancestors.end());
   const absl::Span<const Transform> rest_pose = rig.rest_pose();
+  const JointDefinition& knee = rig.joint(leg.knee);
+  if (knee.limit.kind == JointLimit::Kind::kHinge) {
+    const HingeLimit& hinge = knee.limit.hinge;
+    leg.knee_bent =
+        knee.rest.rotation *
+        AngleAxis(0.5 * (hinge.range.min + hinge.range.max), hinge.axis);
+  }
   leg.ankle_rest_model = rest_pose[leg.ankle].rotation;
   for (int j = parents[leg.ankle]; j != kNoParent; j = parents[j]) {
     leg.ankle_rest_model = rest_pose[j].rotation * leg.ankle_rest_model;

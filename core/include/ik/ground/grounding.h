@@ -26,12 +26,14 @@
 //      is the largest any leg needs, clamped to the smallest
 //      max_pelvis_drop; a leg it cannot serve is reported unreached;
 //   4. each leg is solved with the analytic two-bone solver
-//   (ik/solvers/two_bone.h)
-//      in the lowered character, hip -> knee -> ankle, the animated knee
-//      direction as the pole, the knee's hinge limit respected and the hip
-//      clamped to its limit as SolveChainJob does (ik/rig/solve_chain.h); the
-//      foot keeps its animated world orientation (the ankle turns back against
-//      the shin);
+//      (ik/solvers/two_bone.h) in the lowered character, hip -> knee ->
+//      ankle, the pole in the animated leg's plane on the side the knee
+//      bends to (for a hinge knee, where the knee is with the knee bent to
+//      the middle of its range and the hip as animated: Leg::knee_bent; a
+//      knee animated past straight bends forward in that plane), the knee's
+//      hinge limit respected and the hip clamped to its limit as
+//      SolveChainJob does (ik/rig/solve_chain.h); the foot keeps its
+//      animated world orientation (the ankle turns back against the shin);
 //   5. the toe ray aligns the foot: cast straight down, from ray_above_hip
 //      above the knee, through the animated foot's toe point (the toe
 //      joint, moved into the sole's plane through the ankle; without a toe

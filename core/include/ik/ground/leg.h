@@ -7,6 +7,7 @@
 #ifndef IK_LEG_H_
 #define IK_LEG_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,11 @@ struct Leg {
   // from the ankle up to its root, multiplied bottom-up. The rest pose
   // holds the sole level in this frame.
   Quat ankle_rest_model{1.0, 0.0, 0.0, 0.0};
+  // For a hinge knee, its local rotation at the middle of its range: the
+  // grounding pass's pole lies where the knee goes when bent so, the hip as
+  // animated (the side and plane the hinge bends the leg in). Unset for
+  // other knees.
+  std::optional<Quat> knee_bent;
 };
 
 // Validates `definitions` against `rig` and builds its legs, in order.
