@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/rig_dynamics.h"
@@ -20,23 +21,27 @@ namespace {
 // "characters[k].<field>: <n> <what> for <m> <of what>".
 absl::Status SizeMismatch(size_t k, const char* field, size_t given,
                           const char* what, size_t wanted,
-                          const std::string& of_what) {
+                          absl::string_view of_what) {
   return InvalidField(
       absl::StrCat("characters[", k, "].", field),
       absl::StrCat(given, " ", what, " for ", of_what, " of ", wanted));
 }
 
+// "rig \"<name>\"", for the messages: built on the error path only.
+std::string RigNamed(const Character& character) {
+  return absl::StrCat("rig ", Quoted(character.rig.name()));
+}
+
 absl::Status CheckCharacterSpans(const Character& character, size_t k,
                                  const CharacterTick& tick) {
-  const std::string rig = absl::StrCat("rig ", Quoted(character.rig.name()));
   const size_t joints = static_cast<size_t>(character.rig.joint_count());
   if (tick.locals.size() != joints) {
     return SizeMismatch(k, "locals", tick.locals.size(), "transforms", joints,
-                        rig + " joints");
+                        RigNamed(character) + " joints");
   }
   if (tick.ground_feet && tick.feet.size() != character.legs.size()) {
     return SizeMismatch(k, "feet", tick.feet.size(), "results",
-                        character.legs.size(), rig + " legs");
+                        character.legs.size(), RigNamed(character) + " legs");
   }
   if (tick.goal_results.size() != tick.goals.size()) {
     return SizeMismatch(k, "goal_results", tick.goal_results.size(), "results",
@@ -52,8 +57,8 @@ absl::Status CheckCharacterSpans(const Character& character, size_t k,
     if (c < 0 || static_cast<size_t>(c) >= all_chains || listed_before) {
       return InvalidField(
           absl::StrCat("characters[", k, "].dynamic_chains[", i, "]"),
-          absl::StrCat(c, ": not a dynamic chain of ", rig, " listed once (",
-                       all_chains, " chains)"));
+          absl::StrCat(c, ": not a dynamic chain of ", RigNamed(character),
+                       " listed once (", all_chains, " chains)"));
     }
   }
   const size_t chains =
