@@ -435,7 +435,7 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
         const PathFigures all = FollowPaths(c, label.c_str());
         // Every solver from every start: where one stops short it retries
         // (the torque solver with the last limb aimed at the target, then
-        // FABRIK).
+        // FABRIK finishing from its answer).
         EXPECT_LE(all.largest_residual, chain.tolerance + 1e-9) << label;
         EXPECT_EQ(all.unlisted, 0) << label;
         if (named.rig == &*humanoid) {

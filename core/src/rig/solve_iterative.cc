@@ -81,13 +81,17 @@ bool Retry(const Chain& chain, SolverKind solver, const ChainJob& first,
   return true;
 }
 
+// The workspace's chain buffer other than `kept`.
+Transform* OtherBuffer(const SolveChainJob& job, const Transform* kept) {
+  SolveChainWorkspace& workspace = *job.workspace;
+  return kept == workspace.retry_locals.data() ? workspace.chain_locals.data()
+                                               : workspace.retry_locals.data();
+}
+
 // The workspace's chain buffer other than `kept`, holding the incoming
 // pose's chain joints.
 Transform* IncomingCopy(const SolveChainJob& job, const Transform* kept) {
-  SolveChainWorkspace& workspace = *job.workspace;
-  Transform* locals = kept == workspace.retry_locals.data()
-                          ? workspace.chain_locals.data()
-                          : workspace.retry_locals.data();
+  Transform* locals = OtherBuffer(job, kept);
   const Chain& chain = *job.goal->chain;
   for (size_t k = 0; k < chain.joints.size(); ++k) {
     locals[k] = job.locals[chain.joints[k]];
@@ -95,18 +99,17 @@ Transform* IncomingCopy(const SolveChainJob& job, const Transform* kept) {
   return locals;
 }
 
-// After a solver stopped short of a target within reach: the torque
-// solver, then FABRIK, each from the same start (but the one that stopped),
-// until one reaches. The torque solver's Jacobian steps converge where the
-// passes stall (full extension, a target one joint's turn reaches);
-// FABRIK's passes where CCD's sweeps crawl along a limit and where the
-// torque solver's damped steps settle short (on the clavicle arm's seeded
-// paths from animated poses, up to 4.2 cm). `kept` holds the answer so far;
-// returns the chain locals to keep.
+// After FABRIK or CCD stopped short of a target within reach: the torque
+// solver, then FABRIK (after CCD), each from the same start, until one
+// reaches. The torque solver's Jacobian steps converge where the passes
+// stall (full extension, a target one joint's turn reaches); FABRIK's
+// passes where CCD's sweeps crawl along a limit. Returns the chain locals
+// to keep.
 Transform* RetryWithOtherSolvers(const SolveChainJob& job,
                                  SolverKind first_solver, const ChainJob& first,
-                                 Transform* kept, ChainSolveResult& answer,
+                                 ChainSolveResult& answer,
                                  std::uint64_t& mask) {
+  Transform* kept = job.workspace->chain_locals.data();
   for (const SolverKind solver : {SolverKind::kTorque, SolverKind::kFabrik}) {
     if (solver == first_solver) continue;
     Transform* locals = IncomingCopy(job, kept);
@@ -154,6 +157,25 @@ Transform* RetryTorqueAimed(const SolveChainJob& job,
       ApplyJointConstraint(first.constraints[root], aimed).rotation;
   return Retry(chain, SolverKind::kTorque, first, locals, answer, mask) ? locals
                                                                         : kept;
+}
+
+// After the torque solver and its aimed retry stopped short of a target
+// within reach: FABRIK's passes from the answer kept (`kept`, near the
+// target), whose answer replaces it when nearer. The damped steps can
+// settle a few centimetres short where a limit holds the limb (on the
+// clavicle arm's seeded paths from animated poses, 35 of 2,004 reachable
+// targets, by up to 4.2 cm); starting from their answer rather than the
+// incoming pose keeps the finish a small move. Returns the chain locals to
+// keep.
+Transform* FinishWithFabrik(const SolveChainJob& job, const ChainJob& first,
+                            Transform* kept, ChainSolveResult& answer,
+                            std::uint64_t& mask) {
+  Transform* locals = OtherBuffer(job, kept);
+  std::copy(kept, kept + first.locals.size(), locals);
+  return Retry(*job.goal->chain, SolverKind::kFabrik, first, locals, answer,
+               mask)
+             ? locals
+             : kept;
 }
 
 // The continuity rule on an iterative answer (`solved`, the chain's joints;
@@ -235,14 +257,16 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
   if (answer.stop_reason != StopReason::kReached &&
       WithinStraightReach(job, parent_model, target_model,
                           chain_job.tolerance)) {
-    if (solver == SolverKind::kTorque && count >= 3 &&
-        !goal.swivel.has_value()) {
-      solved = RetryTorqueAimed(job, parent_model, target_model, chain_job,
-                                answer, mask);
-    }
-    if (answer.stop_reason != StopReason::kReached) {
-      solved =
-          RetryWithOtherSolvers(job, solver, chain_job, solved, answer, mask);
+    if (solver != SolverKind::kTorque) {
+      solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
+    } else {
+      if (count >= 3 && !goal.swivel.has_value()) {
+        solved = RetryTorqueAimed(job, parent_model, target_model, chain_job,
+                                  answer, mask);
+      }
+      if (answer.stop_reason != StopReason::kReached) {
+        solved = FinishWithFabrik(job, chain_job, solved, answer, mask);
+      }
     }
   }
   if (count >= 3 && !goal.history_free && !goal.swivel.has_value()) {

@@ -179,8 +179,8 @@ struct SolveChainJob {
   // the chain's straight reach retries with the torque solver (then FABRIK
   // after CCD) from the same start; the torque solver stopping short there
   // retries from the incoming pose with the last limb aimed at the target
-  // (chains of three joints or more, no swivel), then, still short, with
-  // FABRIK from the incoming pose; the nearer answer is kept (and names its
+  // (chains of three joints or more, no swivel), then, still short, FABRIK
+  // finishes from the answer kept; the nearer answer is kept (and names its
   // solver).
   // Without a swivel and unless history_free, FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
