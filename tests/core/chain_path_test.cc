@@ -45,6 +45,13 @@ int Turned(const Chain& chain) {
   return static_cast<int>(chain.joints.size()) - 1;
 }
 
+// `definition` with every joint's limit removed: the same skeleton and
+// chains, free.
+RigDefinition WithoutLimits(RigDefinition definition) {
+  for (JointDefinition& joint : definition.joints) joint.limit = JointLimit();
+  return definition;
+}
+
 // The chain's turned joints within their limits.
 std::vector<Quat> InLimitRotations(const Rig& rig, const Chain& chain,
                                    std::mt19937_64& engine) {
@@ -349,6 +356,42 @@ TEST(TwoBonePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
   EXPECT_GT(largest, 10.0);
 }
 
+// The same limbs without limits (targets from free poses): exact, none
+// flagged (no limit closes an arc), and every step away from the singular
+// directions -- the free middle joint's included: the incoming limb near
+// straight, where the plane it bends in flips -- under 4 x the bound (the
+// largest, 3.6 x, the shortest-arc swing of an animated leg 14 degrees from
+// the direction opposite it, just outside the 10 degree warning); fed the
+// previous answer or an animation near the goal, without a pole, within
+// the bound itself.
+TEST_P(TwoBonePathTest, FreeLimbsStayWithinTheBound) {
+  absl::StatusOr<Rig> rig =
+      Rig::Create(WithoutLimits(testing::HumanoidRigDefinition()));
+  ASSERT_TRUE(rig.ok());
+  const Chain& chain = *rig->FindChain(GetParam());
+  const std::vector<Transform> rest =
+      testing::ModelTransforms(*rig, rig->rest_pose());
+  const bool leg = rest[chain.joints[2]].translation.y <
+                   rest[chain.joints[0]].translation.y - 0.5;
+  const std::string label = std::string(GetParam()) + " free";
+  for (const Incoming incoming : {Incoming::kWarm, Incoming::kFixed,
+                                  Incoming::kAnimated, Incoming::kNear}) {
+    for (const bool with_pole : {false, true}) {
+      const PathFigures all = FollowPaths(
+          TwoBoneCase(*rig, chain, Vec3(0.0, -0.5, leg ? 0.5 : -0.5), with_pole,
+                      incoming),
+          label.c_str());
+      EXPECT_LE(all.largest_residual, 1e-6);
+      EXPECT_LT(all.largest_ratio, 4.0);
+      if (!with_pole &&
+          (incoming == Incoming::kWarm || incoming == Incoming::kNear)) {
+        EXPECT_LT(all.largest_ratio, 1.0);
+      }
+      EXPECT_EQ(all.flagged, 0);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Limbs, TwoBonePathTest,
                          ::testing::Values("left_arm", "right_arm", "left_leg",
                                            "right_leg"),
@@ -394,6 +437,54 @@ TEST(TwoBoneSingularityTest, ReportsTheSingularDirectionsOfItsOwnPlane) {
       result = solver.Solve(goal, Transform(), absl::MakeSpan(locals));
       ASSERT_TRUE(result.ok()) << result.status();
       EXPECT_NEAR(result->singularity_angle, 0.5 * angle, 1e-6) << name;
+    }
+  }
+}
+
+// A middle joint without a hinge bends in the incoming limb's plane: an
+// incoming limb bent by a small angle from straight (or from folded)
+// reports that angle, and within the warning angle near_singularity; a
+// hinge bends about its axis and reports none of it.
+TEST(TwoBoneSingularityTest, ReportsAnIncomingLimbNearStraight) {
+  absl::StatusOr<Rig> free_rig =
+      Rig::Create(WithoutLimits(testing::HumanoidRigDefinition()));
+  absl::StatusOr<Rig> hinged = testing::HumanoidRig();
+  ASSERT_TRUE(free_rig.ok());
+  ASSERT_TRUE(hinged.ok());
+  for (const Rig* rig : {&*free_rig, &*hinged}) {
+    const Chain& chain = *rig->FindChain("left_arm");
+    const int mid = chain.joints[1];
+    // Across the upper arm (along +x in the shoulder's frame).
+    const Vec3 axis = glm::normalize(Vec3(0.0, -1.0, 0.2));
+    testing::ChainSolveRunner solver(*rig);
+    for (const double bend : {0.02, 0.1, kPi - 0.05, 0.6}) {
+      std::vector<Transform> locals(rig->rest_pose().begin(),
+                                    rig->rest_pose().end());
+      const JointDefinition& elbow = rig->joint(mid);
+      // The elbow straight (its bone along the upper arm's), then bent
+      // about an axis across both.
+      const Vec3 lower = rig->joint(chain.joints[2]).rest.translation;
+      locals[mid].rotation =
+          AngleAxis(bend, axis) * FromTo(lower, elbow.rest.translation);
+      const std::vector<Transform> model =
+          testing::ModelTransforms(*rig, locals);
+      ChainGoal goal;
+      goal.chain = &chain;
+      // A target well inside the reach, off the limb's singular directions.
+      goal.target_world =
+          model[chain.joints[0]].translation + Vec3(0.1, -0.3, 0.25);
+      absl::StatusOr<ChainSolveResult> result =
+          solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+      ASSERT_TRUE(result.ok()) << result.status();
+      const double from_line = std::min(bend, kPi - bend);
+      if (rig == &*free_rig) {
+        EXPECT_NEAR(result->singularity_angle, from_line, 1e-9) << bend;
+        EXPECT_EQ(result->near_singularity,
+                  from_line <= chain.flip_warning_angle)
+            << bend;
+      } else {
+        EXPECT_GT(result->singularity_angle, chain.flip_warning_angle) << bend;
+      }
     }
   }
 }

@@ -144,14 +144,38 @@ void FinishSwivel(const SolveChainJob& job, const Transform& parent_model,
   mask = limited.clamped ? mask | 1 : mask & ~std::uint64_t{1};
 }
 
+// A middle joint without a hinge bends in the incoming limb's plane (the
+// normal of its two bones): the angle, radians in [0, pi/2], of the
+// incoming limb from straight or folded, where that plane turns fast as the
+// pose moves and flips through it. nullopt for a hinge (it bends about its
+// axis, whatever the pose).
+std::optional<double> IncomingBendPlaneAngle(const SolveChainJob& job,
+                                             const Transform& root_model) {
+  const Chain& chain = *job.goal->chain;
+  if (job.rig->joint(chain.joints[1]).limit.kind == JointLimit::Kind::kHinge) {
+    return std::nullopt;
+  }
+  const Transform mid_model = Compose(root_model, job.locals[chain.joints[1]]);
+  const Vec3 upper = mid_model.translation - root_model.translation;
+  const Vec3 lower =
+      TransformPoint(mid_model, job.locals[chain.joints[2]].translation) -
+      mid_model.translation;
+  return Atan2(glm::length(glm::cross(upper, lower)),
+               std::abs(glm::dot(upper, lower)));
+}
+
 // The singular directions of the two-bone solver's own plane, into the
 // answer's flip report: keeping the incoming bend plane swings the bent limb
 // onto the target by the shortest arc, which flips when the target lies
 // opposite the bent limb's root -> tip direction (with the incoming root
-// rotation); a pole flips its plane as it crosses the root -> target line.
+// rotation); a pole flips its plane as it crosses the root -> target line;
+// and a middle joint without a hinge takes the incoming limb's plane, which
+// flips as that limb passes through straight (`incoming_plane`, its
+// IncomingBendPlaneAngle).
 void ReportBendPlaneSingularity(const SolveChainJob& job,
                                 const Transform& root_model,
                                 const PreparedGoal& prepared,
+                                const std::optional<double>& incoming_plane,
                                 ChainSolveResult& answer) {
   const Chain& chain = *job.goal->chain;
   const Transform mid_model = Compose(root_model, job.locals[chain.joints[1]]);
@@ -167,6 +191,7 @@ void ReportBendPlaneSingularity(const SolveChainJob& job,
                               std::abs(glm::dot(to_pole, to_target)));
     angle = std::min(angle, pole);
   }
+  if (incoming_plane.has_value()) angle = std::min(angle, *incoming_plane);
   answer.singularity_angle = angle;
   answer.near_singularity = angle <= chain.flip_warning_angle;
 }
@@ -179,6 +204,9 @@ absl::Status SolveTwoBone(const SolveChainJob& job,
   const ChainGoal& goal = *job.goal;
   const Chain& chain = *goal.chain;
   const Transform root_model = ChainStartModel(chain, parent_model, job.locals);
+  const std::optional<double> incoming_plane =
+      goal.swivel.has_value() ? std::nullopt
+                              : IncomingBendPlaneAngle(job, root_model);
   if (absl::Status status = internal::SolveTwoBoneWithLimits(
           *job.rig, {chain.joints[0], chain.joints[1], chain.joints[2]},
           root_model, prepared.target_model, prepared.pole_model,
@@ -189,7 +217,8 @@ absl::Status SolveTwoBone(const SolveChainJob& job,
     return ChainRefusedPose(job, chain, status);
   }
   if (!goal.swivel.has_value()) {
-    ReportBendPlaneSingularity(job, root_model, prepared, answer);
+    ReportBendPlaneSingularity(job, root_model, prepared, incoming_plane,
+                               answer);
   }
   return absl::OkStatus();
 }

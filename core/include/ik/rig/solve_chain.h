@@ -92,7 +92,10 @@ struct ChainSolveResult {
   // space ([0, pi/2]). Without one, for the two-bone solver ([0, pi]): the
   // direction opposite the limb's root -> tip once bent, with the incoming
   // root rotation (keeping the incoming bend plane is a shortest-arc swing),
-  // and with a pole, the pole's line. FABRIK, CCD and the torque solver
+  // with a pole, the pole's line, and for a middle joint without a hinge
+  // (it bends in the incoming limb's plane) the incoming limb straight or
+  // folded (the angle is then the incoming limb's own from straight or
+  // folded). FABRIK, CCD and the torque solver
   // without a swivel (not history_free, two bones or more): the same for the
   // chain's last limb (its root -> tip axis for the EE axis). Otherwise false
   // and 0.
