@@ -104,7 +104,7 @@ TEST_F(SwivelSolveTest, FlagsEEAxesNearTheSingularDirections) {
       solver.Solve(arm, SolverKind::kAuto, Vec3(0.5, 1.3, 0.2), std::nullopt);
   ASSERT_TRUE(plain.ok()) << plain.status();
   // Without a swivel, the two-bone solver reports its own plane's singular
-  // directions (chain_path_test.cc checks them); this target is far.
+  // directions (two_bone_path_test.cc checks them); this target is far.
   EXPECT_FALSE(plain->near_singularity);
   EXPECT_GT(plain->singularity_angle, arm.flip_warning_angle);
   struct Expected {

@@ -1,0 +1,222 @@
+// The two-bone limbs along smooth target paths (chain_paths.h), with
+// limits and without, with a pole and without, from every kind of incoming
+// pose; and the singular directions of the two-bone solver's own plane.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "chain_paths.h"
+#include "gtest/gtest.h"
+#include "humanoid_rig.h"
+#include "ik/rig/rig.h"
+#include "ik/rig/solve_chain.h"
+#include "solve_chain_runner.h"
+
+namespace ik {
+namespace {
+
+using testing::FollowPaths;
+using testing::Incoming;
+using testing::PathCase;
+using testing::PathFigures;
+using testing::TwoBoneCase;
+using testing::WithoutLimits;
+
+class TwoBonePathTest : public ::testing::TestWithParam<const char*> {};
+
+// The paths of `chain_name` of `rig` in every incoming mode, with a pole
+// where the middle joint points (behind an elbow, before a knee: the
+// humanoid faces +z, and its legs are the limbs whose tip is lower) and
+// without one; each mode's figures, printed under `label`, go to `check`.
+template <typename Check>
+void FollowEveryMode(const Rig& rig, const char* chain_name, const char* label,
+                     Check check) {
+  const Chain& chain = *rig.FindChain(chain_name);
+  const std::vector<Transform> rest =
+      testing::ModelTransforms(rig, rig.rest_pose());
+  const bool leg = rest[chain.joints[2]].translation.y <
+                   rest[chain.joints[0]].translation.y - 0.5;
+  for (const Incoming incoming : {Incoming::kWarm, Incoming::kFixed,
+                                  Incoming::kAnimated, Incoming::kNear}) {
+    for (const bool with_pole : {false, true}) {
+      check(
+          incoming, with_pole,
+          FollowPaths(TwoBoneCase(rig, chain, Vec3(0.0, -0.5, leg ? 0.5 : -0.5),
+                                  with_pole, incoming),
+                      label));
+    }
+  }
+}
+
+// The two-bone limbs: exact on every step; a step over the bound has a
+// flagged answer or one near a singular direction, up to the rates of arc
+// ends near tangency, of the shortest-arc swing from poses far from the
+// target and of the pole's plane just outside the flip warning (under 2 x
+// the bound; without a pole, warm or near the goal, under 1 x); flagged answers
+// (no allowed arc holds the incoming swivel) stay within 1 % of the steps, with
+// an animation near the goal too.
+TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  FollowEveryMode(
+      *rig, GetParam(), GetParam(),
+      [](Incoming incoming, bool with_pole, const PathFigures& all) {
+        EXPECT_LE(all.largest_residual, 1e-6);
+        EXPECT_LT(all.largest_ratio, 2.0);
+        // Without a pole, fed the previous answer or an animation near the
+        // goal: within the bound itself.
+        if (!with_pole &&
+            (incoming == Incoming::kWarm || incoming == Incoming::kNear)) {
+          EXPECT_LT(all.largest_ratio, 1.0);
+        }
+        EXPECT_LE(all.flagged, all.steps / 100);
+        EXPECT_EQ(all.unlisted, 0);
+      });
+}
+
+// The same paths with the history-free choice (the allowed solution nearest
+// the pole's or bend plane): the harness sees the snaps the rule removes.
+TEST(TwoBonePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  const Chain& chain = *rig->FindChain("right_arm");
+  double largest = 0.0;
+  for (const Incoming incoming :
+       {Incoming::kWarm, Incoming::kFixed, Incoming::kAnimated}) {
+    for (const bool with_pole : {false, true}) {
+      PathCase c =
+          TwoBoneCase(*rig, chain, Vec3(0.0, -0.5, -0.5), with_pole, incoming);
+      c.history_free = true;
+      largest = std::max(
+          largest, FollowPaths(c, "right_arm history-free").largest_ratio);
+    }
+  }
+  EXPECT_GT(largest, 10.0);
+}
+
+// The same limbs without limits (targets from free poses): exact, none
+// flagged (no limit closes an arc), and every step away from the singular
+// directions -- the free middle joint's included: the incoming limb near
+// straight, where the plane it bends in flips -- under 4 x the bound (the
+// largest, 3.6 x, the shortest-arc swing of an animated leg 14 degrees from
+// the direction opposite it, just outside the 10 degree warning); fed the
+// previous answer or an animation near the goal, without a pole, within
+// the bound itself.
+TEST_P(TwoBonePathTest, FreeLimbsStayWithinTheBound) {
+  absl::StatusOr<Rig> rig =
+      Rig::Create(WithoutLimits(testing::HumanoidRigDefinition()));
+  ASSERT_TRUE(rig.ok());
+  const std::string label = std::string(GetParam()) + " free";
+  FollowEveryMode(
+      *rig, GetParam(), label.c_str(),
+      [](Incoming incoming, bool with_pole, const PathFigures& all) {
+        EXPECT_LE(all.largest_residual, 1e-6);
+        EXPECT_LT(all.largest_ratio, 4.0);
+        if (!with_pole &&
+            (incoming == Incoming::kWarm || incoming == Incoming::kNear)) {
+          EXPECT_LT(all.largest_ratio, 1.0);
+        }
+        EXPECT_EQ(all.flagged, 0);
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(Limbs, TwoBonePathTest,
+                         ::testing::Values("left_arm", "right_arm", "left_leg",
+                                           "right_leg"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+// The two-bone solver's own plane flips where the target lies opposite the
+// limb's root -> tip (keeping the incoming bend plane is a shortest-arc
+// swing) and where a pole crosses the root -> target line: targets at the
+// rest limb's own distance (so the bend stays as it came) turned by a known
+// angle from those directions report that angle, and flag it within the
+// chain's flip_warning_angle.
+TEST(TwoBoneSingularityTest, ReportsTheSingularDirectionsOfItsOwnPlane) {
+  absl::StatusOr<Rig> rig = testing::HumanoidRig();
+  ASSERT_TRUE(rig.ok());
+  for (const char* name : {"left_arm", "right_leg"}) {
+    const Chain& chain = *rig->FindChain(name);
+    const std::vector<Transform> model =
+        testing::ModelTransforms(*rig, rig->rest_pose());
+    const Vec3 root = model[chain.joints[0]].translation;
+    const Vec3 limb = model[chain.joints[2]].translation - root;
+    const Vec3 across = glm::normalize(glm::cross(limb, Vec3(0.3, 0.5, 0.8)));
+    testing::ChainSolveRunner solver(*rig);
+    for (const double angle : {0.02, 0.1, 0.3, 1.0}) {
+      // Opposite the rest limb, turned by `angle`.
+      ChainGoal goal;
+      goal.chain = &chain;
+      goal.target_world = root + AngleAxis(angle, across) * -limb;
+      std::vector<Transform> locals(rig->rest_pose().begin(),
+                                    rig->rest_pose().end());
+      absl::StatusOr<ChainSolveResult> result =
+          solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_NEAR(result->singularity_angle, angle, 1e-6) << name;
+      EXPECT_EQ(result->near_singularity, angle <= chain.flip_warning_angle)
+          << name << " " << angle;
+      // A pole on the line through the root, turned by angle / 2 (nearer
+      // than the opposite direction), towards a target along the limb.
+      goal.target_world = root + limb;
+      goal.pole_world = root + AngleAxis(0.5 * angle, across) * (-0.5 * limb);
+      locals.assign(rig->rest_pose().begin(), rig->rest_pose().end());
+      result = solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_NEAR(result->singularity_angle, 0.5 * angle, 1e-6) << name;
+    }
+  }
+}
+
+// A middle joint without a hinge bends in the incoming limb's plane: an
+// incoming limb bent by a small angle from straight (or from folded)
+// reports that angle, and within the warning angle near_singularity; a
+// hinge bends about its axis and reports none of it.
+TEST(TwoBoneSingularityTest, ReportsAnIncomingLimbNearStraight) {
+  absl::StatusOr<Rig> free_rig =
+      Rig::Create(WithoutLimits(testing::HumanoidRigDefinition()));
+  absl::StatusOr<Rig> hinged = testing::HumanoidRig();
+  ASSERT_TRUE(free_rig.ok());
+  ASSERT_TRUE(hinged.ok());
+  for (const Rig* rig : {&*free_rig, &*hinged}) {
+    const Chain& chain = *rig->FindChain("left_arm");
+    const int mid = chain.joints[1];
+    // Across the upper arm (along +x in the shoulder's frame).
+    const Vec3 axis = glm::normalize(Vec3(0.0, -1.0, 0.2));
+    testing::ChainSolveRunner solver(*rig);
+    for (const double bend : {0.02, 0.1, kPi - 0.05, 0.6}) {
+      std::vector<Transform> locals(rig->rest_pose().begin(),
+                                    rig->rest_pose().end());
+      const JointDefinition& elbow = rig->joint(mid);
+      // The elbow straight (its bone along the upper arm's), then bent
+      // about an axis across both.
+      const Vec3 lower = rig->joint(chain.joints[2]).rest.translation;
+      locals[mid].rotation =
+          AngleAxis(bend, axis) * FromTo(lower, elbow.rest.translation);
+      const std::vector<Transform> model =
+          testing::ModelTransforms(*rig, locals);
+      ChainGoal goal;
+      goal.chain = &chain;
+      // A target well inside the reach, off the limb's singular directions.
+      goal.target_world =
+          model[chain.joints[0]].translation + Vec3(0.1, -0.3, 0.25);
+      absl::StatusOr<ChainSolveResult> result =
+          solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+      ASSERT_TRUE(result.ok()) << result.status();
+      const double from_line = std::min(bend, kPi - bend);
+      if (rig == &*free_rig) {
+        EXPECT_NEAR(result->singularity_angle, from_line, 1e-9) << bend;
+        EXPECT_EQ(result->near_singularity,
+                  from_line <= chain.flip_warning_angle)
+            << bend;
+      } else {
+        EXPECT_GT(result->singularity_angle, chain.flip_warning_angle) << bend;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ik
