@@ -1,6 +1,6 @@
 // The iterative solvers (FABRIK, CCD, the torque solver) along smooth
-// target paths (chain_paths.h): the clavicle arm and the tail, from every
-// kind of incoming pose.
+// target paths (chain_paths.h): the clavicle arm and the tail, with limits
+// and without, from every kind of incoming pose.
 #include <string>
 
 #include "absl/status/statusor.h"
