@@ -15,6 +15,7 @@
 #include "ik/solvers/torque.h"
 #include "rig/solve_chain_internal.h"
 #include "rig/two_bone_limits.h"
+#include "solvers/torque_relax.h"
 
 namespace ik::internal {
 namespace {
@@ -178,6 +179,85 @@ Transform* FinishWithFabrik(const SolveChainJob& job, const ChainJob& first,
              : kept;
 }
 
+// How hard the continuity pass's springs pull each joint back towards its
+// incoming rotation, against the joint's own stiffness: each iteration a
+// joint springs back by 0.3 / (stiffness + 0.3) of its turn from there.
+// Stiffer springs end nearer the incoming pose in fewer iterations but
+// follow it more steeply where it lies far from the answers; on the path
+// tests' seeded paths 0.3 exceeded the continuity bound least (1 and 0.1
+// more often).
+constexpr double kRelaxElasticity = 0.3;
+
+// The continuity pass on an iterative answer that reached its target
+// (`solved`, the chain's joints; the job's locals still the incoming
+// pose): relaxed towards the incoming pose, each joint's rotation held to
+// its limit, in the null space of the tip's move (RelaxTowardsPreferred),
+// so that of the exact answers the one kept is near the incoming pose
+// wherever the solver's passes ended. Kept when it still reaches. Returns
+// the chain locals to keep.
+Transform* RelaxTowardsIncoming(const SolveChainJob& job,
+                                const ChainJob& first, Transform* solved,
+                                ChainSolveResult& answer,
+                                std::uint64_t& mask) {
+  const Chain& chain = *job.goal->chain;
+  const int count = static_cast<int>(chain.joints.size());
+  SolveChainWorkspace& workspace = *job.workspace;
+  for (int k = 0; k < count; ++k) {
+    TorqueJointSettings& joint = workspace.relax_joints[k];
+    joint = chain.torque_joints.empty() ? TorqueJointSettings()
+                                        : chain.torque_joints[k];
+    joint.elasticity = kRelaxElasticity;
+    joint.comfort = 0.0;
+    joint.preferred_rotation =
+        ApplyJointConstraint(first.constraints[k],
+                             job.locals[chain.joints[k]].rotation)
+            .rotation;
+  }
+  Transform* locals = OtherBuffer(job, solved);
+  std::copy(solved, solved + count, locals);
+  SolveReport report;
+  StopReason stop_reason = StopReason::kReached;
+  std::uint64_t relaxed_mask = 0;
+  TorqueJob relax;
+  static_cast<ChainJob&>(relax) = first;
+  relax.locals = absl::MakeSpan(locals, count);
+  relax.report = &report;
+  relax.stop_reason = &stop_reason;
+  relax.limited_mask = &relaxed_mask;
+  relax.settings = chain.torque;
+  relax.settings.joints =
+      absl::MakeConstSpan(workspace.relax_joints.data(), count);
+  if (!RelaxTowardsPreferred(relax).ok() ||
+      stop_reason != StopReason::kReached) {
+    return solved;
+  }
+  report.iterations = answer.report.iterations;
+  answer.report = report;
+  mask = relaxed_mask;
+  return locals;
+}
+
+// After `solver` stopped short of a target within reach: FABRIK and CCD
+// retry with the other solvers, the torque solver aimed and then finished
+// by FABRIK. Returns the chain locals to keep.
+Transform* RetryShortOfReach(const SolveChainJob& job, SolverKind solver,
+                             const Transform& parent_model,
+                             const ChainJob& first, ChainSolveResult& answer,
+                             std::uint64_t& mask) {
+  if (solver != SolverKind::kTorque) {
+    return RetryWithOtherSolvers(job, solver, first, answer, mask);
+  }
+  Transform* solved = job.workspace->chain_locals.data();
+  if (first.locals.size() >= 3 && !job.goal->swivel.has_value()) {
+    solved = RetryTorqueAimed(job, parent_model, first.target_model, first,
+                              answer, mask);
+  }
+  if (answer.stop_reason != StopReason::kReached) {
+    solved = FinishWithFabrik(job, first, solved, answer, mask);
+  }
+  return solved;
+}
+
 // The continuity rule on an iterative answer (`solved`, the chain's joints;
 // the job's locals still the incoming pose): the last limb turned about its
 // root -> tip axis to the incoming pose's swivel, or the nearest end of the
@@ -257,17 +337,13 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
   if (answer.stop_reason != StopReason::kReached &&
       WithinStraightReach(job, parent_model, target_model,
                           chain_job.tolerance)) {
-    if (solver != SolverKind::kTorque) {
-      solved = RetryWithOtherSolvers(job, solver, chain_job, answer, mask);
-    } else {
-      if (count >= 3 && !goal.swivel.has_value()) {
-        solved = RetryTorqueAimed(job, parent_model, target_model, chain_job,
-                                  answer, mask);
-      }
-      if (answer.stop_reason != StopReason::kReached) {
-        solved = FinishWithFabrik(job, chain_job, solved, answer, mask);
-      }
-    }
+    solved = RetryShortOfReach(job, solver, parent_model, chain_job, answer,
+                               mask);
+  }
+  if (answer.stop_reason == StopReason::kReached &&
+      answer.report.iterations > 0 && !goal.history_free &&
+      !goal.swivel.has_value()) {
+    solved = RelaxTowardsIncoming(job, chain_job, solved, answer, mask);
   }
   if (count >= 3 && !goal.history_free && !goal.swivel.has_value()) {
     KeepIncomingLimbSwivel(job, parent_model, target_model, solved, answer,

@@ -9,6 +9,7 @@
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "solvers/chain_internal.h"
+#include "solvers/torque_relax.h"
 
 namespace ik {
 namespace {
@@ -23,6 +24,14 @@ constexpr int kMaxHoldPasses = 3;
 
 // Turns smaller than this, radians, count as none.
 constexpr double kMinTurn = 1e-15;
+
+// The relaxation (RelaxTowardsPreferred) stops once its springs turn no
+// joint by this much, radians, in an iteration; then at most
+// kMaxRelaxFinishSteps steps bring the tip within kRelaxFinishShare of
+// the squared tolerance.
+constexpr double kRelaxedTurn = 1e-3;
+constexpr int kMaxRelaxFinishSteps = 8;
+constexpr double kRelaxFinishShare = 0.01;
 
 // The per-iteration state of the turned joints, on the stack: Run()
 // allocates nothing.
@@ -280,6 +289,7 @@ struct StepParameters {
 struct StepOutcome {
   bool moved = false;         // false: no joint could turn
   std::uint64_t clamped = 0;  // the limit pass's mask
+  double largest = 0.0;       // the largest turn taken, radians
 };
 
 // One step from the pose the iteration started at (in the workspace, its
@@ -298,7 +308,8 @@ StepOutcome TakeStep(const TorqueJob& job, const Vec3& root_position,
   if (!(largest > kMinTurn)) return {};
   const double scale = step.halving * job.settings.gain *
                        std::min(1.0, job.settings.max_step / largest);
-  return {true, ApplyTurns(job, root_position, scratch, scale)};
+  return {true, ApplyTurns(job, root_position, scratch, scale),
+          largest * scale};
 }
 
 // Back to the pose the iteration started at.
@@ -428,7 +439,72 @@ IterationOutcome IterateWithRetries(const TorqueJob& job, bool springs,
   return result;
 }
 
+// The damped step's mu for the job's chain: (damping * chain length)^2.
+double BaseMu(const TorqueJob& job, const ChainProfile& profile) {
+  const double lambda = job.settings.damping * profile.chain_length;
+  return lambda * lambda;
+}
+
+// One relaxation iteration (see RelaxTowardsPreferred): a step with the
+// springs, which also pulls the tip towards the target. Returns it (its
+// largest turn: how far the pose still relaxes).
+StepOutcome RelaxOnce(const TorqueJob& job, const internal::ChainStart& start,
+                      double mu, internal::LimitMasks& limits,
+                      TorqueScratch& scratch) {
+  StepParameters relax;
+  relax.mu = mu;
+  internal::SaveRotations(job);
+  const StepOutcome sprung =
+      TakeClampedStep(job, start.root_position, relax, true, scratch);
+  if (sprung.moved) limits.Keep(sprung.clamped);
+  return sprung;
+}
+
 }  // namespace
+
+namespace internal {
+
+absl::Status RelaxTowardsPreferred(const TorqueJob& job) {
+  if (absl::Status status = job.Validate(); !status.ok()) return status;
+  ChainStart start = BeginChainJob(job, /*apply_limits=*/true);
+  TorqueScratch scratch;
+  const ChainProfile profile = ProfileJoints(job, scratch);
+  const double mu = BaseMu(job, profile);
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const auto miss_squared = [&] {
+    return SquaredDistance(job.workspace->positions[tip], job.target_model);
+  };
+  int iterations = 0;
+  while (iterations < job.max_iterations) {
+    ++iterations;
+    if (!(RelaxOnce(job, start, mu, start.limits, scratch).largest >=
+          kRelaxedTurn)) {
+      break;
+    }
+  }
+  // Back onto the target: the relaxation's steps leave it within a
+  // fraction of the tolerance, the first-order springs a little off.
+  StepParameters pull;
+  pull.mu = mu;
+  pull.spring_weight = 0.0;
+  for (int step = 0; step < kMaxRelaxFinishSteps &&
+                     miss_squared() > kRelaxFinishShare * start.tolerance_squared;
+       ++step) {
+    SaveRotations(job);
+    const StepOutcome outcome =
+        TakeClampedStep(job, start.root_position, pull, false, scratch);
+    if (!outcome.moved) break;
+    start.limits.Keep(outcome.clamped);
+  }
+  FinishChainJob(job, start.root_position, iterations,
+                 miss_squared() <= start.tolerance_squared
+                     ? StopReason::kReached
+                     : StopReason::kNoImprovement,
+                 start.limits, /*pose_current=*/true);
+  return absl::OkStatus();
+}
+
+}  // namespace internal
 
 absl::Status TorqueJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
@@ -445,8 +521,7 @@ absl::Status TorqueJob::Run() const {
   // plain torques and shortens; a larger mu that succeeded is kept for
   // the next iteration, and one that succeeds at once falls back towards
   // the base tenfold), plain, with the step halved each time.
-  const double lambda = settings.damping * profile.chain_length;
-  const double base_mu = lambda * lambda;
+  const double base_mu = BaseMu(*this, profile);
   double mu = base_mu;
 
   int iterations = 0;

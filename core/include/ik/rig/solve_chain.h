@@ -116,6 +116,8 @@ struct SolveChainWorkspace {
   // The chain's joints for the torque solver's second attempt after FABRIK
   // or CCD stalled.
   std::array<Transform, kMaxChainJoints> retry_locals;
+  // The springs of the continuity pass towards the incoming pose.
+  std::array<TorqueJointSettings, kMaxChainJoints> relax_joints;
 };
 
 // Solves one chain goal on a pose of a rig: forward kinematics down to the
