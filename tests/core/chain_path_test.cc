@@ -87,9 +87,9 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
   ASSERT_TRUE(humanoid.ok());
   absl::StatusOr<Rig> tail = Rig::Create(testing::TailRigDefinition());
   ASSERT_TRUE(tail.ok());
-  FollowEverySolverAndMode(*humanoid, "left_arm_clavicle", "",
-                           {.flagged_rare = true, .warm_ratio = 2.0});
-  FollowEverySolverAndMode(*tail, "tail", "", {.warm_ratio = 1.0});
+  // {flagged_rare, warm_ratio}
+  FollowEverySolverAndMode(*humanoid, "left_arm_clavicle", "", {true, 2.0});
+  FollowEverySolverAndMode(*tail, "tail", "", {false, 1.0});
 }
 
 // The same chains without limits (targets from free poses): every solver
@@ -103,9 +103,10 @@ TEST(IterativePathTest, FreeChainsAlongSmoothPaths) {
   absl::StatusOr<Rig> tail =
       Rig::Create(WithoutLimits(testing::TailRigDefinition()));
   ASSERT_TRUE(tail.ok());
+  // {flagged_rare, warm_ratio, near_ratio}
   FollowEverySolverAndMode(*humanoid, "left_arm_clavicle", " free",
-                           {.warm_ratio = 1.0, .near_ratio = 1.0});
-  FollowEverySolverAndMode(*tail, "tail", " free", {.warm_ratio = 1.0});
+                           {false, 1.0, 1.0});
+  FollowEverySolverAndMode(*tail, "tail", " free", {false, 1.0});
 }
 
 // Fed their previous answers, history-free: FABRIK on the clavicle arm,

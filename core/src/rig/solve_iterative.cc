@@ -195,9 +195,8 @@ constexpr double kRelaxElasticity = 0.3;
 // so that of the exact answers the one kept is near the incoming pose
 // wherever the solver's passes ended. Kept when it still reaches. Returns
 // the chain locals to keep.
-Transform* RelaxTowardsIncoming(const SolveChainJob& job,
-                                const ChainJob& first, Transform* solved,
-                                ChainSolveResult& answer,
+Transform* RelaxTowardsIncoming(const SolveChainJob& job, const ChainJob& first,
+                                Transform* solved, ChainSolveResult& answer,
                                 std::uint64_t& mask) {
   const Chain& chain = *job.goal->chain;
   const int count = static_cast<int>(chain.joints.size());
@@ -337,8 +336,8 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
   if (answer.stop_reason != StopReason::kReached &&
       WithinStraightReach(job, parent_model, target_model,
                           chain_job.tolerance)) {
-    solved = RetryShortOfReach(job, solver, parent_model, chain_job, answer,
-                               mask);
+    solved =
+        RetryShortOfReach(job, solver, parent_model, chain_job, answer, mask);
   }
   if (answer.stop_reason == StopReason::kReached &&
       answer.report.iterations > 0 && !goal.history_free &&

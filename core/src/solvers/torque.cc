@@ -487,8 +487,9 @@ absl::Status RelaxTowardsPreferred(const TorqueJob& job) {
   StepParameters pull;
   pull.mu = mu;
   pull.spring_weight = 0.0;
-  for (int step = 0; step < kMaxRelaxFinishSteps &&
-                     miss_squared() > kRelaxFinishShare * start.tolerance_squared;
+  for (int step = 0;
+       step < kMaxRelaxFinishSteps &&
+       miss_squared() > kRelaxFinishShare * start.tolerance_squared;
        ++step) {
     SaveRotations(job);
     const StepOutcome outcome =
