@@ -7,7 +7,12 @@
 //
 //   a chain goal     kJointIteration per joint of its chain per iteration
 //                    of its cap (one pass for the analytic two-bone
-//                    solver);
+//                    solver). Weighted by a goal out of reach, which runs
+//                    its whole cap; a goal that stops short within reach
+//                    retries with other solvers, and one that reaches is
+//                    relaxed towards its incoming pose (the continuity
+//                    pass, at most its cap again), so a goal may take a
+//                    few times its units at worst;
 //   grounding        per leg: kJointIteration for each of its 3 joints,
 //                    plus 2 rays straight down, each kRayTest per plane and
 //                    heightfield of the ground and, per mesh, per triangle

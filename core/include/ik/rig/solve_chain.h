@@ -44,10 +44,11 @@ struct ChainGoal {
   // two bones about the limb root -> tip axis): false, the continuity rule
   // (the arc of solutions that holds the incoming pose's swivel, then the
   // pole or bend plane within it for the two-bone solver, the incoming bend
-  // plane for FABRIK, CCD and the torque solver; ChainSolveResult's
-  // report.branch_switch when no arc continues the pose); true, the
-  // two-bone solver's allowed solution nearest the pole or bend plane, and
-  // the iterative solvers' own turn, whatever the incoming swivel.
+  // plane for FABRIK, CCD and the torque solver, after their continuity
+  // pass; ChainSolveResult's report.branch_switch when no arc continues the
+  // pose); true, the two-bone solver's allowed solution nearest the pole or
+  // bend plane, and the iterative solvers' answer as their iterations
+  // reached it, whatever the incoming pose.
   bool history_free = false;
   std::optional<SolverKind> solver;   // overrides the chain's
   std::optional<int> max_iterations;  // overrides the chain's, >= 1
@@ -187,7 +188,12 @@ struct SolveChainJob {
   // (chains of three joints or more, no swivel), then, still short, FABRIK
   // finishes from the answer kept; the nearer answer is kept (and names its
   // solver).
-  // Without a swivel and unless history_free, FABRIK,
+  // Without a swivel and unless history_free, an iterative answer that
+  // reached is relaxed towards the incoming pose (the continuity pass: the
+  // torque solver's springs pull each joint back towards its incoming
+  // rotation, held to its limit, in the null space of the tip's move, the
+  // tip kept on the target, until they turn no joint by 1e-3 rad or after
+  // max_iterations; report.iterations counts the solver's own), and FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
   // root -> tip axis (the tip stays) to the incoming pose's swivel, or to
   // the nearest end of the arc its root's limit allows. A swivel is
