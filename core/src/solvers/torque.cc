@@ -9,14 +9,11 @@
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "solvers/chain_internal.h"
-#include "solvers/torque_relax.h"
+#include "solvers/torque_step.h"
 
 namespace ik {
+namespace torque_internal {
 namespace {
-
-// An iteration whose step leaves the tip no closer is retried this many
-// times (see Run) before the stopping rule judges it.
-constexpr int kMaxRetries = 8;
 
 // How many times a step is retaken leaving the joints its limits clamped
 // out of the springs' part.
@@ -24,39 +21,6 @@ constexpr int kMaxHoldPasses = 3;
 
 // Turns smaller than this, radians, count as none.
 constexpr double kMinTurn = 1e-15;
-
-// The relaxation (RelaxTowardsPreferred) stops once its springs turn no
-// joint by this much, radians, in an iteration; then at most
-// kMaxRelaxFinishSteps steps bring the tip within kRelaxFinishShare of
-// the squared tolerance.
-constexpr double kRelaxedTurn = 1e-3;
-constexpr int kMaxRelaxFinishSteps = 8;
-constexpr double kRelaxFinishShare = 0.01;
-
-// The per-iteration state of the turned joints, on the stack: Run()
-// allocates nothing.
-struct TorqueScratch {
-  // Each joint's stiffness and elasticity with the root profile applied.
-  std::array<double, kMaxChainJoints> stiffness;
-  std::array<double, kMaxChainJoints> elasticity;
-  // tan(comfort / 2): a bend of sine s and cosine w (halves, w >= 0) is
-  // beyond comfort when s > this w, told without an arctangent.
-  std::array<double, kMaxChainJoints> comfort_tangent;
-  // Model space: the spring-back turn u_j.
-  std::array<Vec3, kMaxChainJoints> springs;
-  // 1 / d_j: the inverse of the joint's resistance this iteration.
-  std::array<double, kMaxChainJoints> inverse_resistance;
-  // The turns in each joint's own rotated frame (post-multiplied).
-  std::array<Vec3, kMaxChainJoints> turns_local;
-  // A = sum_j (1 / d_j) J_j J_j^T, upper triangle (xx, xy, xz, yy, yz, zz).
-  std::array<double, 6> a;
-  // The force f (tip -> target) and the force whose torques undo the
-  // springs' move of the tip (so they act in the null space).
-  Vec3 force{0.0};
-  Vec3 spring_cancel{0.0};
-  // Joints left out of the springs' part of the step.
-  std::uint64_t held = 0;
-};
 
 // The rotation by |v| radians about v.
 Quat RotationVector(const Vec3& v) {
@@ -278,20 +242,6 @@ std::uint64_t ApplyTurns(const TorqueJob& job, const Vec3& root_position,
   return mask;
 }
 
-// How one step is taken: the damped step's mu (0: plain), the springs'
-// weight and the plain step's factor.
-struct StepParameters {
-  double mu = 0.0;
-  double spring_weight = 1.0;
-  double halving = 1.0;
-};
-
-struct StepOutcome {
-  bool moved = false;         // false: no joint could turn
-  std::uint64_t clamped = 0;  // the limit pass's mask
-  double largest = 0.0;       // the largest turn taken, radians
-};
-
 // One step from the pose the iteration started at (in the workspace, its
 // rotations saved), the joints in `held` left out of the springs' part:
 // turns, limits, forward kinematics.
@@ -318,6 +268,8 @@ void Restore(const TorqueJob& job, const Vec3& root_position) {
   internal::ChainForwardKinematics(job, root_position);
 }
 
+}  // namespace
+
 // TakeStep, then, with springs, a clamping loop (after Baerlocher and
 // Boulic): the joints whose limit clamped the step are left out of the
 // springs' part and the step is taken again, up to kMaxHoldPasses times.
@@ -337,12 +289,6 @@ StepOutcome TakeClampedStep(const TorqueJob& job, const Vec3& root_position,
   }
   return outcome;
 }
-
-// The chain's length and whether any joint has a spring.
-struct ChainProfile {
-  double chain_length = 0.0;
-  bool springs = false;
-};
 
 // Fills scratch's stiffness and elasticity, the root profile applied.
 ChainProfile ProfileJoints(const TorqueJob& job, TorqueScratch& scratch) {
@@ -375,6 +321,29 @@ ChainProfile ProfileJoints(const TorqueJob& job, TorqueScratch& scratch) {
   }
   return profile;
 }
+
+// The damped step's mu for the job's chain: (damping * chain length)^2.
+double BaseMu(const TorqueJob& job, const ChainProfile& profile) {
+  const double lambda = job.settings.damping * profile.chain_length;
+  return lambda * lambda;
+}
+
+}  // namespace torque_internal
+
+namespace {
+
+using torque_internal::BaseMu;
+using torque_internal::ChainProfile;
+using torque_internal::ProfileJoints;
+using torque_internal::Restore;
+using torque_internal::StepOutcome;
+using torque_internal::StepParameters;
+using torque_internal::TakeClampedStep;
+using torque_internal::TorqueScratch;
+
+// An iteration whose step leaves the tip no closer is retried this many
+// times (see Run) before the stopping rule judges it.
+constexpr int kMaxRetries = 8;
 
 // A failed attempt's successor (see Run): without the springs, then more
 // damped, or (plain) half as long.
@@ -439,73 +408,7 @@ IterationOutcome IterateWithRetries(const TorqueJob& job, bool springs,
   return result;
 }
 
-// The damped step's mu for the job's chain: (damping * chain length)^2.
-double BaseMu(const TorqueJob& job, const ChainProfile& profile) {
-  const double lambda = job.settings.damping * profile.chain_length;
-  return lambda * lambda;
-}
-
-// One relaxation iteration (see RelaxTowardsPreferred): a step with the
-// springs, which also pulls the tip towards the target. Returns it (its
-// largest turn: how far the pose still relaxes).
-StepOutcome RelaxOnce(const TorqueJob& job, const internal::ChainStart& start,
-                      double mu, internal::LimitMasks& limits,
-                      TorqueScratch& scratch) {
-  StepParameters relax;
-  relax.mu = mu;
-  internal::SaveRotations(job);
-  const StepOutcome sprung =
-      TakeClampedStep(job, start.root_position, relax, true, scratch);
-  if (sprung.moved) limits.Keep(sprung.clamped);
-  return sprung;
-}
-
 }  // namespace
-
-namespace internal {
-
-absl::Status RelaxTowardsPreferred(const TorqueJob& job) {
-  if (absl::Status status = job.Validate(); !status.ok()) return status;
-  ChainStart start = BeginChainJob(job, /*apply_limits=*/true);
-  TorqueScratch scratch;
-  const ChainProfile profile = ProfileJoints(job, scratch);
-  const double mu = BaseMu(job, profile);
-  const int tip = static_cast<int>(job.locals.size()) - 1;
-  const auto miss_squared = [&] {
-    return SquaredDistance(job.workspace->positions[tip], job.target_model);
-  };
-  int iterations = 0;
-  while (iterations < job.max_iterations) {
-    ++iterations;
-    if (!(RelaxOnce(job, start, mu, start.limits, scratch).largest >=
-          kRelaxedTurn)) {
-      break;
-    }
-  }
-  // Back onto the target: the relaxation's steps leave it within a
-  // fraction of the tolerance, the first-order springs a little off.
-  StepParameters pull;
-  pull.mu = mu;
-  pull.spring_weight = 0.0;
-  for (int step = 0;
-       step < kMaxRelaxFinishSteps &&
-       miss_squared() > kRelaxFinishShare * start.tolerance_squared;
-       ++step) {
-    SaveRotations(job);
-    const StepOutcome outcome =
-        TakeClampedStep(job, start.root_position, pull, false, scratch);
-    if (!outcome.moved) break;
-    start.limits.Keep(outcome.clamped);
-  }
-  FinishChainJob(job, start.root_position, iterations,
-                 miss_squared() <= start.tolerance_squared
-                     ? StopReason::kReached
-                     : StopReason::kNoImprovement,
-                 start.limits, /*pose_current=*/true);
-  return absl::OkStatus();
-}
-
-}  // namespace internal
 
 absl::Status TorqueJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;

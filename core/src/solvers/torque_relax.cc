@@ -1,0 +1,90 @@
+// RelaxTowardsPreferred (torque_relax.h): the torque solver's steps with
+// springs, from an answer at the target.
+#include "solvers/torque_relax.h"
+
+#include "absl/status/status.h"
+#include "solvers/chain_internal.h"
+#include "solvers/torque_step.h"
+
+namespace ik {
+namespace {
+
+using torque_internal::BaseMu;
+using torque_internal::ChainProfile;
+using torque_internal::ProfileJoints;
+using torque_internal::StepOutcome;
+using torque_internal::StepParameters;
+using torque_internal::TakeClampedStep;
+using torque_internal::TorqueScratch;
+
+// The relaxation (RelaxTowardsPreferred) stops once its springs turn no
+// joint by this much, radians, in an iteration; then at most
+// kMaxRelaxFinishSteps steps bring the tip within kRelaxFinishShare of
+// the squared tolerance.
+constexpr double kRelaxedTurn = 1e-3;
+constexpr int kMaxRelaxFinishSteps = 8;
+constexpr double kRelaxFinishShare = 0.01;
+
+// One relaxation iteration (see RelaxTowardsPreferred): a step with the
+// springs, which also pulls the tip towards the target. Returns it (its
+// largest turn: how far the pose still relaxes).
+StepOutcome RelaxOnce(const TorqueJob& job, const internal::ChainStart& start,
+                      double mu, internal::LimitMasks& limits,
+                      TorqueScratch& scratch) {
+  StepParameters relax;
+  relax.mu = mu;
+  internal::SaveRotations(job);
+  const StepOutcome sprung =
+      TakeClampedStep(job, start.root_position, relax, true, scratch);
+  if (sprung.moved) limits.Keep(sprung.clamped);
+  return sprung;
+}
+
+}  // namespace
+
+namespace internal {
+
+absl::Status RelaxTowardsPreferred(const TorqueJob& job) {
+  if (absl::Status status = job.Validate(); !status.ok()) return status;
+  ChainStart start = BeginChainJob(job, /*apply_limits=*/true);
+  TorqueScratch scratch;
+  const ChainProfile profile = ProfileJoints(job, scratch);
+  const double mu = BaseMu(job, profile);
+  const int tip = static_cast<int>(job.locals.size()) - 1;
+  const auto miss_squared = [&] {
+    return SquaredDistance(job.workspace->positions[tip], job.target_model);
+  };
+  int iterations = 0;
+  while (iterations < job.max_iterations) {
+    ++iterations;
+    if (!(RelaxOnce(job, start, mu, start.limits, scratch).largest >=
+          kRelaxedTurn)) {
+      break;
+    }
+  }
+  // Back onto the target: the relaxation's steps leave it within a
+  // fraction of the tolerance, the first-order springs a little off.
+  StepParameters pull;
+  pull.mu = mu;
+  pull.spring_weight = 0.0;
+  for (int step = 0;
+       step < kMaxRelaxFinishSteps &&
+       miss_squared() > kRelaxFinishShare * start.tolerance_squared;
+       ++step) {
+    SaveRotations(job);
+    const StepOutcome outcome =
+        TakeClampedStep(job, start.root_position, pull, false, scratch);
+    if (!outcome.moved) break;
+    start.limits.Keep(outcome.clamped);
+  }
+  FinishChainJob(job, start.root_position, iterations,
+                 miss_squared() <= start.tolerance_squared
+                     ? StopReason::kReached
+                     : StopReason::kNoImprovement,
+                 start.limits, /*pose_current=*/true);
+  return absl::OkStatus();
+}
+
+}  // namespace internal
+
+}  // namespace ik
