@@ -1,6 +1,7 @@
 // SolveChainJob's iterative solves (solve_chain_internal.h): FABRIK, CCD
 // or the torque solver on a copy of the chain's joints, the retries where
-// one stops short, and the continuity rule on the chain's last limb.
+// one stops short, the continuity pass towards the incoming pose, and the
+// continuity rule on the chain's last limb.
 #include <algorithm>
 #include <cstdint>
 
