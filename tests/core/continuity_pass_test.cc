@@ -1,17 +1,18 @@
 // The continuity pass of the iterative solvers (SolveChainJob without a
 // swivel, not history_free): once FABRIK, CCD or the torque solver reaches,
-// the answer is relaxed towards the incoming pose in the null space of the
-// tip's move. Seeded property test on the clavicle arm and the tail, with
-// limits and without: from in-limit incoming poses to targets made by other
-// in-limit poses, every answer that reaches history-free reaches too, and
-// it ends about as near the incoming pose as the history-free answer or
-// nearer (the sum of its joints' squared turns from their incoming
-// rotations, measured here). FABRIK's and CCD's passes leave their answers
-// far from the nearest ones: relaxed, they end nearer on average by at
-// least a tenth. The torque solver's damped steps from the incoming pose
-// end near a nearest answer already: relaxed, no further on average. None
-// ends more than 15 % further (the pass stops once its springs turn no
-// joint by 1e-3 rad, and its last steps pull the tip onto the target).
+// the answer is the chain walked from the incoming pose onto the target by
+// the torque solver's steps with springs back towards that pose. Seeded
+// property test on the clavicle arm and the tail, with limits and without:
+// from in-limit incoming poses to targets made by other in-limit poses,
+// every answer that reaches history-free reaches too, and it ends nearer
+// the incoming pose than the history-free answer on average (the sum of
+// its joints' squared turns from their incoming rotations, measured here).
+// FABRIK's and CCD's passes leave their answers far from the nearest ones:
+// the walk ends nearer on average by at least a tenth. The torque
+// solver's damped steps from the incoming pose end near a nearest answer
+// already: the walk, no further on average. The walk follows the target
+// continuously rather than seeking the nearest answer, so one case may end
+// further than the history-free answer; none by more than twice.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -118,7 +119,7 @@ void ExpectNearerTheIncomingPose(const Rig& rig, const char* chain_name,
         label, static_cast<int>(solver), figures.cases, figures.nearer, mean,
         figures.worst_ratio);
     EXPECT_GE(figures.cases, 200) << label;
-    EXPECT_LE(figures.worst_ratio, 1.15) << label;
+    EXPECT_LE(figures.worst_ratio, 2.0) << label;
     EXPECT_LE(mean, solver == SolverKind::kTorque ? 1.0 : 0.9) << label;
   }
 }

@@ -9,19 +9,20 @@
 
 namespace ik::internal {
 
-// From the chain in job.locals (an answer with its tip at the target):
-// each iteration springs every joint back towards its
+// From the chain in job.locals (the incoming pose, or an answer with its
+// tip at the target): each iteration is the torque solver's damped step
+// towards the target with springs turning every joint back towards its
 // settings.joints[j].preferred_rotation in the null space of the tip's
-// move (the torque solver's step with springs: only what the target does
-// not need), then takes one damped step back onto the target; limits are
-// applied after every step. It stops once the springs turn no joint by
-// 1e-4 rad, or after job.max_iterations iterations, and then takes at
-// most 8 steps without springs until the tip is within a tenth of the
-// tolerance. The pose ends near the exact solution nearest the preferred
-// pose that is reached from the answer without leaving the target: a
-// local minimum of the distance to it. Outputs as TorqueJob::Run
-// (iterations: the relaxation's; kReached when the tip ends within
-// tolerance, else kNoImprovement).
+// move (only what the target does not need); limits are applied after
+// every step. It stops once a step turns no joint by 1e-3 rad, or after
+// job.max_iterations iterations, and then takes at most 8 steps without
+// springs until the tip is within a tenth of the tolerance. From the
+// preferred pose itself this walks the chain onto the target along a path
+// that moves smoothly with the target; from an answer it relaxes it
+// towards the exact solution nearest the preferred pose reached without
+// leaving the target (a local minimum of the distance to it). Outputs as
+// TorqueJob::Run (iterations: the relaxation's; kReached when the tip
+// ends within tolerance, else kNoImprovement).
 absl::Status RelaxTowardsPreferred(const TorqueJob& job);
 
 }  // namespace ik::internal
