@@ -10,8 +10,9 @@
 //                    solver). Weighted by a goal out of reach, which runs
 //                    its whole cap; a goal that stops short within reach
 //                    retries with other solvers, and one that reaches is
-//                    relaxed towards its incoming pose (the continuity
-//                    pass, at most its cap again), so a goal may take a
+//                    walked again from its incoming pose (the continuity
+//                    pass, at most its cap again, twice where the walk
+//                    stops short), so a goal may take a
 //                    few times its units at worst;
 //   grounding        per leg: kJointIteration for each of its 3 joints,
 //                    plus 2 rays straight down, each kRayTest per plane and

@@ -189,11 +189,13 @@ struct SolveChainJob {
   // finishes from the answer kept; the nearer answer is kept (and names its
   // solver).
   // Without a swivel and unless history_free, an iterative answer that
-  // reached is relaxed towards the incoming pose (the continuity pass: the
-  // torque solver's springs pull each joint back towards its incoming
-  // rotation, held to its limit, in the null space of the tip's move, the
-  // tip kept on the target, until they turn no joint by 1e-3 rad or after
-  // max_iterations; report.iterations counts the solver's own), and FABRIK,
+  // reached is replaced by the chain walked from the incoming pose onto the
+  // target (the continuity pass: the torque solver's damped steps with
+  // springs pulling each joint back towards its incoming rotation, held to
+  // its limit, in the null space of the tip's move, until a step turns no
+  // joint by 1e-3 rad or after max_iterations; where that walk stops short,
+  // the solver's answer relaxed the same way; report.iterations counts the
+  // solver's own), and FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
   // root -> tip axis (the tip stays) to the incoming pose's swivel, or to
   // the nearest end of the arc its root's limit allows. A swivel is
