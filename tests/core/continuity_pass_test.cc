@@ -12,7 +12,7 @@
 // solver's damped steps from the incoming pose end near a nearest answer
 // already: the walk, no further on average. The walk follows the target
 // continuously rather than seeking the nearest answer, so one case may end
-// further than the history-free answer; none by more than twice.
+// a little further than the history-free answer; none by more than 15 %.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -119,7 +119,7 @@ void ExpectNearerTheIncomingPose(const Rig& rig, const char* chain_name,
         label, static_cast<int>(solver), figures.cases, figures.nearer, mean,
         figures.worst_ratio);
     EXPECT_GE(figures.cases, 200) << label;
-    EXPECT_LE(figures.worst_ratio, 2.0) << label;
+    EXPECT_LE(figures.worst_ratio, 1.15) << label;
     EXPECT_LE(mean, solver == SolverKind::kTorque ? 1.0 : 0.9) << label;
   }
 }

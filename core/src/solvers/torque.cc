@@ -130,13 +130,11 @@ ComfortExcess ExcessOverComfort(const TorqueJob& job, int j,
 // and that undoing involve only the joints not in `held` (those a limit
 // clamped: their share would be lost to the clamp and the springs' move
 // would go undone).
-void PrepareStep(const TorqueJob& job, std::uint64_t held,
-                 TorqueScratch& scratch) {
+void PrepareStep(const TorqueJob& job, TorqueScratch& scratch) {
   const ChainWorkspace& ws = *job.workspace;
   const int tip = static_cast<int>(job.locals.size()) - 1;
   const Vec3& tip_position = ws.positions[tip];
   scratch.a = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-  scratch.held = held;
   std::array<double, 6> spring_a = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
   // Where the springs alone would move the tip, to first order.
   Vec3 moved(0.0);
@@ -155,12 +153,14 @@ void PrepareStep(const TorqueJob& job, std::uint64_t held,
       const double excess = comfort.excess;
       if (excess > 0.0 && sine >= kMinDirectionLength) {
         resistance += elasticity;
-        if (!((held >> j) & 1)) {
+        const double share = scratch.free_share[j];
+        if (share > 0.0) {
           Vec3 back = v * (-elasticity * excess / (resistance * sine));
           if (hinge != nullptr) {
             back = glm::dot(back, hinge->axis) * hinge->axis;
           }
           spring = ws.rotations[j] * back;
+          if (share < 1.0) spring *= share;
           moved += glm::cross(spring, lever);
         }
       }
@@ -170,7 +170,9 @@ void PrepareStep(const TorqueJob& job, std::uint64_t held,
     scratch.springs[j] = spring;
     const Vec3* axis = hinge != nullptr ? &hinge_axis : nullptr;
     AddJoint(axis, lever, inverse, scratch.a);
-    if (!((held >> j) & 1)) AddJoint(axis, lever, inverse, spring_a);
+    if (scratch.free_share[j] > 0.0) {
+      AddJoint(axis, lever, inverse * scratch.free_share[j], spring_a);
+    }
   }
   scratch.force = job.target_model - tip_position;
   // The springs act in the null space of the tip's move: their move is
@@ -197,9 +199,12 @@ double ComputeTurns(const TorqueJob& job, const Vec3& pull,
   const Vec3 free_pull = pull - spring_weight * scratch.spring_cancel;
   double largest = 0.0;
   for (int j = 0; j < tip; ++j) {
-    const bool held = (scratch.held >> j) & 1;
-    const Vec3 torque =
-        glm::cross(tip_position - ws.positions[j], held ? pull : free_pull);
+    const double share = scratch.free_share[j];
+    const Vec3 torque = glm::cross(
+        tip_position - ws.positions[j],
+        share == 1.0   ? free_pull
+        : share == 0.0 ? pull
+                       : pull - (share * spring_weight) * scratch.spring_cancel);
     Vec3 turn;
     if (const HingeLimit* hinge = HingeOf(job, j); hinge != nullptr) {
       const Vec3 axis = ws.rotations[j] * hinge->axis;
@@ -243,12 +248,11 @@ std::uint64_t ApplyTurns(const TorqueJob& job, const Vec3& root_position,
 }
 
 // One step from the pose the iteration started at (in the workspace, its
-// rotations saved), the joints in `held` left out of the springs' part:
-// turns, limits, forward kinematics.
+// rotations saved), each joint in the springs' part by its
+// scratch.free_share: turns, limits, forward kinematics.
 StepOutcome TakeStep(const TorqueJob& job, const Vec3& root_position,
-                     const StepParameters& step, std::uint64_t held,
-                     TorqueScratch& scratch) {
-  PrepareStep(job, held, scratch);
+                     const StepParameters& step, TorqueScratch& scratch) {
+  PrepareStep(job, scratch);
   Vec3 pull(0.0);
   if (!(step.mu > 0.0) ||
       !SolveDamped(scratch.a, step.mu, scratch.force, &pull)) {
@@ -258,8 +262,30 @@ StepOutcome TakeStep(const TorqueJob& job, const Vec3& root_position,
   if (!(largest > kMinTurn)) return {};
   const double scale = step.halving * job.settings.gain *
                        std::min(1.0, job.settings.max_step / largest);
+  scratch.scale = scale;
   return {true, ApplyTurns(job, root_position, scratch, scale),
           largest * scale};
+}
+
+// Every turned joint of the job wholly in the springs' part.
+void FreeAllJoints(const TorqueJob& job, TorqueScratch& scratch) {
+  const size_t tip = job.locals.size() - 1;
+  std::fill(scratch.free_share.begin(), scratch.free_share.begin() + tip, 1.0);
+}
+
+// The share of joint j's last turn its limit took back: the distance
+// between the rotation the turn made and the clamped one (half the angle
+// between them, to first order) over half the turn's angle, at most 1.
+double ClampedShare(const TorqueJob& job, int j, const TorqueScratch& scratch) {
+  const ChainWorkspace& ws = *job.workspace;
+  const Vec3 turn = scratch.turns_local[j] * scratch.scale;
+  const double half_turn = 0.5 * glm::length(turn);
+  if (!(half_turn > 0.0)) return 1.0;
+  const Quat made =
+      internal::Renormalized(ws.saved_rotations[j] * RotationVector(turn));
+  const Quat& kept = job.locals[j].rotation;
+  const Quat apart = glm::dot(made, kept) < 0.0 ? made + kept : made - kept;
+  return std::min(1.0, Norm(apart) / half_turn);
 }
 
 // Back to the pose the iteration started at.
@@ -278,14 +304,42 @@ void Restore(const TorqueJob& job, const Vec3& root_position) {
 StepOutcome TakeClampedStep(const TorqueJob& job, const Vec3& root_position,
                             const StepParameters& step, bool springs,
                             TorqueScratch& scratch) {
+  FreeAllJoints(job, scratch);
   std::uint64_t held = 0;
-  StepOutcome outcome = TakeStep(job, root_position, step, held, scratch);
+  StepOutcome outcome = TakeStep(job, root_position, step, scratch);
   for (int pass = 0; springs && pass < kMaxHoldPasses; ++pass) {
     const std::uint64_t newly = outcome.clamped & ~held;
     if (!outcome.moved || newly == 0) break;
     held |= newly;
+    for (size_t j = 0; j + 1 < job.locals.size(); ++j) {
+      if ((newly >> j) & 1) scratch.free_share[j] = 0.0;
+    }
     Restore(job, root_position);
-    outcome = TakeStep(job, root_position, step, held, scratch);
+    outcome = TakeStep(job, root_position, step, scratch);
+  }
+  return outcome;
+}
+
+StepOutcome TakeGradedStep(const TorqueJob& job, const Vec3& root_position,
+                           const StepParameters& step,
+                           TorqueScratch& scratch) {
+  FreeAllJoints(job, scratch);
+  StepOutcome outcome = TakeStep(job, root_position, step, scratch);
+  for (int pass = 0; pass < kMaxHoldPasses; ++pass) {
+    if (!outcome.moved || outcome.clamped == 0) break;
+    bool lowered = false;
+    for (size_t j = 0; j + 1 < job.locals.size(); ++j) {
+      if (!((outcome.clamped >> j) & 1)) continue;
+      const double share =
+          1.0 - ClampedShare(job, static_cast<int>(j), scratch);
+      if (share < scratch.free_share[j]) {
+        scratch.free_share[j] = share;
+        lowered = true;
+      }
+    }
+    if (!lowered) break;
+    Restore(job, root_position);
+    outcome = TakeStep(job, root_position, step, scratch);
   }
   return outcome;
 }

@@ -15,19 +15,26 @@ using torque_internal::ProfileJoints;
 using torque_internal::StepOutcome;
 using torque_internal::StepParameters;
 using torque_internal::TakeClampedStep;
+using torque_internal::TakeGradedStep;
 using torque_internal::TorqueScratch;
 
 // The relaxation (RelaxTowardsPreferred) stops once its springs turn no
 // joint by this much, radians, in an iteration; then at most
 // kMaxRelaxFinishSteps steps bring the tip within kRelaxFinishShare of
-// the squared tolerance.
+// the squared tolerance. The graded clamping loop leaves a joint that
+// barely touches its limit nearly its whole share of the springs' part,
+// which then pull the tip off a little more than the all-or-nothing loop
+// would: on the path tests' seeded paths 8 finishing steps left the walk
+// short of 3 % of the arm's targets from far starts, 32 of none.
 constexpr double kRelaxedTurn = 1e-3;
-constexpr int kMaxRelaxFinishSteps = 8;
+constexpr int kMaxRelaxFinishSteps = 32;
 constexpr double kRelaxFinishShare = 0.01;
 
 // One relaxation iteration (see RelaxTowardsPreferred): a step with the
-// springs, which also pulls the tip towards the target. Returns it (its
-// largest turn: how far the pose still relaxes).
+// springs, which also pulls the tip towards the target, its clamping loop
+// graded (TakeGradedStep: the relaxed pose then moves continuously with
+// the target where a joint meets its limit). Returns it (its largest turn:
+// how far the pose still relaxes).
 StepOutcome RelaxOnce(const TorqueJob& job, const internal::ChainStart& start,
                       double mu, internal::LimitMasks& limits,
                       TorqueScratch& scratch) {
@@ -35,7 +42,7 @@ StepOutcome RelaxOnce(const TorqueJob& job, const internal::ChainStart& start,
   relax.mu = mu;
   internal::SaveRotations(job);
   const StepOutcome sprung =
-      TakeClampedStep(job, start.root_position, relax, true, scratch);
+      TakeGradedStep(job, start.root_position, relax, scratch);
   if (sprung.moved) limits.Keep(sprung.clamped);
   return sprung;
 }

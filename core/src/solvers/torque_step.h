@@ -34,8 +34,11 @@ struct TorqueScratch {
   // springs' move of the tip (so they act in the null space).
   Vec3 force{0.0};
   Vec3 spring_cancel{0.0};
-  // Joints left out of the springs' part of the step.
-  std::uint64_t held = 0;
+  // Each joint's share in the springs' part of the step: 1 free, 0 left
+  // out (a limit clamped it), between for a joint a limit partly held.
+  std::array<double, kMaxChainJoints> free_share;
+  // The last step's scale of the turns (gain and max_step).
+  double scale = 0.0;
 };
 
 // How one step is taken: the damped step's mu (0: plain), the springs'
@@ -72,6 +75,14 @@ double BaseMu(const TorqueJob& job, const ChainProfile& profile);
 StepOutcome TakeClampedStep(const TorqueJob& job, const Vec3& root_position,
                             const StepParameters& step, bool springs,
                             TorqueScratch& scratch);
+
+// TakeClampedStep with springs, the joints a limit clamped left out of the
+// springs' part by the share of their turn the clamp took back (graded:
+// a joint that barely touches its limit keeps nearly its whole share), so
+// that the step moves continuously with the pose where a joint meets its
+// limit.
+StepOutcome TakeGradedStep(const TorqueJob& job, const Vec3& root_position,
+                           const StepParameters& step, TorqueScratch& scratch);
 
 }  // namespace ik::torque_internal
 
