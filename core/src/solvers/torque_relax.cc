@@ -24,8 +24,9 @@ using torque_internal::TorqueScratch;
 // the squared tolerance. The graded clamping loop leaves a joint that
 // barely touches its limit nearly its whole share of the springs' part,
 // which then pull the tip off a little more than the all-or-nothing loop
-// would: on the path tests' seeded paths 8 finishing steps left the walk
-// short of 3 % of the arm's targets from far starts, 32 of none.
+// would: on the path tests' seeded paths (the limited arm and tail, every
+// solver and incoming pose) 8 finishing steps left the walk short of 593
+// of 50,472 targets, 32 of 105.
 constexpr double kRelaxedTurn = 1e-3;
 constexpr int kMaxRelaxFinishSteps = 32;
 constexpr double kRelaxFinishShare = 0.01;
