@@ -15,8 +15,8 @@ namespace ik::internal {
 // settings.joints[j].preferred_rotation in the null space of the tip's
 // move (only what the target does not need); limits are applied after
 // every step, a joint its limit clamped leaving the springs' part by the
-// share of its turn the clamp took back. It stops once a step turns no
-// joint by 1e-3 rad, or after job.max_iterations iterations, and then
+// share of its turn the clamp took back. It stops once a step moves no
+// joint by 2e-3 rad, or after job.max_iterations iterations, and then
 // takes at most 32 steps without springs until the tip is within a tenth
 // of the tolerance. From the
 // preferred pose itself this walks the chain onto the target along a path

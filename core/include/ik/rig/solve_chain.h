@@ -192,8 +192,8 @@ struct SolveChainJob {
   // reached is replaced by the chain walked from the incoming pose onto the
   // target (the continuity pass: the torque solver's damped steps with
   // springs pulling each joint back towards its incoming rotation, held to
-  // its limit, in the null space of the tip's move, until a step turns no
-  // joint by 1e-3 rad or after max_iterations; where that walk stops short,
+  // its limit, in the null space of the tip's move, until a step moves no
+  // joint by 2e-3 rad or after max_iterations; where that walk stops short,
   // the solver's answer relaxed the same way; report.iterations counts the
   // solver's own), and FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
