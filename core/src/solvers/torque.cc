@@ -202,9 +202,10 @@ double ComputeTurns(const TorqueJob& job, const Vec3& pull,
     const double share = scratch.free_share[j];
     const Vec3 torque = glm::cross(
         tip_position - ws.positions[j],
-        share == 1.0   ? free_pull
-        : share == 0.0 ? pull
-                       : pull - (share * spring_weight) * scratch.spring_cancel);
+        share == 1.0 ? free_pull
+        : share == 0.0
+            ? pull
+            : pull - (share * spring_weight) * scratch.spring_cancel);
     Vec3 turn;
     if (const HingeLimit* hinge = HingeOf(job, j); hinge != nullptr) {
       const Vec3 axis = ws.rotations[j] * hinge->axis;
@@ -321,8 +322,7 @@ StepOutcome TakeClampedStep(const TorqueJob& job, const Vec3& root_position,
 }
 
 StepOutcome TakeGradedStep(const TorqueJob& job, const Vec3& root_position,
-                           const StepParameters& step,
-                           TorqueScratch& scratch) {
+                           const StepParameters& step, TorqueScratch& scratch) {
   FreeAllJoints(job, scratch);
   StepOutcome outcome = TakeStep(job, root_position, step, scratch);
   for (int pass = 0; pass < kMaxHoldPasses; ++pass) {
