@@ -1,4 +1,4 @@
-// The torque solver's step (torque.cc), shared with its relaxation
+// The torque solver's step (torque_step.cc), shared with its relaxation
 // (torque_relax.cc): the scratch one solve uses, how a step is taken and
 // what it did. Not part of the public API.
 #ifndef IK_SRC_SOLVERS_TORQUE_STEP_H_
@@ -66,6 +66,10 @@ ChainProfile ProfileJoints(const TorqueJob& job, TorqueScratch& scratch);
 
 // The damped step's mu for the job's chain: (damping * chain length)^2.
 double BaseMu(const TorqueJob& job, const ChainProfile& profile);
+
+// Back to the pose the iteration started at (its saved rotations, forward
+// kinematics run).
+void Restore(const TorqueJob& job, const Vec3& root_position);
 
 // One step from the pose in the workspace (its forward kinematics current,
 // its rotations saved): turns, limits, forward kinematics; with `springs`,
