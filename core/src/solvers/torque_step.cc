@@ -127,9 +127,9 @@ ComfortExcess ExcessOverComfort(const TorqueJob& job, int j,
 // The first half of a step, from the pose in the workspace (forward
 // kinematics current): each joint's resistance and spring-back, the matrix
 // A and the force that undoes the springs' move of the tip. The springs
-// and that undoing involve only the joints not in `held` (those a limit
-// clamped: their share would be lost to the clamp and the springs' move
-// would go undone).
+// and that undoing involve each joint by its scratch.free_share (0 for one
+// a limit clamped: its share would be lost to the clamp and the springs'
+// move would go undone).
 void PrepareStep(const TorqueJob& job, TorqueScratch& scratch) {
   const ChainWorkspace& ws = *job.workspace;
   const int tip = static_cast<int>(job.locals.size()) - 1;
