@@ -1,5 +1,5 @@
 // RelaxTowardsPreferred (torque_relax.h): the torque solver's steps with
-// springs, from an answer at the target.
+// springs, from the incoming pose or an answer at the target.
 #include "solvers/torque_relax.h"
 
 #include <algorithm>
@@ -14,6 +14,7 @@ namespace {
 using torque_internal::BaseMu;
 using torque_internal::ChainProfile;
 using torque_internal::ProfileJoints;
+using torque_internal::QuatChord;
 using torque_internal::StepOutcome;
 using torque_internal::StepParameters;
 using torque_internal::TakeClampedStep;
@@ -54,11 +55,9 @@ StepOutcome RelaxOnce(const TorqueJob& job, const internal::ChainStart& start,
   StepOutcome moved = sprung;
   double largest = 0.0;
   for (size_t j = 0; j + 1 < job.locals.size(); ++j) {
-    const Quat& before = job.workspace->saved_rotations[j];
-    const Quat& after = job.locals[j].rotation;
-    const Quat apart =
-        glm::dot(before, after) < 0.0 ? before + after : before - after;
-    largest = std::max(largest, 2.0 * Norm(apart));
+    largest =
+        std::max(largest, 2.0 * QuatChord(job.workspace->saved_rotations[j],
+                                          job.locals[j].rotation));
   }
   moved.largest = largest;
   return moved;

@@ -284,12 +284,14 @@ double ClampedShare(const TorqueJob& job, int j, const TorqueScratch& scratch) {
   if (!(half_turn > 0.0)) return 1.0;
   const Quat made =
       internal::Renormalized(ws.saved_rotations[j] * RotationVector(turn));
-  const Quat& kept = job.locals[j].rotation;
-  const Quat apart = glm::dot(made, kept) < 0.0 ? made + kept : made - kept;
-  return std::min(1.0, Norm(apart) / half_turn);
+  return std::min(1.0, QuatChord(made, job.locals[j].rotation) / half_turn);
 }
 
 }  // namespace
+
+double QuatChord(const Quat& a, const Quat& b) {
+  return Norm(glm::dot(a, b) < 0.0 ? a + b : a - b);
+}
 
 void Restore(const TorqueJob& job, const Vec3& root_position) {
   internal::RestoreRotations(job);

@@ -71,6 +71,11 @@ double BaseMu(const TorqueJob& job, const ChainProfile& profile);
 // kinematics run).
 void Restore(const TorqueJob& job, const Vec3& root_position);
 
+// How far apart two rotations are: the distance between their quaternions
+// taken on the same hemisphere, half the angle between them to first
+// order.
+double QuatChord(const Quat& a, const Quat& b);
+
 // One step from the pose in the workspace (its forward kinematics current,
 // its rotations saved): turns, limits, forward kinematics; with `springs`,
 // a clamping loop (after Baerlocher and Boulic): the joints whose limit
