@@ -22,16 +22,19 @@ using testing::PathFigures;
 using testing::WithoutLimits;
 
 // What a chain's paths must show beyond reaching every target: flagged
-// answers at most 2 % of the steps (`flagged_rare`), and the largest
+// answers at most 1 % of the steps (`flagged_rare`), and the largest
 // turn / bound ratio of the unflagged steps fed the previous answer
 // (`warm_ratio`), an animation near the goal (`near_ratio`), and a fixed
-// pose or a separate animation (`far_ratio`) below the given values
-// (infinity: measured only).
+// pose or a separate animation (`far_ratio`; of its steps with both
+// answers further than `clearance` radians from a singular direction,
+// `far_clear_ratio`) below the given values (infinity: measured only).
 struct Expected {
   bool flagged_rare = false;
   double warm_ratio = std::numeric_limits<double>::infinity();
   double near_ratio = std::numeric_limits<double>::infinity();
   double far_ratio = std::numeric_limits<double>::infinity();
+  double far_clear_ratio = std::numeric_limits<double>::infinity();
+  double clearance = 20.0 * kPi / 180.0;
 };
 
 // Every solver and incoming mode on `chain_name` of `rig`, the figures
@@ -52,6 +55,7 @@ void FollowEverySolverAndMode(const Rig& rig, const char* chain_name,
       c.chain = &chain;
       c.solver = solver;
       c.incoming = incoming;
+      c.clearance = expected.clearance;
       const std::string label = std::string(chain_name) +
                                 (solver == SolverKind::kFabrik ? " fabrik"
                                  : solver == SolverKind::kCcd  ? " ccd"
@@ -61,7 +65,7 @@ void FollowEverySolverAndMode(const Rig& rig, const char* chain_name,
       EXPECT_LE(all.largest_residual, chain.tolerance + 1e-9) << label;
       EXPECT_EQ(all.unlisted, 0) << label;
       if (expected.flagged_rare) {
-        EXPECT_LE(all.flagged, all.steps / 50) << label;
+        EXPECT_LE(all.flagged, all.steps / 100) << label;
       }
       if (incoming == Incoming::kWarm) {
         EXPECT_LT(all.largest_ratio, expected.warm_ratio) << label;
@@ -71,6 +75,7 @@ void FollowEverySolverAndMode(const Rig& rig, const char* chain_name,
       }
       if (incoming == Incoming::kFixed || incoming == Incoming::kAnimated) {
         EXPECT_LT(all.largest_ratio, expected.far_ratio) << label;
+        EXPECT_LT(all.largest_clear_ratio, expected.far_clear_ratio) << label;
       }
     }
   }
@@ -80,15 +85,15 @@ void FollowEverySolverAndMode(const Rig& rig, const char* chain_name,
 // joints) with FABRIK, CCD and torque, and the tail with each. Every
 // solver reaches every target within the chain's tolerance (where one stops
 // short it retries: the answer may name another solver) and every joint an
-// answer leaves on its limit is in limited_joints. On the arm flagged
-// answers stay rare, and fed their previous answer its solvers keep its
+// answer leaves on its limit is in limited_joints. Flagged answers stay
+// rare, and on the arm fed their previous answer its solvers keep its
 // last limb's swivel: no step over twice the bound (the history-free
-// choice, below, flips it). The tail fed its previous answer stays within
-// the bound: the continuity pass walks each answer from the incoming pose
-// (history-free, below, its distal joints swing). From an animation near
-// the goal the arm stays within the bound and the tail under 2 times it;
-// from a fixed pose or a separate animation the arm stays under 3 times
-// it and the tail under 2 times (the steps over the bound are counted and
+// choice, below, flips it); from an animation near the goal within the
+// bound. The tail fed its previous answer stays within the bound (the
+// continuity pass leads each answer from the incoming pose round the arc
+// to the target; history-free, below, its distal joints swing), near the
+// goal under twice it. From a fixed pose or a separate animation both
+// stay under twice the bound (the steps over the bound are counted and
 // printed: docs/accuracy.md).
 TEST(IterativePathTest, FollowsSmoothPaths) {
   absl::StatusOr<Rig> humanoid = testing::HumanoidRig();
@@ -97,14 +102,19 @@ TEST(IterativePathTest, FollowsSmoothPaths) {
   ASSERT_TRUE(tail.ok());
   // {flagged_rare, warm_ratio, near_ratio, far_ratio}
   FollowEverySolverAndMode(*humanoid, "left_arm_clavicle", "",
-                           {true, 2.0, 1.0, 3.0});
-  FollowEverySolverAndMode(*tail, "tail", "", {false, 1.0, 2.0, 2.0});
+                           {true, 2.0, 1.0, 2.0});
+  FollowEverySolverAndMode(*tail, "tail", "", {true, 1.0, 2.0, 2.0});
 }
 
 // The same chains without limits (targets from free poses): every solver
-// reaches every target from every start; fed the previous answer every
-// solver stays within the bound, and the arm too from an animation near
-// the goal. The snaps from other starts are measured and printed.
+// reaches every target from every start; fed the previous answer or an
+// animation near the goal every solver stays within the bound. From a
+// fixed pose or a separate animation both stay under 3 times the bound
+// wherever both answers are 60 degrees clear of a singular direction
+// (within it from a fixed pose); nearer the target opposite the incoming
+// tip the turns grow without bound (no answer continuous in the target
+// exists over a whole sphere of targets about the chain's start), measured
+// and printed.
 TEST(IterativePathTest, FreeChainsAlongSmoothPaths) {
   absl::StatusOr<Rig> humanoid =
       Rig::Create(WithoutLimits(testing::HumanoidRigDefinition()));
@@ -112,10 +122,14 @@ TEST(IterativePathTest, FreeChainsAlongSmoothPaths) {
   absl::StatusOr<Rig> tail =
       Rig::Create(WithoutLimits(testing::TailRigDefinition()));
   ASSERT_TRUE(tail.ok());
-  // {flagged_rare, warm_ratio, near_ratio}
+  // {flagged_rare, warm_ratio, near_ratio, far_ratio, far_clear_ratio,
+  //  clearance}
+  const double inf = std::numeric_limits<double>::infinity();
+  const double clearance = 60.0 * kPi / 180.0;
   FollowEverySolverAndMode(*humanoid, "left_arm_clavicle", " free",
-                           {false, 1.0, 1.0});
-  FollowEverySolverAndMode(*tail, "tail", " free", {false, 1.0});
+                           {false, 1.0, 1.0, inf, 3.0, clearance});
+  FollowEverySolverAndMode(*tail, "tail", " free",
+                           {false, 1.0, 1.0, inf, 3.0, clearance});
 }
 
 // Fed their previous answers, history-free: FABRIK on the clavicle arm,

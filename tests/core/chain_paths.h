@@ -127,6 +127,9 @@ struct PathFigures {
   int singular = 0;  // else unflagged, an answer near a singular direction
   int snaps = 0;     // steps over the bound neither end flagged nor singular
   double largest_ratio = 0.0;  // of those other steps: turn / bound
+  // Of those whose answers are both further than the case's clearance from
+  // a singular direction (singularity_angle).
+  double largest_clear_ratio = 0.0;
   double largest_residual = 0.0;
   int unlisted = 0;  // answers' joints on a limit's boundary, not listed
 
@@ -136,6 +139,8 @@ struct PathFigures {
     singular += path.singular;
     snaps += path.snaps;
     largest_ratio = std::max(largest_ratio, path.largest_ratio);
+    largest_clear_ratio =
+        std::max(largest_clear_ratio, path.largest_clear_ratio);
     largest_residual = std::max(largest_residual, path.largest_residual);
     unlisted += path.unlisted;
   }
@@ -171,6 +176,7 @@ struct PathCase {
   std::optional<Vec3> pole_offset;  // from the chain's root
   Incoming incoming = Incoming::kWarm;
   bool history_free = false;
+  double clearance = 20.0 * kPi / 180.0;  // for largest_clear_ratio
 };
 
 inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
@@ -206,6 +212,7 @@ inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
   Vec3 target_before(0.0);
   bool flagged_before = false;
   bool singular_before = false;
+  double singularity_before = kPi;
   for (int i = 0; i <= steps; ++i) {
     const double t = static_cast<double>(i) / steps;
     goal.target_world = target_at(t);
@@ -256,10 +263,16 @@ inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
       } else {
         figures.snaps += turn > bound;
         figures.largest_ratio = std::max(figures.largest_ratio, turn / bound);
+        if (std::min(singularity_before, result->singularity_angle) >
+            c.clearance) {
+          figures.largest_clear_ratio =
+              std::max(figures.largest_clear_ratio, turn / bound);
+        }
       }
     }
     flagged_before = result->report.branch_switch;
     singular_before = result->near_singularity;
+    singularity_before = result->singularity_angle;
     before = now;
     target_before = goal.target_world;
     answer = locals;
@@ -275,12 +288,13 @@ inline PathFigures FollowPaths(PathCase c, const char* label) {
   for (int path = 0; path < 20; ++path) all.Add(FollowPath(c, engine));
   std::printf(
       "[ path ] %-22s %-8s %-7s: %d steps, %d flagged, %d near a singular "
-      "direction, %d others over the bound (largest %.2f x), largest "
-      "residual %.2g m, %d joints on a limit unlisted\n",
+      "direction, %d others over the bound (largest %.2f x, %.2f x %.0f deg "
+      "clear of one), largest residual %.2g m, %d joints on a limit "
+      "unlisted\n",
       label, kIncomingNames[static_cast<int>(c.incoming)],
       c.pole_offset.has_value() ? "pole" : "no pole", all.steps, all.flagged,
-      all.singular, all.snaps, all.largest_ratio, all.largest_residual,
-      all.unlisted);
+      all.singular, all.snaps, all.largest_ratio, all.largest_clear_ratio,
+      c.clearance * 180.0 / kPi, all.largest_residual, all.unlisted);
   return all;
 }
 

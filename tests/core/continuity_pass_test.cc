@@ -1,7 +1,8 @@
 // The continuity pass of the iterative solvers (SolveChainJob without a
 // swivel, not history_free): once FABRIK, CCD or the torque solver reaches,
-// the answer is the chain walked from the incoming pose onto the target by
-// the torque solver's steps with springs back towards that pose. Seeded
+// the answer is the chain led from the incoming pose along the shortest arc
+// about the chain's start towards the target, then onto it by the torque
+// solver's steps with springs back towards where the arc left it. Seeded
 // property test on the clavicle arm and the tail, with limits and without:
 // from in-limit incoming poses to targets made by other in-limit poses,
 // every answer that reaches history-free reaches too, and it ends nearer
@@ -11,8 +12,9 @@
 // the walk ends nearer on average by at least a tenth. The torque
 // solver's damped steps from the incoming pose end near a nearest answer
 // already: the walk, no further on average. The walk follows the target
-// continuously rather than seeking the nearest answer, so one case may end
-// a little further than the history-free answer; none by more than 15 %.
+// continuously rather than seeking the nearest answer (round the arc, the
+// chain's first joints turn most), so one case may end further than the
+// history-free answer; none by more than twice.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -119,7 +121,7 @@ void ExpectNearerTheIncomingPose(const Rig& rig, const char* chain_name,
         label, static_cast<int>(solver), figures.cases, figures.nearer, mean,
         figures.worst_ratio);
     EXPECT_GE(figures.cases, 200) << label;
-    EXPECT_LE(figures.worst_ratio, 1.15) << label;
+    EXPECT_LE(figures.worst_ratio, 2.0) << label;
     EXPECT_LE(mean, solver == SolverKind::kTorque ? 1.0 : 0.9) << label;
   }
 }

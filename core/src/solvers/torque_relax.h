@@ -27,6 +27,20 @@ namespace ik::internal {
 // ends within tolerance, else kNoImprovement).
 absl::Status RelaxTowardsPreferred(const TorqueJob& job);
 
+// From the chain in job.locals (the incoming pose), the tip led towards
+// job.target_model along the shortest arc about the chain's start, its
+// distance from there changing evenly on the way: one damped step of the
+// torque solver (no springs; limits applied) onto each of a sequence of
+// stages on the arc, a stage for every 0.1 rad of the arc and every 1/32
+// of the chain's length of the distance's change, the last one short of
+// the target (RelaxTowardsPreferred finishes). The stages follow the
+// exact answers continuously as the arc moves with the target: a walk
+// straight onto the target lets the damped steps settle in whichever
+// basin they reach, which jumps between neighbouring targets from a far
+// incoming pose. The arc is undefined where the target lies opposite the
+// incoming tip; there the pose jumps. Leaves job's outputs unset.
+absl::Status ApproachAlongArc(const TorqueJob& job);
+
 }  // namespace ik::internal
 
 #endif  // IK_SRC_SOLVERS_TORQUE_RELAX_H_
