@@ -31,7 +31,7 @@ absl::Status RelaxTowardsPreferred(const TorqueJob& job);
 // job.target_model along the shortest arc about the chain's start, its
 // distance from there changing evenly on the way: one damped step of the
 // torque solver (no springs; limits applied) onto each of a sequence of
-// stages on the arc, a stage for every 0.1 rad of the arc and every 1/32
+// stages on the arc, a stage for every 0.2 rad of the arc and every 1/16
 // of the chain's length of the distance's change, the last one short of
 // the target (RelaxTowardsPreferred finishes). The stages follow the
 // exact answers continuously as the arc moves with the target: a walk
