@@ -10,10 +10,10 @@
 //                    solver). Weighted by a goal out of reach, which runs
 //                    its whole cap; a goal that stops short within reach
 //                    retries with other solvers, and one that reaches is
-//                    walked again from its incoming pose (the continuity
-//                    pass, at most its cap again, twice where the walk
-//                    stops short), so a goal may take a
-//                    few times its units at worst;
+//                    led again from its incoming pose (the continuity
+//                    pass, at most 64 steps round the arc and its cap
+//                    again, twice the cap where that stops short), so a
+//                    goal may take a few times its units at worst;
 //   grounding        per leg: kJointIteration for each of its 3 joints,
 //                    plus 2 rays straight down, each kRayTest per plane and
 //                    heightfield of the ground and, per mesh, per triangle

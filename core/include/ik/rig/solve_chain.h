@@ -97,9 +97,11 @@ struct ChainSolveResult {
   // (it bends in the incoming limb's plane) the incoming limb straight or
   // folded (the angle is then the incoming limb's own from straight or
   // folded). FABRIK, CCD and the torque solver
-  // without a swivel (not history_free, two bones or more): the same for the
-  // chain's last limb (its root -> tip axis for the EE axis). Otherwise false
-  // and 0.
+  // without a swivel (not history_free): the target opposite the incoming
+  // tip seen from the chain's start (where the continuity pass's shortest
+  // arc turns its plane) and, with two bones or more, the same as the
+  // two-bone solver's for the chain's last limb (its root -> tip axis for
+  // the EE axis), whichever is nearer. Otherwise false and 0.
   bool near_singularity = false;
   double singularity_angle = 0.0;
 };
@@ -189,13 +191,16 @@ struct SolveChainJob {
   // finishes from the answer kept; the nearer answer is kept (and names its
   // solver).
   // Without a swivel and unless history_free, an iterative answer that
-  // reached is replaced by the chain walked from the incoming pose onto the
-  // target (the continuity pass: the torque solver's damped steps with
-  // springs pulling each joint back towards its incoming rotation, held to
-  // its limit, in the null space of the tip's move, until a step moves no
-  // joint by 2e-3 rad or after max_iterations; where that walk stops short,
-  // the solver's answer relaxed the same way; report.iterations counts the
-  // solver's own), and FABRIK,
+  // reached is replaced by the chain led from the incoming pose onto the
+  // target (the continuity pass: a damped step of the torque solver per
+  // stage of the shortest arc about the chain's start from the incoming tip
+  // to the target, then its damped steps with springs pulling each joint
+  // back, in the null space of the tip's move, towards its incoming
+  // rotation held to its limit (a joint with a limit) or where the arc left
+  // it (one without), until a step moves no joint by 2e-3 rad or after
+  // max_iterations; where that stops short, the solver's answer relaxed
+  // towards the incoming pose; report.iterations counts the solver's own),
+  // and FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
   // root -> tip axis (the tip stays) to the incoming pose's swivel, or to
   // the nearest end of the arc its root's limit allows. A swivel is
