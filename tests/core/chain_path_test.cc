@@ -1,8 +1,11 @@
 // The iterative solvers (FABRIK, CCD, the torque solver) along smooth
 // target paths (chain_paths.h): the clavicle arm and the tail, with limits
 // and without, from every kind of incoming pose.
+#include <cmath>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "chain_paths.h"
@@ -153,6 +156,70 @@ TEST(IterativePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
   c.rig = &*tail;
   c.chain = tail->FindChain("tail");
   EXPECT_GT(FollowPaths(c, "tail history-free fabrik").largest_ratio, 2.0);
+}
+
+// The continuity pass leads the chain round the shortest arc from the
+// incoming tip to the target, undefined where the target lies opposite the
+// incoming tip: every solver's answer reports that direction. Seeded free
+// tails (any pose), each with a target at the incoming tip's distance from
+// the chain's start, `opposite` radians from the direction opposite it
+// (computed here from the test's own forward kinematics): the answer
+// reaches it, reports a singularity_angle no larger than `opposite` (the
+// nearer of that and the last limb's own) and near_singularity within the
+// chain's warning angle; in most cases the angle is `opposite` itself.
+// History-free, none is reported.
+TEST(IterativeSingularityTest, ReportsTheTargetOppositeTheIncomingTip) {
+  absl::StatusOr<Rig> tail =
+      Rig::Create(WithoutLimits(testing::TailRigDefinition()));
+  ASSERT_TRUE(tail.ok());
+  const Chain& chain = *tail->FindChain("tail");
+  testing::ChainSolveRunner runner(*tail);
+  std::mt19937_64 engine(20261202);
+  std::uniform_real_distribution<double> share(0.0, 1.0);
+  int cases = 0;
+  int exactly = 0;
+  for (int i = 0; i < 60; ++i) {
+    const std::vector<Quat> rotations =
+        testing::InLimitRotations(*tail, chain, engine);
+    const std::vector<Transform> incoming =
+        testing::Between(*tail, chain, rotations, rotations, 0.0);
+    const std::vector<Transform> model =
+        testing::ModelTransforms(*tail, incoming);
+    const Vec3 start = model[chain.joints.front()].translation;
+    const Vec3 tip = model[chain.joints.back()].translation - start;
+    // Opposite the tip, turned off that line by `opposite` about an axis
+    // across it.
+    const double opposite = 0.01 + 0.3 * share(engine);
+    const Vec3 across = glm::normalize(
+        glm::cross(tip, Vec3(share(engine) - 0.5, share(engine) - 0.5, 1.0)));
+    for (const SolverKind solver :
+         {SolverKind::kFabrik, SolverKind::kCcd, SolverKind::kTorque}) {
+      for (const bool history_free : {false, true}) {
+        ChainGoal goal;
+        goal.chain = &chain;
+        goal.solver = solver;
+        goal.history_free = history_free;
+        goal.target_world = start + AngleAxis(opposite, across) * -tip;
+        std::vector<Transform> locals = incoming;
+        absl::StatusOr<ChainSolveResult> result =
+            runner.Solve(goal, Transform(), absl::MakeSpan(locals));
+        ASSERT_TRUE(result.ok()) << result.status();
+        EXPECT_EQ(result->stop_reason, StopReason::kReached) << i;
+        if (history_free) {
+          EXPECT_EQ(result->singularity_angle, 0.0) << i;
+          EXPECT_FALSE(result->near_singularity) << i;
+          continue;
+        }
+        ++cases;
+        EXPECT_LE(result->singularity_angle, opposite + 1e-9) << i;
+        exactly += std::abs(result->singularity_angle - opposite) < 1e-9;
+        EXPECT_EQ(result->near_singularity,
+                  result->singularity_angle <= chain.flip_warning_angle)
+            << i;
+      }
+    }
+  }
+  EXPECT_GE(exactly, cases * 8 / 10);
 }
 
 }  // namespace
