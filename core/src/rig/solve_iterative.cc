@@ -297,6 +297,8 @@ Transform* RelaxTowardsIncoming(const SolveChainJob& job, const ChainJob& first,
     SpringFreeJointsTowards(job, locals);
     if (RelaxToTarget(job, first, locals, answer, mask)) return locals;
   }
+  // The incoming pose's springs (IncomingCopy fills `locals` again), then
+  // the solver's answer relaxed towards them.
   SetSprings(job, first, IncomingCopy(job, solved));
   std::copy(solved, solved + first.locals.size(), locals);
   return RelaxToTarget(job, first, locals, answer, mask) ? locals : solved;
