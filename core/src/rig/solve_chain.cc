@@ -26,6 +26,7 @@ using internal::LocalsPath;
 using internal::Prepare;
 using internal::PreparedGoal;
 using internal::SolveIterative;
+using internal::TwoBoneJoints;
 
 // The local rotation of a chain's start joint (`rotation_local`) once its
 // model rotation is turned by `turn_model`, which turns the whole chain
@@ -196,33 +197,6 @@ void ReportBendPlaneSingularity(const SolveChainJob& job,
   answer.near_singularity = angle <= chain.flip_warning_angle;
 }
 
-// The analytic two-bone solve held to the rig's limits.
-absl::Status SolveTwoBone(const SolveChainJob& job,
-                          const Transform& parent_model,
-                          const PreparedGoal& prepared,
-                          ChainSolveResult& answer, std::uint64_t& mask) {
-  const ChainGoal& goal = *job.goal;
-  const Chain& chain = *goal.chain;
-  const Transform root_model = ChainStartModel(chain, parent_model, job.locals);
-  const std::optional<double> incoming_plane =
-      goal.swivel.has_value() ? std::nullopt
-                              : IncomingBendPlaneAngle(job, root_model);
-  if (absl::Status status = internal::SolveTwoBoneWithLimits(
-          *job.rig, {chain.joints[0], chain.joints[1], chain.joints[2]},
-          root_model, prepared.target_model, prepared.pole_model,
-          goal.tolerance.value_or(chain.tolerance),
-          goal.history_free || goal.swivel.has_value(), job.locals,
-          &answer.report, &mask);
-      !status.ok()) {
-    return ChainRefusedPose(job, chain, status);
-  }
-  if (!goal.swivel.has_value()) {
-    ReportBendPlaneSingularity(job, root_model, prepared, incoming_plane,
-                               answer);
-  }
-  return absl::OkStatus();
-}
-
 // Blends the tip's rotation towards the goal's world orientation (then
 // clamps it to the tip's limit: the last bit of `mask`), given the model
 // transform of the tip's parent.
@@ -306,44 +280,95 @@ void WriteResult(const Chain& chain, std::uint64_t mask,
 
 absl::Status SolveChainJob::Validate() const { return Prepare(*this).status(); }
 
-absl::Status SolveChainJob::Run() const {
-  absl::StatusOr<PreparedGoal> prepared = Prepare(*this);
+namespace internal {
+
+absl::Status ChainGoalSteps::Begin(const SolveChainJob& job) {
+  solve_.reset();
+  absl::StatusOr<PreparedGoal> prepared = Prepare(job);
   if (!prepared.ok()) return prepared.status();
-  const Chain& chain = *goal->chain;
-  const Transform parent_model = ChainParentModel(chain, locals);
-  ChainSolveResult answer;
-  answer.solver = prepared->solver;
-  std::uint64_t mask = 0;  // bit k: chain joint k held at its limit
-  std::optional<SwivelPlacement> swivel_plane;
-  const int chain_length = static_cast<int>(chain.joints.size());
-  if (goal->swivel.has_value()) {
-    for (int k = 0; k < chain_length; ++k) {
-      workspace->incoming_rotations[k] = locals[chain.joints[k]].rotation;
+  job_ = &job;
+  prepared_ = *std::move(prepared);
+  const ChainGoal& goal = *job.goal;
+  const Chain& chain = *goal.chain;
+  parent_model_ = ChainParentModel(chain, job.locals);
+  answer_ = ChainSolveResult();
+  answer_.solver = prepared_.solver;
+  mask_ = 0;
+  swivel_plane_.reset();
+  if (goal.swivel.has_value()) {
+    for (size_t k = 0; k < chain.joints.size(); ++k) {
+      job.workspace->incoming_rotations[k] = job.locals[chain.joints[k]].rotation;
     }
-    swivel_plane =
-        BeginSwivel(*this, parent_model, prepared->target_model, answer);
+    swivel_plane_ =
+        BeginSwivel(job, parent_model_, prepared_.target_model, answer_);
     // For the two-bone solver: a pole on the plane's bend side.
-    prepared->pole_model = swivel_plane->start + swivel_plane->bend;
+    prepared_.pole_model = swivel_plane_->start + swivel_plane_->bend;
   }
-  const absl::Status status =
-      prepared->solver == SolverKind::kTwoBone
-          ? SolveTwoBone(*this, parent_model, *prepared, answer, mask)
-          : SolveIterative(*this, prepared->solver, parent_model,
-                           prepared->target_model, answer, mask);
-  if (!status.ok()) {
-    if (swivel_plane.has_value()) {  // leave the pose as it came
-      for (int k = 0; k < chain_length; ++k) {
-        locals[chain.joints[k]].rotation = workspace->incoming_rotations[k];
-      }
+  if (prepared_.solver != SolverKind::kTwoBone) {
+    const absl::Status status =
+        SolveIterative(job, prepared_.solver, parent_model_,
+                       prepared_.target_model, answer_, mask_);
+    if (!status.ok()) {
+      PutBackSwivel();
+      return status;
     }
-    return status;
+    if (swivel_plane_.has_value()) {
+      FinishSwivel(job, parent_model_, *swivel_plane_, mask_);
+    }
+    Answer();
+    return absl::OkStatus();
   }
-  if (swivel_plane.has_value() && prepared->solver != SolverKind::kTwoBone) {
-    FinishSwivel(*this, parent_model, *swivel_plane, mask);
-  }
-  MeasureAnswer(*this, *prepared, parent_model, mask, answer);
-  WriteResult(chain, mask, std::move(answer), *result);
+  root_model_ = ChainStartModel(chain, parent_model_, job.locals);
+  incoming_plane_ = goal.swivel.has_value()
+                        ? std::nullopt
+                        : IncomingBendPlaneAngle(job, root_model_);
+  solve_.emplace(*job.rig,
+                 TwoBoneJoints{chain.joints[0], chain.joints[1], chain.joints[2]},
+                 root_model_, prepared_.target_model, prepared_.pole_model,
+                 goal.tolerance.value_or(chain.tolerance),
+                 goal.history_free || goal.swivel.has_value(), job.locals,
+                 &answer_.report);
   return absl::OkStatus();
+}
+
+absl::Status ChainGoalSteps::Finish(const absl::Status& solved) {
+  const SolveChainJob& job = *job_;
+  const Chain& chain = *job.goal->chain;
+  const absl::Status status = solve_->Finish(solved, job.locals, &mask_);
+  solve_.reset();
+  if (!status.ok()) {
+    PutBackSwivel();
+    return ChainRefusedPose(job, chain, status);
+  }
+  if (!job.goal->swivel.has_value()) {
+    ReportBendPlaneSingularity(job, root_model_, prepared_, incoming_plane_,
+                               answer_);
+  }
+  Answer();
+  return absl::OkStatus();
+}
+
+void ChainGoalSteps::Answer() {
+  MeasureAnswer(*job_, prepared_, parent_model_, mask_, answer_);
+  WriteResult(*job_->goal->chain, mask_, std::move(answer_), *job_->result);
+}
+
+void ChainGoalSteps::PutBackSwivel() const {
+  if (!swivel_plane_.has_value()) return;  // leave the pose as it came
+  const Chain& chain = *job_->goal->chain;
+  for (size_t k = 0; k < chain.joints.size(); ++k) {
+    job_->locals[chain.joints[k]].rotation =
+        job_->workspace->incoming_rotations[k];
+  }
+}
+
+}  // namespace internal
+
+absl::Status SolveChainJob::Run() const {
+  internal::ChainGoalSteps steps;
+  absl::Status status = steps.Begin(*this);
+  if (status.ok() && steps.pending()) status = steps.Finish(steps.job().Run());
+  return status;
 }
 
 }  // namespace ik

@@ -12,6 +12,9 @@
 #include "absl/types/span.h"
 #include "ik/base/math.h"
 #include "ik/rig/solve_chain.h"
+#include "ik/solvers/swivel.h"
+#include "ik/solvers/two_bone.h"
+#include "rig/two_bone_limits.h"
 
 namespace ik::internal {
 
@@ -54,6 +57,50 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
                             const Transform& parent_model,
                             const Vec3& target_model, ChainSolveResult& answer,
                             std::uint64_t& mask);
+
+// SolveChainJob::Run in two halves about a two-bone goal's TwoBoneJob, so
+// that the jobs of several goals (of several characters) can be solved
+// together in SIMD lanes (internal::RunTwoBoneJobGroup): Begin, then job()
+// solved (its Run or the lanes, the same bits), then Finish give Run's
+// bits and status. A goal of any other solver is solved whole by Begin.
+// Not copyable or movable: the job points into it.
+//
+//   internal::ChainGoalSteps steps;
+//   absl::Status status = steps.Begin(job);
+//   if (status.ok() && steps.pending()) status = steps.Finish(steps.job().Run());
+class ChainGoalSteps {
+ public:
+  ChainGoalSteps() = default;
+  ChainGoalSteps(const ChainGoalSteps&) = delete;
+  ChainGoalSteps& operator=(const ChainGoalSteps&) = delete;
+
+  // Everything before the two-bone job (for another solver, the whole
+  // solve). Not OK: the goal failed, the pose as it came. `job` must stay
+  // alive and unchanged until Finish.
+  absl::Status Begin(const SolveChainJob& job);
+  // Whether a two-bone job awaits its solve, then Finish.
+  bool pending() const { return solve_.has_value(); }
+  const TwoBoneJob& job() const { return solve_->job(); }
+  // `solved`: job()'s status. The rest of the solve and the answer into the
+  // job's result; not OK: the goal failed, the pose as it came.
+  absl::Status Finish(const absl::Status& solved);
+
+ private:
+  // After the solve: the answer measured and written.
+  void Answer();
+  // On failure: the swivel's turns undone.
+  void PutBackSwivel() const;
+
+  const SolveChainJob* job_ = nullptr;
+  PreparedGoal prepared_;
+  Transform parent_model_;
+  Transform root_model_;
+  std::optional<double> incoming_plane_;
+  std::optional<SwivelPlacement> swivel_plane_;
+  ChainSolveResult answer_;
+  std::uint64_t mask_ = 0;  // bit k: chain joint k held at its limit
+  std::optional<TwoBoneLimbSolve> solve_;
+};
 
 }  // namespace ik::internal
 
