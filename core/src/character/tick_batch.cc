@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -13,7 +14,10 @@
 #include "absl/strings/string_view.h"
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
+#include "ground/grounding_internal.h"
 #include "ik/dynamics/rig_dynamics.h"
+#include "rig/solve_chain_internal.h"
+#include "solvers/two_bone_lanes.h"
 
 namespace ik {
 namespace {
@@ -79,10 +83,12 @@ absl::Status CheckCharacterSpans(const Character& character, size_t k,
   return absl::OkStatus();
 }
 
-// With read_back, the rotations of `tick.locals` before a job.
-void BeforeJob(const TickBatchJob& batch, const CharacterTick& tick) {
+// With read_back, the rotations of `tick.locals` before a job, into the
+// buffer of the group's `slot`-th character.
+void BeforeJob(const TickBatchJob& batch, const CharacterTick& tick,
+               size_t slot) {
   if (!tick.read_back) return;
-  std::vector<Quat>& before = batch.scratch->before_job;
+  std::vector<Quat>& before = batch.scratch->before_job[slot];
   before.resize(tick.locals.size());
   for (size_t j = 0; j < tick.locals.size(); ++j) {
     before[j] = tick.locals[j].rotation;
@@ -91,9 +97,9 @@ void BeforeJob(const TickBatchJob& batch, const CharacterTick& tick) {
 
 // With read_back, after a job that succeeded: each rotation it changed
 // divided by its norm, as the next single job would read it.
-void ReadBack(const TickBatchJob& batch, CharacterTick& tick) {
+void ReadBack(const TickBatchJob& batch, CharacterTick& tick, size_t slot) {
   if (!tick.read_back) return;
-  const std::vector<Quat>& before = batch.scratch->before_job;
+  const std::vector<Quat>& before = batch.scratch->before_job[slot];
   for (size_t j = 0; j < tick.locals.size(); ++j) {
     Quat& rotation = tick.locals[j].rotation;
     if (std::memcmp(&rotation, &before[j], sizeof(Quat)) != 0) {
@@ -102,9 +108,14 @@ void ReadBack(const TickBatchJob& batch, CharacterTick& tick) {
   }
 }
 
-void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick) {
-  if (!tick.ground_feet) return;
-  GroundFeetJob job;
+// The characters of a group that a job runs for, by their place in it.
+struct GroupSlots {
+  size_t count = 0;
+  size_t slot[kTickGroupCharacters];
+};
+
+void FillGroundJob(const TickBatchJob& batch, CharacterTick& tick,
+                   GroundFeetJob& job) {
   job.rig = &batch.character->rig;
   job.legs = batch.character->legs;
   job.root = tick.root;
@@ -118,20 +129,36 @@ void GroundCharacter(const TickBatchJob& batch, CharacterTick& tick) {
   job.tolerance = tick.ground_tolerance;
   job.feet = tick.feet;
   job.report = &tick.ground_report;
-  BeforeJob(batch, tick);
-  tick.ground_status = job.Run();
-  if (!tick.ground_status.ok()) return;
-  tick.root.translation += tick.ground_report.root_offset;
-  if (tick.observer != nullptr) tick.observer->Grounded(tick);
-  ReadBack(batch, tick);
 }
 
-// All or none: the goals' joints are saved before the first goal and put
-// back (in reverse, so a joint of two chains ends as it began) when one
-// fails.
-void SolveCharacterGoals(const TickBatchJob& batch, CharacterTick& tick) {
-  if (tick.goals.empty()) return;
-  std::vector<Transform>& before = batch.scratch->goal_joints_before;
+// The group's grounding, its legs' solves side by side
+// (internal::RunGroundFeetJobs).
+void GroundGroup(const TickBatchJob& batch, absl::Span<CharacterTick> group) {
+  GroundFeetJob jobs[kTickGroupCharacters];
+  const GroundFeetJob* run[kTickGroupCharacters];
+  GroupSlots grounded;
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (!group[k].ground_feet) continue;
+    FillGroundJob(batch, group[k], jobs[grounded.count]);
+    BeforeJob(batch, group[k], k);
+    run[grounded.count] = &jobs[grounded.count];
+    grounded.slot[grounded.count++] = k;
+  }
+  absl::Status statuses[kTickGroupCharacters];
+  internal::RunGroundFeetJobs(absl::MakeConstSpan(run, grounded.count),
+                              statuses);
+  for (size_t i = 0; i < grounded.count; ++i) {
+    CharacterTick& tick = group[grounded.slot[i]];
+    tick.ground_status = std::move(statuses[i]);
+    if (!tick.ground_status.ok()) continue;
+    tick.root.translation += tick.ground_report.root_offset;
+    if (tick.observer != nullptr) tick.observer->Grounded(tick);
+    ReadBack(batch, tick, grounded.slot[i]);
+  }
+}
+
+// The joints of every goal's chain of `tick`, in order (all-or-none).
+void SaveGoalJoints(const CharacterTick& tick, std::vector<Transform>& before) {
   before.clear();
   for (const ChainGoal& goal : tick.goals) {
     if (goal.chain == nullptr) continue;  // the job reports it
@@ -141,36 +168,97 @@ void SolveCharacterGoals(const TickBatchJob& batch, CharacterTick& tick) {
       }
     }
   }
-  SolveChainJob job;
-  job.rig = &batch.character->rig;
-  job.root = tick.root;
-  job.locals = tick.locals;
-  job.pose_path = tick.pose_path;
-  job.workspace = &batch.scratch->chain;
-  BeforeJob(batch, tick);
-  for (size_t i = 0; i < tick.goals.size(); ++i) {
-    job.goal = &tick.goals[i];
-    job.result = &tick.goal_results[i];
-    tick.goals_status = job.Run();
-    if (tick.goals_status.ok()) {
-      if (tick.observer != nullptr) tick.observer->GoalSolved(tick, i);
-      continue;
-    }
-    size_t saved = before.size();
-    for (size_t g = tick.goals.size(); g-- > 0;) {
-      const Chain* chain = tick.goals[g].chain;
-      if (chain == nullptr) continue;
-      for (size_t k = chain->joints.size(); k-- > 0;) {
-        const int joint = chain->joints[k];
-        if (joint >= 0 && static_cast<size_t>(joint) < tick.locals.size()) {
-          tick.locals[joint] = before[--saved];
-        }
+}
+
+// A goal of `tick` failed: its goals' joints put back as SaveGoalJoints
+// found them (in reverse, so a joint of two chains ends as it began).
+void PutBackGoalJoints(CharacterTick& tick,
+                       const std::vector<Transform>& before) {
+  size_t saved = before.size();
+  for (size_t g = tick.goals.size(); g-- > 0;) {
+    const Chain* chain = tick.goals[g].chain;
+    if (chain == nullptr) continue;
+    for (size_t k = chain->joints.size(); k-- > 0;) {
+      const int joint = chain->joints[k];
+      if (joint >= 0 && static_cast<size_t>(joint) < tick.locals.size()) {
+        tick.locals[joint] = before[--saved];
       }
     }
-    return;
   }
-  ReadBack(batch, tick);
 }
+
+// The group's goals: the i-th goal of every character whose goals have not
+// failed, the two-bone solves among them side by side
+// (internal::ChainGoalSteps), then the (i + 1)-th.
+class GroupGoals {
+ public:
+  GroupGoals(const TickBatchJob& batch, absl::Span<CharacterTick> group)
+      : batch_(batch), group_(group) {}
+
+  void Run() {
+    size_t most = 0;
+    for (size_t k = 0; k < group_.size(); ++k) {
+      CharacterTick& tick = group_[k];
+      if (tick.goals.empty()) continue;
+      SaveGoalJoints(tick, batch_.scratch->goal_joints_before[k]);
+      SolveChainJob& job = jobs_[k];
+      job.rig = &batch_.character->rig;
+      job.root = tick.root;
+      job.locals = tick.locals;
+      job.pose_path = tick.pose_path;
+      job.workspace = &batch_.scratch->chain[k];
+      BeforeJob(batch_, tick, k);
+      most = std::max(most, tick.goals.size());
+    }
+    for (size_t i = 0; i < most; ++i) SolveGoal(i);
+    for (size_t k = 0; k < group_.size(); ++k) {
+      if (!group_[k].goals.empty() && group_[k].goals_status.ok()) {
+        ReadBack(batch_, group_[k], k);
+      }
+    }
+  }
+
+ private:
+  void SolveGoal(size_t i) {
+    GroupSlots pending;
+    const TwoBoneJob* lanes[kTickGroupCharacters];
+    for (size_t k = 0; k < group_.size(); ++k) {
+      CharacterTick& tick = group_[k];
+      if (i >= tick.goals.size() || !tick.goals_status.ok()) continue;
+      jobs_[k].goal = &tick.goals[i];
+      jobs_[k].result = &tick.goal_results[i];
+      const absl::Status status = steps_[k].Begin(jobs_[k]);
+      if (status.ok() && steps_[k].pending()) {
+        lanes[pending.count] = &steps_[k].job();
+        pending.slot[pending.count++] = k;
+      } else {
+        Solved(k, i, status);
+      }
+    }
+    absl::Status solved[kTickGroupCharacters];
+    internal::RunTwoBoneJobGroup(absl::MakeConstSpan(lanes, pending.count),
+                                 solved);
+    for (size_t p = 0; p < pending.count; ++p) {
+      const size_t k = pending.slot[p];
+      Solved(k, i, steps_[k].Finish(solved[p]));
+    }
+  }
+
+  void Solved(size_t k, size_t i, const absl::Status& status) {
+    CharacterTick& tick = group_[k];
+    if (!status.ok()) {
+      tick.goals_status = status;
+      PutBackGoalJoints(tick, batch_.scratch->goal_joints_before[k]);
+      return;
+    }
+    if (tick.observer != nullptr) tick.observer->GoalSolved(tick, i);
+  }
+
+  const TickBatchJob& batch_;
+  absl::Span<CharacterTick> group_;
+  SolveChainJob jobs_[kTickGroupCharacters];
+  internal::ChainGoalSteps steps_[kTickGroupCharacters];
+};
 
 // The chain the `i`-th state of `tick` is for.
 const DynamicChainBinding& ChainStepped(const Character& character,
@@ -181,7 +269,8 @@ const DynamicChainBinding& ChainStepped(const Character& character,
 
 // Every chain steps on the same pose; their rotations are set once all
 // have stepped (none when one fails).
-void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
+void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick,
+                           size_t slot) {
   if (tick.dynamic_states.empty()) return;
   const Character& character = *batch.character;
   TickScratch& scratch = *batch.scratch;
@@ -213,7 +302,7 @@ void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
     tick.observer->DynamicsStepped(
         tick, absl::MakeConstSpan(scratch.rotations).subspan(0, offset));
   }
-  BeforeJob(batch, tick);
+  BeforeJob(batch, tick, slot);
   offset = 0;
   for (size_t i = 0; i < tick.dynamic_states.size(); ++i) {
     const DynamicChainBinding& chain = ChainStepped(character, tick, i);
@@ -224,7 +313,7 @@ void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick) {
     }
     offset += chain.joints.size();
   }
-  ReadBack(batch, tick);
+  ReadBack(batch, tick, slot);
 }
 
 }  // namespace
@@ -259,13 +348,20 @@ absl::Status TickBatchJob::Run() const {
     scratch->state_paths.push_back(absl::StrCat("dynamic_states[", c, "]"));
   }
   scratch->all_planted.assign(character->legs.size(), 1.0);
-  for (CharacterTick& tick : characters) {
-    tick.ground_status = absl::OkStatus();
-    tick.goals_status = absl::OkStatus();
-    tick.dynamics_status = absl::OkStatus();
-    GroundCharacter(*this, tick);
-    SolveCharacterGoals(*this, tick);
-    StepCharacterDynamics(*this, tick);
+  for (size_t first = 0; first < characters.size();
+       first += kTickGroupCharacters) {
+    const absl::Span<CharacterTick> group =
+        characters.subspan(first, kTickGroupCharacters);
+    for (CharacterTick& tick : group) {
+      tick.ground_status = absl::OkStatus();
+      tick.goals_status = absl::OkStatus();
+      tick.dynamics_status = absl::OkStatus();
+    }
+    GroundGroup(*this, group);
+    GroupGoals(*this, group).Run();
+    for (size_t k = 0; k < group.size(); ++k) {
+      StepCharacterDynamics(*this, group[k], k);
+    }
   }
   return absl::OkStatus();
 }

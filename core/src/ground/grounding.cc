@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/trig_lanes.h"
 #include "ground/grounding_internal.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/trig.h"
@@ -432,31 +433,57 @@ absl::Status GroundLeg(const GroundFeetJob& job, size_t l,
 }
 
 // Legs `l` and `l + 1` at once, both from kept frames of the animated pose
-// and sharing no joint (so neither reads what the other writes): their
-// solves' jobs run together (RunTwoBoneJobs, two SIMD lanes), everything
-// else, and every write, in GroundLeg's order for `l`, then for `l + 1`:
-// the same bits, and on an error the same legs left untouched.
-absl::Status GroundLegPair(const GroundFeetJob& job, size_t l,
-                           const LegFrame& first, const LegFrame& second,
-                           const Transform& lowered) {
-  const FootTurn first_turn = TurnFoot(job, l, first);
-  job.feet[l].tilt = first_turn.angle;
-  LegSolve first_solve(job, l, first.pose, lowered);
-  LegSolve second_solve(job, l + 1, second.pose, lowered);
-  absl::Status solved[2];
-  internal::RunTwoBoneJobPair(first_solve.job(), second_solve.job(), solved);
-  if (absl::Status status = first_solve.Finish(solved[0]); !status.ok()) {
-    return status;
+// and sharing no joint (so neither reads what the other writes), in two
+// halves about their solves' jobs, which the caller runs together (two SIMD
+// lanes, or four with another pair's): everything else, and every write, in
+// GroundLeg's order for `l`, then for `l + 1`: the same bits, and on an
+// error the same legs left untouched. Not copyable or movable: the jobs
+// point into it.
+class LegPairSolve {
+ public:
+  LegPairSolve(const GroundFeetJob& job, size_t l, const LegFrame& first,
+               const LegFrame& second, const Transform& lowered)
+      : job_(job),
+        l_(l),
+        first_(first),
+        second_(second),
+        lowered_(lowered),
+        first_turn_(TurnFoot(job, l, first)) {
+    job.feet[l].tilt = first_turn_.angle;
+    first_solve_.emplace(job, l, first.pose, lowered);
+    second_solve_.emplace(job, l + 1, second.pose, lowered);
   }
-  PlaceFoot(job, l, first, first_turn, lowered);
-  const FootTurn second_turn = TurnFoot(job, l + 1, second);
-  job.feet[l + 1].tilt = second_turn.angle;
-  if (absl::Status status = second_solve.Finish(solved[1]); !status.ok()) {
-    return status;
+  LegPairSolve(const LegPairSolve&) = delete;
+  LegPairSolve& operator=(const LegPairSolve&) = delete;
+
+  const TwoBoneJob& first_job() const { return first_solve_->job(); }
+  const TwoBoneJob& second_job() const { return second_solve_->job(); }
+
+  // `solved`: the two jobs' statuses.
+  absl::Status Finish(const absl::Status solved[2]) {
+    if (absl::Status status = first_solve_->Finish(solved[0]); !status.ok()) {
+      return status;
+    }
+    PlaceFoot(job_, l_, first_, first_turn_, lowered_);
+    const FootTurn second_turn = TurnFoot(job_, l_ + 1, second_);
+    job_.feet[l_ + 1].tilt = second_turn.angle;
+    if (absl::Status status = second_solve_->Finish(solved[1]); !status.ok()) {
+      return status;
+    }
+    PlaceFoot(job_, l_ + 1, second_, second_turn, lowered_);
+    return absl::OkStatus();
   }
-  PlaceFoot(job, l + 1, second, second_turn, lowered);
-  return absl::OkStatus();
-}
+
+ private:
+  const GroundFeetJob& job_;
+  size_t l_;
+  const LegFrame& first_;
+  const LegFrame& second_;
+  const Transform& lowered_;
+  FootTurn first_turn_;
+  std::optional<LegSolve> first_solve_;
+  std::optional<LegSolve> second_solve_;
+};
 
 // Whether legs `a` and `b` share a joint of their solves and feet.
 bool ShareJoints(const Leg& a, const Leg& b) {
@@ -466,33 +493,104 @@ bool ShareJoints(const Leg& a, const Leg& b) {
   return false;
 }
 
+// Whether leg `l` is grounded from a frame kept from the animated pose:
+// one of the first kKeptLegPoses, and no earlier leg's solve moved it.
+bool KeptFrame(const GroundFeetJob& job, size_t l) {
+  return l < kKeptLegPoses && !internal::BelowEarlierLegs(job.legs, l);
+}
+
+// Whether the job's first two legs go as a LegPairSolve.
+bool FirstLegsPair(const GroundFeetJob& job) {
+  return job.legs.size() >= 2 && KeptFrame(job, 0) && KeptFrame(job, 1) &&
+         !ShareJoints(job.legs[0], job.legs[1]);
+}
+
+// The legs from `first` on, in order, each pair that can go as a
+// LegPairSolve, its jobs in two SIMD lanes.
+absl::Status GroundLegs(const GroundFeetJob& job, const GroundingPlan& plan,
+                        const Transform& lowered, size_t first) {
+  for (size_t l = first; l < job.legs.size(); ++l) {
+    absl::Status status;
+    if (l + 1 < job.legs.size() && KeptFrame(job, l) && KeptFrame(job, l + 1) &&
+        !ShareJoints(job.legs[l], job.legs[l + 1])) {
+      LegPairSolve pair(job, l, plan.kept_frames[l], plan.kept_frames[l + 1],
+                        lowered);
+      absl::Status solved[2];
+      internal::RunTwoBoneJobPair(pair.first_job(), pair.second_job(), solved);
+      status = pair.Finish(solved);
+      ++l;
+    } else if (KeptFrame(job, l)) {
+      status = GroundLeg(job, l, plan.kept_frames[l], lowered);
+    } else {
+      status = GroundLeg(job, l, LegFrame(*job.rig, job.locals, job.legs[l],
+                                          job.root),
+                         lowered);
+    }
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// Up to kGroupJobs jobs of distinct characters: each planned and its pelvis
+// dropped, then the solves of every job's first two legs together (four
+// SIMD lanes for two jobs), then each job's legs finished in order.
+constexpr size_t kGroupJobs = 2;
+void GroundGroup(absl::Span<const GroundFeetJob* const> jobs,
+                 absl::Status* statuses) {
+  GroundingPlan plans[kGroupJobs];
+  Transform lowered[kGroupJobs];
+  std::optional<LegPairSolve> pairs[kGroupJobs];
+  const TwoBoneJob* lane_jobs[2 * kGroupJobs];
+  size_t lanes = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const GroundFeetJob& job = *jobs[k];
+    statuses[k] = job.Validate();
+    if (!statuses[k].ok()) continue;
+    PlanFeet(job, plans[k]);
+    lowered[k] = DropPelvis(job, plans[k]);
+    if (!FirstLegsPair(job)) continue;
+    pairs[k].emplace(job, 0, plans[k].kept_frames[0], plans[k].kept_frames[1],
+                     lowered[k]);
+    lane_jobs[lanes++] = &pairs[k]->first_job();
+    lane_jobs[lanes++] = &pairs[k]->second_job();
+  }
+  absl::Status solved[2 * kGroupJobs];
+  internal::RunTwoBoneJobGroup(absl::MakeConstSpan(lane_jobs, lanes), solved);
+  lanes = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    if (!statuses[k].ok()) continue;
+    size_t first = 0;
+    if (pairs[k].has_value()) {
+      statuses[k] = pairs[k]->Finish(&solved[lanes]);
+      lanes += 2;
+      first = 2;
+      if (!statuses[k].ok()) continue;
+    }
+    statuses[k] = GroundLegs(*jobs[k], plans[k], lowered[k], first);
+  }
+}
+
 }  // namespace
+
+namespace internal {
+
+void RunGroundFeetJobs(absl::Span<const GroundFeetJob* const> jobs,
+                       absl::Status* statuses) {
+  // Two jobs' pairs fill four lanes; without AVX a pair fills the two.
+  const size_t group = HasAvxLanes() ? kGroupJobs : 1;
+  for (size_t i = 0; i < jobs.size(); i += group) {
+    GroundGroup(jobs.subspan(i, group), statuses + i);
+  }
+}
+
+}  // namespace internal
 
 absl::Status GroundFeetJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;
   GroundingPlan plan;
   PlanFeet(*this, plan);
   const Transform lowered = DropPelvis(*this, plan);
-  // A kept frame, unless an earlier leg's solve moved this leg.
-  const auto kept = [&](size_t l) {
-    return l < kKeptLegPoses && !internal::BelowEarlierLegs(legs, l);
-  };
-  for (size_t l = 0; l < legs.size(); ++l) {
-    absl::Status status;
-    if (l + 1 < legs.size() && kept(l) && kept(l + 1) &&
-        !ShareJoints(legs[l], legs[l + 1])) {
-      status = GroundLegPair(*this, l, plan.kept_frames[l],
-                             plan.kept_frames[l + 1], lowered);
-      ++l;
-    } else if (kept(l)) {
-      status = GroundLeg(*this, l, plan.kept_frames[l], lowered);
-    } else {
-      status =
-          GroundLeg(*this, l, LegFrame(*rig, locals, legs[l], root), lowered);
-    }
-    if (!status.ok()) return status;
-  }
-  return absl::OkStatus();
+  return GroundLegs(*this, plan, lowered, 0);
 }
 
 }  // namespace ik

@@ -3,8 +3,10 @@
 #ifndef IK_SRC_GROUNDING_INTERNAL_H_
 #define IK_SRC_GROUNDING_INTERNAL_H_
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "ik/base/math.h"
+#include "ik/ground/grounding.h"
 #include "ik/ground/leg.h"
 #include "ik/rig/rig.h"
 
@@ -45,6 +47,13 @@ Vec3 MoveTowards(const Vec3& previous, const Vec3& target, double max_step);
 // The largest step a speed allows over `delta_time` (both >= 0): +infinity
 // for an infinite speed, whatever the time.
 double MaxStep(double speed, double delta_time);
+
+// Runs `jobs` (of distinct characters: no two share a span) as each one's
+// Run would, their statuses into statuses[0 .. jobs.size()): the same bits,
+// with the two-bone solves of up to two jobs' first two legs together in
+// four SIMD lanes where the processor has AVX.
+void RunGroundFeetJobs(absl::Span<const GroundFeetJob* const> jobs,
+                       absl::Status* statuses);
 
 }  // namespace ik::internal
 

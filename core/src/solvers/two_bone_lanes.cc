@@ -3,6 +3,7 @@
 // else two at a time in SSE2 lanes (here), both through the same lane code
 // (solvers/two_bone_lanes_kernel.h): each lane gives Run's bits, whatever
 // the grouping.
+#include <algorithm>
 #include <cmath>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -51,6 +52,18 @@ void RunTwoBoneJobPair(const TwoBoneJob& first, const TwoBoneJob& second,
   SolveJobLanes(jobs, statuses);
 }
 
+void RunTwoBoneJobGroup(absl::Span<const TwoBoneJob* const> jobs,
+                        absl::Status* statuses) {
+  size_t i = 0;
+  if (HasAvxLanes()) {
+    for (; i + 3 < jobs.size(); i += 4) RunTwoBoneJobQuad(&jobs[i], &statuses[i]);
+  }
+  for (; i + 1 < jobs.size(); i += 2) {
+    SolveJobLanes(&jobs[i], &statuses[i]);
+  }
+  if (i < jobs.size()) statuses[i] = jobs[i]->Run();
+}
+
 }  // namespace internal
 
 absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
@@ -59,18 +72,14 @@ absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
     return absl::InvalidArgumentError(absl::StrCat(
         "statuses: ", statuses.size(), " for ", jobs.size(), " jobs"));
   }
-  size_t i = 0;
-  if (internal::HasAvxLanes()) {
-    for (; i + 3 < jobs.size(); i += 4) {
-      const TwoBoneJob* const group[4] = {&jobs[i], &jobs[i + 1], &jobs[i + 2],
-                                          &jobs[i + 3]};
-      internal::RunTwoBoneJobQuad(group, &statuses[i]);
-    }
+  // Side by side in groups of four, as pointers.
+  for (size_t i = 0; i < jobs.size(); i += 4) {
+    const size_t count = std::min<size_t>(4, jobs.size() - i);
+    const TwoBoneJob* group[4];
+    for (size_t k = 0; k < count; ++k) group[k] = &jobs[i + k];
+    internal::RunTwoBoneJobGroup(absl::MakeConstSpan(group, count),
+                                 &statuses[i]);
   }
-  for (; i + 1 < jobs.size(); i += 2) {
-    internal::RunTwoBoneJobPair(jobs[i], jobs[i + 1], &statuses[i]);
-  }
-  if (i < jobs.size()) statuses[i] = jobs[i].Run();
   return absl::OkStatus();
 }
 

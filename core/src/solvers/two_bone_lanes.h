@@ -4,6 +4,7 @@
 #define IK_SRC_SOLVERS_TWO_BONE_LANES_H_
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "ik/solvers/two_bone.h"
 
 namespace ik::internal {
@@ -17,6 +18,12 @@ void RunTwoBoneJobPair(const TwoBoneJob& first, const TwoBoneJob& second,
 // lanes (each with its own Run's bits and status), their statuses into
 // statuses[0..3]. Only where HasAvxLanes() (base/trig_lanes.h).
 void RunTwoBoneJobQuad(const TwoBoneJob* const jobs[4], absl::Status* statuses);
+
+// Solves `jobs` as RunTwoBoneJobs solves jobs side by side (four at a time
+// in AVX lanes where HasAvxLanes(), else two at a time), their statuses
+// into statuses[0 .. jobs.size()).
+void RunTwoBoneJobGroup(absl::Span<const TwoBoneJob* const> jobs,
+                        absl::Status* statuses);
 
 }  // namespace ik::internal
 

@@ -18,6 +18,8 @@
 #ifndef IK_CHARACTER_TICK_BATCH_H_
 #define IK_CHARACTER_TICK_BATCH_H_
 
+#include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -127,12 +129,18 @@ struct CharacterTick {
   absl::Status dynamics_status;
 };
 
+// How many characters a batch runs side by side: each job for all of them
+// before the next job, their two-bone solves together in SIMD lanes.
+inline constexpr size_t kTickGroupCharacters = 4;
+
 // Buffers the batch reuses for every character: keep one per thread and
 // hand it to every batch it runs. Its contents mean nothing between calls.
+// Per character of a group (kTickGroupCharacters) where a job's buffers
+// must outlive its start.
 struct TickScratch {
-  SolveChainWorkspace chain;
+  std::array<SolveChainWorkspace, kTickGroupCharacters> chain;
   // The goals' joints before the first goal (all-or-none).
-  std::vector<Transform> goal_joints_before;
+  std::array<std::vector<Transform>, kTickGroupCharacters> goal_joints_before;
   // World transforms of the joints dynamics reads, on the pose after the
   // goals (others are left stale: never read).
   std::vector<Transform> world;
@@ -141,7 +149,7 @@ struct TickScratch {
   // "dynamic_states[c]", per dynamic chain: what errors about a state name.
   std::vector<std::string> state_paths;
   // The rotations of `locals` before a job (read_back).
-  std::vector<Quat> before_job;
+  std::array<std::vector<Quat>, kTickGroupCharacters> before_job;
   // 1 per leg: the weights of a character that gives none.
   std::vector<double> all_planted;
 };
@@ -154,8 +162,9 @@ struct TickBatchJob {
   const Character* character = nullptr;
   // Where the characters that ground their feet stand.
   Ground ground;
-  // In/out; each character's jobs run in order, characters one after the
-  // other.
+  // In/out; each character's jobs run in order on its own pose, in groups
+  // of kTickGroupCharacters characters side by side (a job for each of the
+  // group, then the next job): no two characters may share a span.
   absl::Span<CharacterTick> characters;
   // Required.
   TickScratch* scratch = nullptr;
