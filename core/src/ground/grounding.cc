@@ -522,8 +522,8 @@ absl::Status GroundLegs(const GroundFeetJob& job, const GroundingPlan& plan,
     } else if (KeptFrame(job, l)) {
       status = GroundLeg(job, l, plan.kept_frames[l], lowered);
     } else {
-      status = GroundLeg(job, l, LegFrame(*job.rig, job.locals, job.legs[l],
-                                          job.root),
+      status = GroundLeg(job, l,
+                         LegFrame(*job.rig, job.locals, job.legs[l], job.root),
                          lowered);
     }
     if (!status.ok()) return status;

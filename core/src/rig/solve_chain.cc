@@ -297,7 +297,8 @@ absl::Status ChainGoalSteps::Begin(const SolveChainJob& job) {
   swivel_plane_.reset();
   if (goal.swivel.has_value()) {
     for (size_t k = 0; k < chain.joints.size(); ++k) {
-      job.workspace->incoming_rotations[k] = job.locals[chain.joints[k]].rotation;
+      job.workspace->incoming_rotations[k] =
+          job.locals[chain.joints[k]].rotation;
     }
     swivel_plane_ =
         BeginSwivel(job, parent_model_, prepared_.target_model, answer_);
@@ -322,12 +323,13 @@ absl::Status ChainGoalSteps::Begin(const SolveChainJob& job) {
   incoming_plane_ = goal.swivel.has_value()
                         ? std::nullopt
                         : IncomingBendPlaneAngle(job, root_model_);
-  solve_.emplace(*job.rig,
-                 TwoBoneJoints{chain.joints[0], chain.joints[1], chain.joints[2]},
-                 root_model_, prepared_.target_model, prepared_.pole_model,
-                 goal.tolerance.value_or(chain.tolerance),
-                 goal.history_free || goal.swivel.has_value(), job.locals,
-                 &answer_.report);
+  solve_.emplace(
+      *job.rig,
+      TwoBoneJoints{chain.joints[0], chain.joints[1], chain.joints[2]},
+      root_model_, prepared_.target_model, prepared_.pole_model,
+      goal.tolerance.value_or(chain.tolerance),
+      goal.history_free || goal.swivel.has_value(), job.locals,
+      &answer_.report);
   return absl::OkStatus();
 }
 

@@ -67,7 +67,8 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
 //
 //   internal::ChainGoalSteps steps;
 //   absl::Status status = steps.Begin(job);
-//   if (status.ok() && steps.pending()) status = steps.Finish(steps.job().Run());
+//   if (status.ok() && steps.pending()) status =
+//   steps.Finish(steps.job().Run());
 class ChainGoalSteps {
  public:
   ChainGoalSteps() = default;

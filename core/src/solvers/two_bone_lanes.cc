@@ -56,7 +56,8 @@ void RunTwoBoneJobGroup(absl::Span<const TwoBoneJob* const> jobs,
                         absl::Status* statuses) {
   size_t i = 0;
   if (HasAvxLanes()) {
-    for (; i + 3 < jobs.size(); i += 4) RunTwoBoneJobQuad(&jobs[i], &statuses[i]);
+    for (; i + 3 < jobs.size(); i += 4)
+      RunTwoBoneJobQuad(&jobs[i], &statuses[i]);
   }
   for (; i + 1 < jobs.size(); i += 2) {
     SolveJobLanes(&jobs[i], &statuses[i]);
