@@ -8,6 +8,7 @@
 #include "ik/base/math.h"
 #include "ik/ground/grounding.h"
 #include "ik/ground/leg.h"
+#include "ik/ground/terrain.h"
 #include "ik/rig/rig.h"
 
 namespace ik::internal {
@@ -47,6 +48,46 @@ Vec3 MoveTowards(const Vec3& previous, const Vec3& target, double max_step);
 // The largest step a speed allows over `delta_time` (both >= 0): +infinity
 // for an infinite speed, whatever the time.
 double MaxStep(double speed, double delta_time);
+
+// A drop, or a tilt, beyond its maximum by less than this (metres or
+// radians) is rounding, not a clamp.
+inline constexpr double kClampSlack = 1e-9;
+
+// How the toe ray turns a foot.
+struct FootTurn {
+  Quat rotation{1.0, 0.0, 0.0, 0.0};  // world space, about the ankle
+  double angle = 0.0;
+  bool clamped = false;
+};
+
+// The leg ray of Szauer's foot grounding: straight down through `through`,
+// from ray_above_hip above `top` to ray_below_ankle below `through`. A miss
+// for an origin beyond kMaxCoordinate.
+RayHit CastDown(const Ground& ground, const Vec3& through, double top,
+                const LegSettings& settings);
+
+// The toe point's offset from the ankle (`ankle_world`, of the leg posed
+// as `pose` under `root`), world space, in the sole's plane through the
+// ankle; zero when no direction is given (grounding_rays.cc).
+Vec3 ToeOffset(const Rig& rig, const Leg& leg, const Transform& root,
+               const LegPose& pose, const Vec3& ankle_world);
+
+// How far the sole under an animated point is above the ground `hit` found
+// under it, along the ground's normal: negative when the animation sinks
+// it in.
+double Clearance(const RayHit& hit, const Vec3& point_world,
+                 const LegSettings& settings);
+
+// The point's goal minus the point: along the ground's normal, by the
+// clearance's correction (its weight's share).
+Vec3 GoalOffset(const RayHit& hit, double clearance, double weight);
+
+// The toe ray's turn of the foot, world space, about the ankle, held to
+// max_foot_tilt; `ankle_offset` is the ankle's goal offset.
+FootTurn AlignFoot(const Ground& ground, const LegSettings& settings,
+                   double weight, const Vec3& ankle_world,
+                   const Vec3& knee_world, const Vec3& toe_offset,
+                   const Vec3& ankle_offset);
 
 // Runs `jobs` (of distinct characters: no two share a span) as each one's
 // Run would, their statuses into statuses[0 .. jobs.size()): the same bits,
