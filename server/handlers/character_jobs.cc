@@ -4,6 +4,7 @@
 #include "handlers/character_jobs.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <list>
 #include <optional>
@@ -212,11 +213,12 @@ absl::Status ReadGoals(
   return within;
 }
 
-CharacterJobs& CharacterJobs::ForThisThread() {
+CharacterJobs& CharacterJobs::ForThisThread(size_t slot) {
   // On the heap: a thread that never runs a character pays nothing.
-  thread_local const std::unique_ptr<CharacterJobs> jobs =
-      std::make_unique<CharacterJobs>();
-  return *jobs;
+  thread_local std::array<std::unique_ptr<CharacterJobs>, kTickGroupCharacters>
+      jobs;
+  if (jobs[slot] == nullptr) jobs[slot] = std::make_unique<CharacterJobs>();
+  return *jobs[slot];
 }
 
 void CharacterJobs::Start(const RigEntry& entry, DensePose& pose,
@@ -365,24 +367,40 @@ absl::Status CharacterJobs::WithinCharacterBudget() const {
 }
 
 void CharacterJobs::Run() {
+  CharacterJobs* const self = this;
+  RunGroup(absl::MakeConstSpan(&self, 1));
+}
+
+void CharacterJobs::RunGroup(absl::Span<CharacterJobs* const> group) {
+  // The batch runs on copies of the characters' ticks, side by side; each
+  // character's observer is its own CharacterJobs, told of its own copy.
+  CharacterTick ticks[kTickGroupCharacters];
+  std::optional<SolveCounters::Goals> counted[kTickGroupCharacters];
+  for (size_t k = 0; k < group.size(); ++k) {
+    ticks[k] = group[k]->tick_;
+    group[k]->goals_counted_ = &counted[k].emplace(group[k]->counters_);
+  }
   TickBatchJob batch;
-  batch.character = &entry_->character;
-  batch.characters = absl::MakeSpan(&tick_, 1);
-  batch.scratch = &scratch_;
-  SolveCounters::Goals counted(counters_);
-  goals_counted_ = &counted;
+  batch.character = &group[0]->entry_->character;
+  batch.characters = absl::MakeSpan(ticks, group.size());
+  batch.scratch = &group[0]->scratch_;
   absl::Status run;
   {
     CoreTime::Scope core;
     run = batch.Run();
   }
-  goals_counted_ = nullptr;
-  if (!run.ok()) {  // spans this class sized: not the caller's input
-    tick_.ground_status = tick_.goals_status = tick_.dynamics_status =
-        absl::InternalError(run.message());
-    return;
+  for (size_t k = 0; k < group.size(); ++k) {
+    CharacterJobs& jobs = *group[k];
+    jobs.goals_counted_ = nullptr;
+    counted[k].reset();
+    if (!run.ok()) {  // spans this class sized: not the caller's input
+      jobs.tick_.ground_status = jobs.tick_.goals_status =
+          jobs.tick_.dynamics_status = absl::InternalError(run.message());
+      continue;
+    }
+    jobs.tick_ = std::move(ticks[k]);
+    jobs.pose_->root = jobs.tick_.root;
   }
-  pose_->root = tick_.root;
 }
 
 absl::Status CharacterJobs::dynamics_status() const {

@@ -47,7 +47,9 @@ absl::Status ReadGoals(
 // allocates nothing.
 class CharacterJobs final : public TickJobObserver {
  public:
-  static CharacterJobs& ForThisThread();
+  // The thread's `slot`-th (of kTickGroupCharacters, for a group run side
+  // by side: RunGroup).
+  static CharacterJobs& ForThisThread(size_t slot = 0);
 
   // A new character of `entry`'s rig on `pose` (worked on in place; it and
   // `entry` must outlive Run()), answered in `form`, held to `limits`
@@ -95,6 +97,11 @@ class CharacterJobs final : public TickJobObserver {
   // job that fails leaves it as it found it); the root is lowered by
   // grounding. Counted as core time, less the answers' writing.
   void Run();
+  // Run for several characters of one rig (the same RigEntry), side by
+  // side in one TickBatchJob (at most kTickGroupCharacters, each a distinct
+  // CharacterJobs started on its own pose): each gets what its own Run
+  // gives.
+  static void RunGroup(absl::Span<CharacterJobs* const> group);
 
   // Each job's outcome: OK when it succeeded or was not added.
   const absl::Status& grounding_status() const { return tick_.ground_status; }

@@ -29,12 +29,14 @@
 
 namespace ik::server {
 
-class CharacterJobs;   // character_jobs.h
-class RequestGround;   // request_ground.h
-struct TickPoses;      // tick_handler.cc
-struct ReadTick;       // tick_handler.cc
-class TickBaselines;   // tick_baselines.h
-struct CharacterUses;  // tick_uses.h
+class CharacterJobs;    // character_jobs.h
+class RequestGround;    // request_ground.h
+struct TickPoses;       // tick_handler.cc
+struct TickSlot;        // tick_handler.cc
+struct TickChunkEntry;  // tick_handler.cc
+struct ReadTick;        // tick_handler.cc
+class TickBaselines;    // tick_baselines.h
+struct CharacterUses;   // tick_uses.h
 
 // What adding each of a tick character's jobs said (OK: added, or none).
 struct CharacterJobStatuses {
@@ -148,17 +150,29 @@ class IkHandlers {
   // RESOURCE_EXHAUSTED ("characters") when the characters' `work` summed
   // is more than a call may ask (--max_work_per_call).
   absl::Status WithinCallBudget(absl::Span<const std::int64_t> work) const;
-  // Character `index` of a tick into `out`, or CANCELLED when the call has
-  // stopped.
-  void TickCharacter(const v1::TickCharacter& character, int index,
-                     const TickSettings& tick, const CallScope& scope,
-                     v1::TickCharacterResult& out) const;
-  // Character `index` of a tick into `out`: its pose read (and checked),
-  // then its jobs in order -- grounding, goals, dynamics -- each on the pose
-  // the ones before it left, then its answer pose.
-  void RunCharacter(const v1::TickCharacter& character, int index,
-                    const TickSettings& tick,
-                    v1::TickCharacterResult& out) const;
+  // Characters [first, first + size) of a tick read as `read`, run as a
+  // chunk (RunTickChunk), each answer kept for its baseline and serialised
+  // into `response`.
+  void RunReadChunk(const ReadTick& read, int first, int size,
+                    const TickSettings& tick, const CallScope& scope,
+                    TickBaselines* baselines,
+                    wire::TickResponseBytes& response) const;
+  // A chunk of a tick's characters, `first` the index of entries[0]: each
+  // into its `out`, or CANCELLED when the call has stopped; those of one
+  // rig side by side (CharacterJobs::RunGroup). An entry without a
+  // character is answered already.
+  void RunTickChunk(absl::Span<const TickChunkEntry> entries, int first,
+                    const TickSettings& tick, const CallScope& scope) const;
+  // Character `index` of a tick, up to its jobs' run, in `slot` (of this
+  // thread, the `number`-th of its chunk): its rig, its pose read (and
+  // checked) and its jobs added to the slot's CharacterJobs. False when its
+  // answer in `out` is complete without a run.
+  bool StartCharacter(const v1::TickCharacter& character, int index,
+                      const TickSettings& tick, TickSlot& slot, size_t number,
+                      v1::TickCharacterResult& out) const;
+  // After the run: each job's outcome and the answer pose into `out`.
+  void FinishCharacter(const v1::TickCharacter& character, int index,
+                       TickSlot& slot, v1::TickCharacterResult& out) const;
   // The character's pose read into poses.incoming and, checked or as sent,
   // into poses.pose. False (with the character's status set) when it
   // cannot be used.

@@ -133,6 +133,72 @@ TEST_P(TickTest, TheSameTickGivesTheSameBytesWhateverThePoolSize) {
   }
 }
 
+TEST_P(TickTest, CharactersSideBySideGiveWhatEachGetsOneAtATime) {
+  // 40 characters run four side by side on this server's pool (a tick of
+  // at least 8 characters per solver thread), one at a time on a 16-thread
+  // server: humanoids, tail rigs among them (groups of several rigs), and
+  // a bad job or character here and there (characters that never run).
+  v1::TickRequest request = Crowd(31, 40);
+  std::mt19937_64 engine(31);
+  for (const int k : {2, 6, 7, 13, 26, 33, 34}) {
+    v1::TickCharacter& tail = *request.mutable_characters(k);
+    tail.Clear();
+    tail.set_id(absl::StrCat("tail-", k));
+    tail.set_rig("tail");
+    *tail.mutable_pose()->mutable_root()->mutable_translation() =
+        Vec(0.1 * k, 0.5, 0.0);
+    v1::ChainGoal& goal = *tail.add_goals();
+    goal.set_chain("tail");
+    *goal.mutable_target() = Vec(0.1 * k + 0.3, 0.2, -0.4);
+    tail.mutable_dynamics()->set_delta_time(1.0 / 30.0);
+  }
+  request.mutable_characters(5)->set_rig("nobody");
+  request.mutable_characters(9)->mutable_goals(1)->set_chain("tentacle");
+  request.mutable_characters(14)->mutable_ground()->set_weights(1, 1.5);
+  SetJointRotation(*request.mutable_characters(21)->mutable_pose(), 5,
+                   Rotation(0, 0, 0, 0));
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.terrain_dir = std::string(IK_EXAMPLES_DIR) + "/terrains";
+  options.rig_dir = std::string(IK_EXAMPLES_DIR) + "/rigs";
+  options.solver_threads = 16;
+  auto one_at_a_time = IkServer::Start(options);
+  ASSERT_TRUE(one_at_a_time.ok()) << one_at_a_time.status();
+  auto stub = v1::IkService::NewStub(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*one_at_a_time)->port()),
+                          grpc::InsecureChannelCredentials()));
+  for (int t = 0; t < 2; ++t) {
+    v1::TickResponse together, alone;
+    ASSERT_TRUE(Tick(request, &together).ok());
+    grpc::Status status = stub->Tick(Context().get(), request, &alone);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(together.characters_size(), 40);
+    int ran = 0, tails = 0;
+    for (int k = 0; k < 40; ++k) {
+      SCOPED_TRACE(::testing::Message() << "tick " << t << " character " << k);
+      const v1::TickCharacterResult& answer = together.characters(k);
+      EXPECT_EQ(DeterministicBytes(answer),
+                DeterministicBytes(alone.characters(k)));
+      ran += answer.status().code() == 0;
+      tails += answer.status().code() == 0 && answer.id().rfind("tail", 0) == 0;
+    }
+    EXPECT_EQ(ran, 38);
+    EXPECT_EQ(tails, 7);
+    // The next tick steps dynamics on from the states this one answered.
+    for (int k = 0; k < 40; ++k) {
+      v1::TickCharacter& character = *request.mutable_characters(k);
+      if (!character.has_dynamics() || !together.characters(k).has_dynamics()) {
+        continue;
+      }
+      v1::StepDynamicsRequest& dynamics = *character.mutable_dynamics();
+      dynamics.clear_states();
+      for (const auto& result : together.characters(k).dynamics().results()) {
+        *dynamics.add_states() = result.state();
+      }
+    }
+  }
+}
+
 TEST_P(TickTest, ABadJobOrCharacterFailsAloneWithItsPathFromTheTick) {
   v1::TickRequest request = Crowd(99, kCharacters);
   const v1::TickRequest good = request;
