@@ -348,6 +348,8 @@ absl::Status TickBatchJob::Run() const {
     scratch->state_paths.push_back(absl::StrCat("dynamic_states[", c, "]"));
   }
   scratch->all_planted.assign(character->legs.size(), 1.0);
+  const size_t group = std::min(kTickGroupCharacters, characters.size());
+  if (scratch->chain.size() < group) scratch->chain.resize(group);
   for (size_t first = 0; first < characters.size();
        first += kTickGroupCharacters) {
     const absl::Span<CharacterTick> group =

@@ -138,7 +138,8 @@ inline constexpr size_t kTickGroupCharacters = 4;
 // Per character of a group (kTickGroupCharacters) where a job's buffers
 // must outlive its start.
 struct TickScratch {
-  std::array<SolveChainWorkspace, kTickGroupCharacters> chain;
+  // One per character of the largest group run yet (sized by Run).
+  std::vector<SolveChainWorkspace> chain;
   // The goals' joints before the first goal (all-or-none).
   std::array<std::vector<Transform>, kTickGroupCharacters> goal_joints_before;
   // World transforms of the joints dynamics reads, on the pose after the
