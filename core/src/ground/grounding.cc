@@ -395,10 +395,10 @@ bool KeptFrame(const GroundFeetJob& job, size_t l) {
   return l < kKeptLegPoses && !internal::BelowEarlierLegs(job.legs, l);
 }
 
-// Whether the job's first two legs go as a LegPairSolve.
-bool FirstLegsPair(const GroundFeetJob& job) {
-  return job.legs.size() >= 2 && KeptFrame(job, 0) && KeptFrame(job, 1) &&
-         !ShareJoints(job.legs[0], job.legs[1]);
+// Whether legs `l` and `l + 1` go as a LegPairSolve.
+bool PairsWithNext(const GroundFeetJob& job, size_t l) {
+  return l + 1 < job.legs.size() && KeptFrame(job, l) &&
+         KeptFrame(job, l + 1) && !ShareJoints(job.legs[l], job.legs[l + 1]);
 }
 
 // The legs from `first` on, in order, each pair that can go as a
@@ -407,8 +407,7 @@ absl::Status GroundLegs(const GroundFeetJob& job, const GroundingPlan& plan,
                         const Transform& lowered, size_t first) {
   for (size_t l = first; l < job.legs.size(); ++l) {
     absl::Status status;
-    if (l + 1 < job.legs.size() && KeptFrame(job, l) && KeptFrame(job, l + 1) &&
-        !ShareJoints(job.legs[l], job.legs[l + 1])) {
+    if (PairsWithNext(job, l)) {
       LegPairSolve pair(job, l, plan.kept_frames[l], plan.kept_frames[l + 1],
                         lowered);
       absl::Status solved[2];
@@ -444,7 +443,7 @@ void GroundGroup(absl::Span<const GroundFeetJob* const> jobs,
     if (!statuses[k].ok()) continue;
     PlanFeet(job, plans[k]);
     lowered[k] = DropPelvis(job, plans[k]);
-    if (!FirstLegsPair(job)) continue;
+    if (!PairsWithNext(job, 0)) continue;
     pairs[k].emplace(job, 0, plans[k].kept_frames[0], plans[k].kept_frames[1],
                      lowered[k]);
     lane_jobs[lanes++] = &pairs[k]->first_job();
