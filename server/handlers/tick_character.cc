@@ -60,10 +60,10 @@ absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
   return absl::OkStatus();
 }
 
-// A character done with its own ground and rig: its terrains unpinned
+// A character done with: its own ground's terrains unpinned
 // (kept in its uses when the call is recorded), and its rig unless
 // recorded.
-void ReleaseGround(TickSlot& slot) {
+void ReleaseCharacter(TickSlot& slot) {
   if (slot.uses != nullptr && slot.own_ground.has_value()) {
     slot.uses->terrains = slot.own_ground->TakeTerrains();
   }
@@ -161,7 +161,7 @@ bool IkHandlers::StartCharacter(const v1::TickCharacter& character, int index,
       AddCharacterJobs(character, tick, slot.own_ground, *slot.jobs, out);
   if (absl::Status within = slot.jobs->WithinCharacterBudget(); !within.ok()) {
     // Refused before any of its work: no job ran.
-    ReleaseGround(slot);
+    ReleaseCharacter(slot);
     out.clear_ground();
     out.clear_goals();
     out.clear_dynamics();
@@ -176,7 +176,7 @@ void IkHandlers::FinishCharacter(const v1::TickCharacter& character, int index,
                                  TickSlot& slot,
                                  v1::TickCharacterResult& out) const {
   CharacterJobOutcomes(index, slot.added, *slot.jobs, out);
-  ReleaseGround(slot);
+  ReleaseCharacter(slot);
   const TickPoses& poses = slot.poses;
   if (!character.has_compact_pose()) {
     TickPoseToProto(poses.incoming, poses.pose, out);
