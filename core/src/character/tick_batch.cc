@@ -16,6 +16,7 @@
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/rig_dynamics.h"
+#include "rig/limb_start.h"
 #include "rig/solve_chain_internal.h"
 #include "solvers/two_bone_lanes.h"
 
@@ -221,20 +222,24 @@ class GroupGoals {
  private:
   void SolveGoal(size_t i) {
     GroupSlots pending;
+    internal::TwoBoneLimbSolve* limbs[kTickGroupCharacters];
     const TwoBoneJob* lanes[kTickGroupCharacters];
     for (size_t k = 0; k < group_.size(); ++k) {
       CharacterTick& tick = group_[k];
       if (i >= tick.goals.size() || !tick.goals_status.ok()) continue;
       jobs_[k].goal = &tick.goals[i];
       jobs_[k].result = &tick.goal_results[i];
-      const absl::Status status = steps_[k].Begin(jobs_[k]);
+      const absl::Status status =
+          steps_[k].Begin(jobs_[k], internal::LimbStart::kLater);
       if (status.ok() && steps_[k].pending()) {
+        limbs[pending.count] = steps_[k].limb();
         lanes[pending.count] = &steps_[k].job();
         pending.slot[pending.count++] = k;
       } else {
         Solved(k, i, status);
       }
     }
+    internal::StartLimbs(absl::MakeConstSpan(limbs, pending.count));
     absl::Status solved[kTickGroupCharacters];
     internal::RunTwoBoneJobGroup(absl::MakeConstSpan(lanes, pending.count),
                                  solved);

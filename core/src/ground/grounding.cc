@@ -21,6 +21,7 @@
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/geometry/ray.h"
+#include "rig/limb_start.h"
 #include "rig/two_bone_limits.h"
 #include "solvers/two_bone_lanes.h"
 
@@ -220,7 +221,7 @@ Transform HipModel(const GroundFeetJob& job, size_t l, const LegPose& pose) {
 class LegSolve {
  public:
   LegSolve(const GroundFeetJob& job, size_t l, const LegPose& pose,
-           const Transform& lowered)
+           const Transform& lowered, internal::LimbStart when)
       : job_(job),
         l_(l),
         solve_(*job.rig, {job.legs[l].hip, job.legs[l].knee, job.legs[l].ankle},
@@ -228,8 +229,9 @@ class LegSolve {
                InverseTransformPoint(lowered, job.feet[l].goal),
                pose.knee.translation + PoleOffset(job, l, pose),
                kDefaultTolerance,
-               /*history_free=*/false, job.locals, &report_) {}
+               /*history_free=*/false, job.locals, &report_, when) {}
 
+  internal::TwoBoneLimbSolve& limb() { return solve_; }
   const TwoBoneJob& job() const { return solve_.job(); }
 
   // `solved`: job()'s status.
@@ -320,7 +322,7 @@ absl::Status GroundLeg(const GroundFeetJob& job, size_t l,
                        const LegFrame& frame, const Transform& lowered) {
   const FootTurn turn = TurnFoot(job, l, frame);
   job.feet[l].tilt = turn.angle;
-  LegSolve solve(job, l, frame.pose, lowered);
+  LegSolve solve(job, l, frame.pose, lowered, internal::LimbStart::kNow);
   if (absl::Status status = solve.Finish(solve.job().Run()); !status.ok()) {
     return status;
   }
@@ -333,8 +335,9 @@ absl::Status GroundLeg(const GroundFeetJob& job, size_t l,
 // halves about their solves' jobs, which the caller runs together (two SIMD
 // lanes, or four with another pair's): everything else, and every write, in
 // GroundLeg's order for `l`, then for `l + 1`: the same bits, and on an
-// error the same legs left untouched. Not copyable or movable: the jobs
-// point into it.
+// error the same legs left untouched. The caller starts the limbs (with
+// other pairs', internal::StartLimbs) before it runs the jobs. Not copyable
+// or movable: the jobs point into it.
 class LegPairSolve {
  public:
   LegPairSolve(const GroundFeetJob& job, size_t l, const LegFrame& first,
@@ -346,12 +349,16 @@ class LegPairSolve {
         lowered_(lowered),
         first_turn_(TurnFoot(job, l, first)) {
     job.feet[l].tilt = first_turn_.angle;
-    first_solve_.emplace(job, l, first.pose, lowered);
-    second_solve_.emplace(job, l + 1, second.pose, lowered);
+    first_solve_.emplace(job, l, first.pose, lowered,
+                         internal::LimbStart::kLater);
+    second_solve_.emplace(job, l + 1, second.pose, lowered,
+                          internal::LimbStart::kLater);
   }
   LegPairSolve(const LegPairSolve&) = delete;
   LegPairSolve& operator=(const LegPairSolve&) = delete;
 
+  internal::TwoBoneLimbSolve* first_limb() { return &first_solve_->limb(); }
+  internal::TwoBoneLimbSolve* second_limb() { return &second_solve_->limb(); }
   const TwoBoneJob& first_job() const { return first_solve_->job(); }
   const TwoBoneJob& second_job() const { return second_solve_->job(); }
 
@@ -381,14 +388,6 @@ class LegPairSolve {
   std::optional<LegSolve> second_solve_;
 };
 
-// Whether legs `a` and `b` share a joint of their solves and feet.
-bool ShareJoints(const Leg& a, const Leg& b) {
-  for (const int j : {a.hip, a.knee, a.ankle}) {
-    if (j == b.hip || j == b.knee || j == b.ankle) return true;
-  }
-  return false;
-}
-
 // Whether leg `l` is grounded from a frame kept from the animated pose:
 // one of the first kKeptLegPoses, and no earlier leg's solve moved it.
 bool KeptFrame(const GroundFeetJob& job, size_t l) {
@@ -398,7 +397,8 @@ bool KeptFrame(const GroundFeetJob& job, size_t l) {
 // Whether legs `l` and `l + 1` go as a LegPairSolve.
 bool PairsWithNext(const GroundFeetJob& job, size_t l) {
   return l + 1 < job.legs.size() && KeptFrame(job, l) &&
-         KeptFrame(job, l + 1) && !ShareJoints(job.legs[l], job.legs[l + 1]);
+         KeptFrame(job, l + 1) &&
+         !internal::ShareJoints(job.legs[l], job.legs[l + 1]);
 }
 
 // The legs from `first` on, in order, each pair that can go as a
@@ -410,6 +410,9 @@ absl::Status GroundLegs(const GroundFeetJob& job, const GroundingPlan& plan,
     if (PairsWithNext(job, l)) {
       LegPairSolve pair(job, l, plan.kept_frames[l], plan.kept_frames[l + 1],
                         lowered);
+      internal::TwoBoneLimbSolve* const limbs[2] = {pair.first_limb(),
+                                                    pair.second_limb()};
+      internal::StartLimbs(limbs);
       absl::Status solved[2];
       internal::RunTwoBoneJobPair(pair.first_job(), pair.second_job(), solved);
       status = pair.Finish(solved);
@@ -435,6 +438,7 @@ void GroundGroup(absl::Span<const GroundFeetJob* const> jobs,
   GroundingPlan plans[kGroupJobs];
   Transform lowered[kGroupJobs];
   std::optional<LegPairSolve> pairs[kGroupJobs];
+  internal::TwoBoneLimbSolve* limbs[2 * kGroupJobs];
   const TwoBoneJob* lane_jobs[2 * kGroupJobs];
   size_t lanes = 0;
   for (size_t k = 0; k < jobs.size(); ++k) {
@@ -446,9 +450,12 @@ void GroundGroup(absl::Span<const GroundFeetJob* const> jobs,
     if (!PairsWithNext(job, 0)) continue;
     pairs[k].emplace(job, 0, plans[k].kept_frames[0], plans[k].kept_frames[1],
                      lowered[k]);
+    limbs[lanes] = pairs[k]->first_limb();
     lane_jobs[lanes++] = &pairs[k]->first_job();
+    limbs[lanes] = pairs[k]->second_limb();
     lane_jobs[lanes++] = &pairs[k]->second_job();
   }
+  internal::StartLimbs(absl::MakeConstSpan(limbs, lanes));
   absl::Status solved[2 * kGroupJobs];
   internal::RunTwoBoneJobGroup(absl::MakeConstSpan(lane_jobs, lanes), solved);
   lanes = 0;

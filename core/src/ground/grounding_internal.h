@@ -35,6 +35,10 @@ LegPose PoseOfLeg(absl::Span<const int> parents,
 // legs are solved.
 bool BelowEarlierLegs(absl::Span<const Leg> legs, size_t leg);
 
+// Whether legs `a` and `b` share a joint of their solves and feet (hip,
+// knee, ankle).
+bool ShareJoints(const Leg& a, const Leg& b);
+
 // The smallest drop of the hip along world up (metres, >= 0) that brings a
 // goal at `hip_to_goal` from the hip within `reach` of it; +infinity when
 // no drop can (the goal is further than `reach` from the hip's vertical).

@@ -36,14 +36,27 @@ LegPose PoseOfLeg(absl::Span<const int> parents,
   return pose;
 }
 
+namespace {
+
+// Whether `leg`'s solve or foot turns joint `j`.
+bool TurnsJoint(const Leg& leg, int j) {
+  return j == leg.hip || j == leg.knee || j == leg.ankle;
+}
+
+}  // namespace
+
 bool BelowEarlierLegs(absl::Span<const Leg> legs, size_t leg) {
   for (const int j : legs[leg].ancestors) {
     for (size_t earlier = 0; earlier < leg; ++earlier) {
-      const Leg& other = legs[earlier];
-      if (j == other.hip || j == other.knee || j == other.ankle) return true;
+      if (TurnsJoint(legs[earlier], j)) return true;
     }
   }
   return false;
+}
+
+bool ShareJoints(const Leg& a, const Leg& b) {
+  return TurnsJoint(b, a.hip) || TurnsJoint(b, a.knee) ||
+         TurnsJoint(b, a.ankle);
 }
 
 double DropNeeded(const Vec3& hip_to_goal, double reach) {

@@ -282,7 +282,7 @@ absl::Status SolveChainJob::Validate() const { return Prepare(*this).status(); }
 
 namespace internal {
 
-absl::Status ChainGoalSteps::Begin(const SolveChainJob& job) {
+absl::Status ChainGoalSteps::Begin(const SolveChainJob& job, LimbStart when) {
   solve_.reset();
   absl::StatusOr<PreparedGoal> prepared = Prepare(job);
   if (!prepared.ok()) return prepared.status();
@@ -328,8 +328,8 @@ absl::Status ChainGoalSteps::Begin(const SolveChainJob& job) {
       TwoBoneJoints{chain.joints[0], chain.joints[1], chain.joints[2]},
       root_model_, prepared_.target_model, prepared_.pole_model,
       goal.tolerance.value_or(chain.tolerance),
-      goal.history_free || goal.swivel.has_value(), job.locals,
-      &answer_.report);
+      goal.history_free || goal.swivel.has_value(), job.locals, &answer_.report,
+      when);
   return absl::OkStatus();
 }
 

@@ -62,7 +62,9 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
 // that the jobs of several goals (of several characters) can be solved
 // together in SIMD lanes (internal::RunTwoBoneJobGroup): Begin, then job()
 // solved (its Run or the lanes, the same bits), then Finish give Run's
-// bits and status. A goal of any other solver is solved whole by Begin.
+// bits and status. With LimbStart::kLater the limb's solve is started
+// between Begin and the job (internal::StartLimbs, rig/limb_start.h, with
+// other goals' limbs). A goal of any other solver is solved whole by Begin.
 // Not copyable or movable: the job points into it.
 //
 //   internal::ChainGoalSteps steps;
@@ -78,9 +80,11 @@ class ChainGoalSteps {
   // Everything before the two-bone job (for another solver, the whole
   // solve). Not OK: the goal failed, the pose as it came. `job` must stay
   // alive and unchanged until Finish.
-  absl::Status Begin(const SolveChainJob& job);
+  absl::Status Begin(const SolveChainJob& job,
+                     LimbStart when = LimbStart::kNow);
   // Whether a two-bone job awaits its solve, then Finish.
   bool pending() const { return solve_.has_value(); }
+  TwoBoneLimbSolve* limb() { return &*solve_; }
   const TwoBoneJob& job() const { return solve_->job(); }
   // `solved`: job()'s status. The rest of the solve and the answer into the
   // job's result; not OK: the goal failed, the pose as it came.

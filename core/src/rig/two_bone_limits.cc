@@ -34,61 +34,6 @@ const double kCosBranchSwitchAngle = Cos(kBranchSwitchAngle);
 // about) counts as on the hinge: turning about the axis keeps it there.
 constexpr double kOnHingeSlack = 1e-12;
 
-MidStart StartMidWithinLimit(const JointDefinition& mid,
-                             const JointConstraint& mid_constraint,
-                             const Quat& mid_rotation) {
-  MidStart start;
-  start.hinge = mid.limit.kind == JointLimit::Kind::kHinge;
-  start.rotation = mid_rotation;
-  bool mid_within = false;
-  if (start.hinge) {
-    const HingeLimit& hinge = mid.limit.hinge;
-    const Quat relative = glm::conjugate(mid.rest.rotation) * start.rotation;
-    start.hinge_angle = TwistAngleAbout(relative, hinge.axis);
-    mid_within =
-        ClampAngleToRange(start.hinge_angle, hinge.range) ==
-            start.hinge_angle &&
-        glm::length(relative * hinge.axis - hinge.axis) <= kOnHingeSlack;
-  }
-  if (!mid_within) {  // a hinge off its range or axis, or any other limit
-    const LimitedRotation limited =
-        ApplyJointConstraint(mid_constraint, start.rotation);
-    start.rotation = limited.rotation;
-    start.clamped = limited.clamped;
-    if (start.hinge) {
-      start.hinge_angle =
-          ClampAngleToRange(start.hinge_angle, mid.limit.hinge.range);
-    }
-  }
-  return start;
-}
-
-// Sets `job`'s inputs (its outputs are the caller's to set). `mid_model`
-// is the middle joint's model transform with the start's rotation.
-void SetJobWithinLimits(const JointDefinition& mid, const MidStart& start,
-                        const Transform& root_model, const Transform& mid_model,
-                        const Vec3& tip_translation_local,
-                        const Vec3& target_model,
-                        const std::optional<Vec3>& pole_model, double tolerance,
-                        TwoBoneJob& job) {
-  job.root_model = root_model;
-  job.mid_model = mid_model;
-  job.tip_model.translation = TransformPoint(mid_model, tip_translation_local);
-  job.target_model = target_model;
-  job.pole_model = pole_model;
-  if (start.hinge) {
-    // The hinge axis lives in the middle joint's rest local frame; the
-    // parent (the root) carries that frame into model space. Turning about
-    // it keeps the pose on the hinge, and the turn may take the hinge angle
-    // to either end of its range.
-    const HingeLimit& hinge = mid.limit.hinge;
-    job.mid_axis_model = root_model.rotation * (mid.rest.rotation * hinge.axis);
-    job.mid_turn_range = AngleRange{hinge.range.min - start.hinge_angle,
-                                    hinge.range.max - start.hinge_angle};
-  }
-  job.tolerance = tolerance;
-}
-
 // A turn of the circle as its cosine and sine times a positive factor.
 struct TurnDirection {
   double x = 1.0;
@@ -300,13 +245,42 @@ std::uint64_t ApplyCorrectionsWithinLimits(
 
 }  // namespace
 
+MidStart StartMidWithinLimit(const JointDefinition& mid,
+                             const JointConstraint& mid_constraint,
+                             const Quat& mid_rotation) {
+  MidStart start;
+  start.hinge = mid.limit.kind == JointLimit::Kind::kHinge;
+  start.rotation = mid_rotation;
+  bool mid_within = false;
+  if (start.hinge) {
+    const HingeLimit& hinge = mid.limit.hinge;
+    const Quat relative = glm::conjugate(mid.rest.rotation) * start.rotation;
+    start.hinge_angle = TwistAngleAbout(relative, hinge.axis);
+    mid_within =
+        ClampAngleToRange(start.hinge_angle, hinge.range) ==
+            start.hinge_angle &&
+        glm::length(relative * hinge.axis - hinge.axis) <= kOnHingeSlack;
+  }
+  if (!mid_within) {  // a hinge off its range or axis, or any other limit
+    const LimitedRotation limited =
+        ApplyJointConstraint(mid_constraint, start.rotation);
+    start.rotation = limited.rotation;
+    start.clamped = limited.clamped;
+    if (start.hinge) {
+      start.hinge_angle =
+          ClampAngleToRange(start.hinge_angle, mid.limit.hinge.range);
+    }
+  }
+  return start;
+}
+
 TwoBoneLimbSolve::TwoBoneLimbSolve(const Rig& rig, const TwoBoneJoints& joints,
                                    const Transform& root_model,
                                    const Vec3& target_model,
                                    const std::optional<Vec3>& pole_model,
                                    double tolerance, bool history_free,
                                    absl::Span<const Transform> locals,
-                                   SolveReport* report)
+                                   SolveReport* report, LimbStart when)
     : rig_(rig),
       joints_(joints),
       root_model_(root_model),
@@ -315,30 +289,50 @@ TwoBoneLimbSolve::TwoBoneLimbSolve(const Rig& rig, const TwoBoneJoints& joints,
   const JointDefinition& mid = rig.joint(joints.mid);
   free_ = mid.limit.kind == JointLimit::Kind::kNone &&
           rig.joint(joints.root).limit.kind == JointLimit::Kind::kNone;
-  if (free_) {
-    // Neither joint limited: the job and the corrections applied, nothing
-    // to hold or search.
-    job_.root_model = root_model;
-    job_.mid_model = Compose(root_model, locals[joints.mid]);
-    job_.tip_model.translation =
-        TransformPoint(job_.mid_model, locals[joints.tip].translation);
-    job_.target_model = target_model;
-    job_.pole_model = pole_model;
-    job_.tolerance = tolerance;
-  } else {
-    mid_constraint_ = JointConstraintOf(mid);
-    start_ =
-        StartMidWithinLimit(mid, mid_constraint_, locals[joints.mid].rotation);
-    Transform mid_local = locals[joints.mid];
-    mid_local.rotation = start_.rotation;
-    SetJobWithinLimits(mid, start_, root_model, Compose(root_model, mid_local),
-                       locals[joints.tip].translation, target_model, pole_model,
-                       tolerance, job_);
-    job_.mid_turn_clamped = &turn_clamped_;
-  }
+  job_.root_model = root_model;
+  job_.target_model = target_model;
+  job_.pole_model = pole_model;
+  job_.tolerance = tolerance;
   job_.root_correction = &root_correction_;
   job_.mid_correction = &mid_correction_;
   job_.report = report;
+  if (free_) {
+    // Neither joint limited: the job and the corrections applied, nothing
+    // to hold or search.
+    job_.mid_model = Compose(root_model, locals[joints.mid]);
+    job_.tip_model.translation =
+        TransformPoint(job_.mid_model, locals[joints.tip].translation);
+    return;
+  }
+  mid_constraint_ = JointConstraintOf(mid);
+  mid_local_ = locals[joints.mid];
+  tip_local_ = locals[joints.tip].translation;
+  job_.mid_turn_clamped = &turn_clamped_;
+  awaiting_start_ = true;
+  if (when == LimbStart::kNow) {
+    Start(StartMidWithinLimit(mid, mid_constraint_, mid_local_.rotation));
+  }
+}
+
+void TwoBoneLimbSolve::Start(const MidStart& start) {
+  start_ = start;
+  Transform mid_local = mid_local_;
+  mid_local.rotation = start.rotation;
+  job_.mid_model = Compose(root_model_, mid_local);
+  job_.tip_model.translation = TransformPoint(job_.mid_model, tip_local_);
+  if (start.hinge) {
+    // The hinge axis lives in the middle joint's rest local frame; the
+    // parent (the root) carries that frame into model space. Turning about
+    // it keeps the pose on the hinge, and the turn may take the hinge angle
+    // to either end of its range.
+    const JointDefinition& mid = rig_.joint(joints_.mid);
+    const HingeLimit& hinge = mid.limit.hinge;
+    job_.mid_axis_model =
+        root_model_.rotation * (mid.rest.rotation * hinge.axis);
+    job_.mid_turn_range = AngleRange{hinge.range.min - start.hinge_angle,
+                                     hinge.range.max - start.hinge_angle};
+  }
+  awaiting_start_ = false;
 }
 
 absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,

@@ -111,11 +111,23 @@ struct MidStart {
   bool clamped = false;  // the limit moved the incoming rotation
 };
 
+// SolveTwoBoneWithLimits's start: `mid_rotation`, the middle joint `mid`'s
+// incoming local rotation, within `mid_constraint` (JointConstraintOf(mid)).
+MidStart StartMidWithinLimit(const JointDefinition& mid,
+                             const JointConstraint& mid_constraint,
+                             const Quat& mid_rotation);
+
+// When a TwoBoneLimbSolve of a limited limb builds its job: at once, or
+// when started (Start, or StartLimbs of rig/limb_start.h, which starts a
+// group's middle joints side by side in SIMD lanes).
+enum class LimbStart { kNow, kLater };
+
 // SolveTwoBoneWithLimits in two halves around its TwoBoneJob, so a caller
 // with two limbs can solve both jobs at once (RunTwoBoneJobs) between them:
 // the constructor reads `locals` and builds the job (arguments as
-// SolveTwoBoneWithLimits's), Finish takes the job's status and writes
-// `locals`. Construct, run job(), Finish: the same bits and status as
+// SolveTwoBoneWithLimits's; with LimbStart::kLater a limited limb's job
+// waits for Start), Finish takes the job's status and writes `locals`.
+// Construct, (start,) run job(), Finish: the same bits and status as
 // SolveTwoBoneWithLimits. Not copyable, and not to be declared const: the
 // job writes its outputs into it.
 class TwoBoneLimbSolve {
@@ -124,9 +136,20 @@ class TwoBoneLimbSolve {
                    const Transform& root_model, const Vec3& target_model,
                    const std::optional<Vec3>& pole_model, double tolerance,
                    bool history_free, absl::Span<const Transform> locals,
-                   SolveReport* report);
+                   SolveReport* report, LimbStart when = LimbStart::kNow);
   TwoBoneLimbSolve(const TwoBoneLimbSolve&) = delete;
   TwoBoneLimbSolve& operator=(const TwoBoneLimbSolve&) = delete;
+
+  // Whether job() waits for Start: built with LimbStart::kLater, a limb
+  // with a limit, not started yet.
+  bool awaiting_start() const { return awaiting_start_; }
+  // The middle joint and its incoming local rotation, what Start's `start`
+  // is StartMidWithinLimit's for.
+  const JointDefinition& mid_joint() const { return rig_.joint(joints_.mid); }
+  const Quat& mid_rotation() const { return mid_local_.rotation; }
+  // Builds the job from `start`: StartMidWithinLimit(mid_joint(),
+  // JointConstraintOf(mid_joint()), mid_rotation()), or its bits.
+  void Start(const MidStart& start);
 
   const TwoBoneJob& job() const { return job_; }
   // `solved`: job()'s status. Returns it when not OK (locals unchanged);
@@ -141,7 +164,10 @@ class TwoBoneLimbSolve {
   Vec3 target_model_;
   bool history_free_;
   bool free_;  // neither joint limited
+  bool awaiting_start_ = false;
   JointConstraint mid_constraint_;
+  Transform mid_local_;  // the middle joint's incoming local transform
+  Vec3 tip_local_{0.0};  // the tip's local translation
   MidStart start_;
   TwoBoneJob job_;
   Quat root_correction_ = IdentityQuat();

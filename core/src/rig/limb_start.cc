@@ -1,0 +1,95 @@
+// StartLimbs (rig/limb_start.h): hinge middle joints four at a time in AVX
+// lanes where the processor has AVX (rig/limb_start_avx.cc), else two at a
+// time in SSE2 lanes (here), both through the same lane code
+// (rig/hinge_start_lanes_kernel.h).
+#include "rig/limb_start.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "absl/types/span.h"
+#include "base/trig_lanes.h"
+#include "ik/base/joint_limits.h"
+#include "ik/base/math.h"
+#include "ik/rig/rig.h"
+#include "rig/two_bone_limits.h"
+
+namespace ik {
+namespace {
+
+using internal::JointConstraintOf;
+using internal::MidStart;
+using internal::StartMidWithinLimit;
+
+// Two lanes: SSE2's mulpd, divpd and sqrtpd (x86-64's baseline).
+using D = internal::Lanes2;
+constexpr int kLanes = 2;
+inline D Sqrt(D v) {
+#if defined(__SSE2__)
+  return D(_mm_sqrt_pd(__m128d(v)));
+#else
+  return D{std::sqrt(v[0]), std::sqrt(v[1])};
+#endif
+}
+using internal::Atan2Lanes;
+using internal::CosLanes;
+using internal::SinLanes;
+
+#include "base/vector_lanes_kernel.h"      // NOLINT(build/include)
+#include "rig/hinge_start_lanes_kernel.h"  // NOLINT(build/include)
+
+// At most four limbs' middle joints started at once.
+constexpr size_t kGroup = 4;
+
+}  // namespace
+
+namespace internal {
+
+void StartHingePair(const JointDefinition* const mids[2],
+                    const Quat rotations[2], MidStart starts[2]) {
+  StartHingeLanes(mids, rotations, starts);
+}
+
+void StartLimbs(absl::Span<TwoBoneLimbSolve* const> solves) {
+  for (size_t first = 0; first < solves.size(); first += kGroup) {
+    const size_t end = std::min(solves.size(), first + kGroup);
+    TwoBoneLimbSolve* hinged[kGroup];
+    const JointDefinition* mids[kGroup];
+    Quat rotations[kGroup];
+    size_t count = 0;
+    for (size_t k = first; k < end; ++k) {
+      TwoBoneLimbSolve& solve = *solves[k];
+      if (!solve.awaiting_start()) continue;
+      const JointDefinition& mid = solve.mid_joint();
+      if (mid.limit.kind != JointLimit::Kind::kHinge) {
+        solve.Start(StartMidWithinLimit(mid, JointConstraintOf(mid),
+                                        solve.mid_rotation()));
+        continue;
+      }
+      hinged[count] = &solve;
+      mids[count] = &mid;
+      rotations[count++] = solve.mid_rotation();
+    }
+    MidStart starts[kGroup];
+    size_t i = 0;
+    if (count == kGroup && HasAvxLanes()) {
+      StartHingeQuad(mids, rotations, starts);
+      i = kGroup;
+    }
+    for (; i + 1 < count; i += 2) {
+      StartHingePair(&mids[i], &rotations[i], &starts[i]);
+    }
+    if (i < count) {
+      starts[i] = StartMidWithinLimit(*mids[i], JointConstraintOf(*mids[i]),
+                                      rotations[i]);
+    }
+    for (size_t k = 0; k < count; ++k) hinged[k]->Start(starts[k]);
+  }
+}
+
+}  // namespace internal
+}  // namespace ik
