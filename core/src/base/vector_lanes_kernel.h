@@ -1,6 +1,6 @@
 // Vectors and quaternions in SIMD lanes, one of each per lane, for the
 // core's lane code (solvers/two_bone_lanes_kernel.h,
-// rig/hinge_start_lanes_kernel.h): glm's operations term for term, so that
+// rig/limb_lanes_kernel.h): glm's operations term for term, so that
 // lane i of a result has the bits glm gives for lane i's values (with
 // -ffp-contract=off, which the core builds with).
 //

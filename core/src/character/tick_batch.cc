@@ -16,7 +16,7 @@
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/rig_dynamics.h"
-#include "rig/limb_start.h"
+#include "rig/limb_lanes.h"
 #include "rig/solve_chain_internal.h"
 #include "solvers/two_bone_lanes.h"
 

@@ -21,7 +21,7 @@
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/geometry/ray.h"
-#include "rig/limb_start.h"
+#include "rig/limb_lanes.h"
 #include "rig/two_bone_limits.h"
 #include "solvers/two_bone_lanes.h"
 

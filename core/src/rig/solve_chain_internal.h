@@ -63,7 +63,7 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
 // together in SIMD lanes (internal::RunTwoBoneJobGroup): Begin, then job()
 // solved (its Run or the lanes, the same bits), then Finish give Run's
 // bits and status. With LimbStart::kLater the limb's solve is started
-// between Begin and the job (internal::StartLimbs, rig/limb_start.h, with
+// between Begin and the job (internal::StartLimbs, rig/limb_lanes.h, with
 // other goals' limbs). A goal of any other solver is solved whole by Begin.
 // Not copyable or movable: the job points into it.
 //

@@ -1,8 +1,8 @@
-// StartLimbs (rig/limb_start.h): hinge middle joints four at a time in AVX
-// lanes where the processor has AVX (rig/limb_start_avx.cc), else two at a
+// StartLimbs (rig/limb_lanes.h): hinge middle joints four at a time in AVX
+// lanes where the processor has AVX (rig/limb_lanes_avx.cc), else two at a
 // time in SSE2 lanes (here), both through the same lane code
-// (rig/hinge_start_lanes_kernel.h).
-#include "rig/limb_start.h"
+// (rig/limb_lanes_kernel.h).
+#include "rig/limb_lanes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -39,12 +39,30 @@ using internal::Atan2Lanes;
 using internal::CosLanes;
 using internal::SinLanes;
 
-#include "base/vector_lanes_kernel.h"      // NOLINT(build/include)
-#include "rig/hinge_start_lanes_kernel.h"  // NOLINT(build/include)
+#include "base/vector_lanes_kernel.h"  // NOLINT(build/include)
+#include "rig/limb_lanes_kernel.h"     // NOLINT(build/include)
 
-// At most four limbs' middle joints started at once.
+// At most four limbs' joints at once.
 constexpr size_t kGroup = 4;
 
+// `count` (at most kGroup) joints of `joints` at `rotations` into `out`:
+// four at once by `quad` where the processor has AVX, else two at a time
+// by `pair`, one left over by `one`.
+template <typename Out, typename Pair, typename Quad, typename One>
+void InLanes(size_t count, const JointDefinition* const joints[],
+             const Quat rotations[], Out out[], Pair pair, Quad quad, One one) {
+  size_t i = 0;
+  if (count == kGroup && internal::HasAvxLanes()) {
+    quad(joints, rotations, out);
+    i = kGroup;
+  }
+  for (; i + 1 < count; i += 2) pair(&joints[i], &rotations[i], &out[i]);
+  if (i < count) out[i] = one(*joints[i], rotations[i]);
+}
+
+MidStart StartOne(const JointDefinition& mid, const Quat& rotation) {
+  return StartMidWithinLimit(mid, JointConstraintOf(mid), rotation);
+}
 }  // namespace
 
 namespace internal {
@@ -53,7 +71,6 @@ void StartHingePair(const JointDefinition* const mids[2],
                     const Quat rotations[2], MidStart starts[2]) {
   StartHingeLanes(mids, rotations, starts);
 }
-
 void StartLimbs(absl::Span<TwoBoneLimbSolve* const> solves) {
   for (size_t first = 0; first < solves.size(); first += kGroup) {
     const size_t end = std::min(solves.size(), first + kGroup);
@@ -66,8 +83,7 @@ void StartLimbs(absl::Span<TwoBoneLimbSolve* const> solves) {
       if (!solve.awaiting_start()) continue;
       const JointDefinition& mid = solve.mid_joint();
       if (mid.limit.kind != JointLimit::Kind::kHinge) {
-        solve.Start(StartMidWithinLimit(mid, JointConstraintOf(mid),
-                                        solve.mid_rotation()));
+        solve.Start(StartOne(mid, solve.mid_rotation()));
         continue;
       }
       hinged[count] = &solve;
@@ -75,18 +91,8 @@ void StartLimbs(absl::Span<TwoBoneLimbSolve* const> solves) {
       rotations[count++] = solve.mid_rotation();
     }
     MidStart starts[kGroup];
-    size_t i = 0;
-    if (count == kGroup && HasAvxLanes()) {
-      StartHingeQuad(mids, rotations, starts);
-      i = kGroup;
-    }
-    for (; i + 1 < count; i += 2) {
-      StartHingePair(&mids[i], &rotations[i], &starts[i]);
-    }
-    if (i < count) {
-      starts[i] = StartMidWithinLimit(*mids[i], JointConstraintOf(*mids[i]),
-                                      rotations[i]);
-    }
+    InLanes(count, mids, rotations, starts, StartHingePair, StartHingeQuad,
+            StartOne);
     for (size_t k = 0; k < count; ++k) hinged[k]->Start(starts[k]);
   }
 }

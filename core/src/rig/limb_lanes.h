@@ -1,8 +1,8 @@
 // Starting limited limbs' solves side by side: the middle joints'
 // StartMidWithinLimit (rig/two_bone_limits.h) for a group of limbs in SIMD
 // lanes. Not part of the public API.
-#ifndef IK_SRC_RIG_LIMB_START_H_
-#define IK_SRC_RIG_LIMB_START_H_
+#ifndef IK_SRC_RIG_LIMB_LANES_H_
+#define IK_SRC_RIG_LIMB_LANES_H_
 
 #include "absl/types/span.h"
 #include "ik/base/math.h"
@@ -32,4 +32,4 @@ void StartHingeQuad(const JointDefinition* const mids[4],
 
 }  // namespace ik::internal
 
-#endif  // IK_SRC_RIG_LIMB_START_H_
+#endif  // IK_SRC_RIG_LIMB_LANES_H_

@@ -1,10 +1,10 @@
-// StartLimbs' groups of four (rig/limb_start.h): the lane code of
-// rig/hinge_start_lanes_kernel.h in the four double lanes of AVX (vmulpd,
-// vdivpd and vsqrtpd on 256-bit registers; no FMA), the angles through the
-// two-lane atan2 of base/trig_lanes.h. Every function this file defines
-// after its includes is compiled for AVX (a target pragma, so that nothing
-// else of the build is): none may run before internal::HasAvxLanes() says
-// the processor has AVX.
+// StartLimbs' groups of four (rig/limb_lanes.h): the lane code
+// of rig/limb_lanes_kernel.h in the four double lanes of AVX (vmulpd, vdivpd
+// and vsqrtpd on 256-bit registers; no FMA), the angles through the two-lane
+// atan2 of base/trig_lanes.h. Every function this file defines after its
+// includes is compiled for AVX (a target pragma, so that nothing else of the
+// build is): none may run before internal::HasAvxLanes() says the processor has
+// AVX.
 #include <cmath>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -14,7 +14,7 @@
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
 #include "ik/rig/rig.h"
-#include "rig/limb_start.h"
+#include "rig/limb_lanes.h"
 #include "rig/two_bone_limits.h"
 
 #if defined(__x86_64__)
@@ -60,8 +60,8 @@ inline D CosLanes(D x) {
   return D{low[0], low[1], high[0], high[1]};
 }
 
-#include "base/vector_lanes_kernel.h"      // NOLINT(build/include)
-#include "rig/hinge_start_lanes_kernel.h"  // NOLINT(build/include)
+#include "base/vector_lanes_kernel.h"  // NOLINT(build/include)
+#include "rig/limb_lanes_kernel.h"     // NOLINT(build/include)
 
 }  // namespace
 

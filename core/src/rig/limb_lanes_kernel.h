@@ -1,6 +1,6 @@
-// The lanes of StartLimbs (rig/limb_start.h), written once for every lane
-// width: StartMidWithinLimit (rig/two_bone_limits.h) for hinge middle
-// joints in the double lanes of one vector, on its common paths: the
+// The lanes of StartLimbs (rig/limb_lanes.h), written once for every lane
+// width: StartMidWithinLimit (rig/two_bone_limits.h) for hinge
+// middle joints in the double lanes of one vector, on its common paths: the
 // incoming rotation within the hinge (kept), or off its axis and within
 // its range, or out of its range (the hinge's clamp, ApplyJointLimit, to
 // the axis and the range's nearer end). Every operation is the scalar
@@ -11,15 +11,14 @@
 // correction is started by StartMidWithinLimit itself.
 //
 // Not a header to include anywhere else: each lane width's source file
-// (rig/limb_start.cc for 2 lanes of SSE2, rig/limb_start_avx.cc for 4 lanes
+// (rig/limb_lanes.cc for 2 lanes of SSE2, rig/limb_lanes_avx.cc for 4 lanes
 // of AVX) includes it once, inside an anonymous namespace of ik, after
 // base/vector_lanes_kernel.h and the headers whose names it uses
 // (ik/base/joint_limits.h, ik/base/math.h, rig/two_bone_limits.h), having
 // defined, besides what base/vector_lanes_kernel.h asks for, SinLanes and
 // CosLanes (Sin and Cos of ik/base/trig.h on every lane, the scalar
-// functions' bits). It
-// defines StartHingeLanes(mids, rotations, starts): kLanes middle joints at
-// once. Deliberately without an include guard.
+// functions' bits). It defines StartHingeLanes(mids, rotations, starts):
+// kLanes middle joints at once. Deliberately without an include guard.
 
 // TwistAbout's floor and StartMidWithinLimit's hinge slack
 // (base/joint_limits.cc, rig/two_bone_limits.cc), and ClampHinge's
@@ -52,7 +51,8 @@ inline RangeLanes ClampAngleLanes(D angle, D min, D max) {
 }
 
 // The twist of `relative` about `axis` (TwistAbout, w >= 0, normalised)
-// and its angle (TwistAngle); `defined` as TwistAbout's.
+// and its angle (TwistAngle); `defined` as TwistAbout's (when it is not,
+// the identity's twist, as TwistAbout gives).
 struct TwistLanes {
   D w, s, angle;
   M defined;
@@ -67,8 +67,9 @@ inline TwistLanes TwistOf(const Qx& relative, const V3x& axis) {
   w = negative ? -w : w;
   s = negative ? -s : s;
   const D inverse_norm = Splat(1.0) / Sqrt(norm_squared);
-  twist.w = w * inverse_norm;
-  twist.s = s * inverse_norm;
+  // Undefined: the identity's (1, 0), angle 0.
+  twist.w = twist.defined ? w * inverse_norm : Splat(1.0);
+  twist.s = twist.defined ? s * inverse_norm : Splat(0.0);
   const D angle = Splat(2.0) * Atan2Lanes(twist.s, twist.w);
   twist.angle = angle <= Splat(-kPi) ? Splat(kPi) : angle;
   return twist;
@@ -96,16 +97,80 @@ inline Qx NormalizeLanes(const Qx& q) {
           positive ? q.z * inverse : Splat(0.0)};
 }
 
+// The joints' rest rotations.
+inline Qx RestRotations(const JointDefinition* const joints[kLanes]) {
+  return LoadRotation(
+      joints, [](const JointDefinition& joint) { return joint.rest.rotation; });
+}
+inline Qx Rotations(const Quat rotations[kLanes]) {
+  const Quat* rotation_of[kLanes];
+  for (int i = 0; i < kLanes; ++i) rotation_of[i] = &rotations[i];
+  return LoadRotation(rotation_of, [](const Quat& q) { return q; });
+}
+
+// The hinge's clamp (ClampHinge, then ApplyJointLimit's normalised
+// product with the rest rotation) of `relative`, whose twist about the
+// hinge's `axis` is `twist`, its angle in the range `range`, and which
+// turns the axis to `turned_axis`: exact on the lanes where the twist is
+// defined and `difference` (the clamp's move) is below a whole turn.
+struct HingeClamp {
+  Qx rotation;   // the clamped local rotation where not `unchanged`
+  M out;         // the range moved the angle
+  M unchanged;   // on the axis and not out: the rotation as it came
+  M clamped;     // ClampHinge's `clamped`
+  D difference;  // |end - angle|
+};
+HingeClamp ClampHingeLanes(const JointDefinition* const mids[kLanes],
+                           const Qx& rest, const Qx& relative, const V3x& axis,
+                           const TwistLanes& twist, const RangeLanes& range,
+                           const V3x& turned_axis) {
+  const D tangent_min = Gather(mids, [](const JointDefinition& joint) {
+    return joint.limit.hinge.range_tangents.min;
+  });
+  const D tangent_max = Gather(mids, [](const JointDefinition& joint) {
+    return joint.limit.hinge.range_tangents.max;
+  });
+  const M by_tangents =
+      (tangent_min * twist.w <= twist.s) & (twist.s <= tangent_max * twist.w);
+  HingeClamp result;
+  const M out = ~by_tangents & (range.clamped != twist.angle);
+  const V3x vector{relative.x, relative.y, relative.z};
+  const V3x off_axis = vector - Dot(vector, axis) * axis;
+  result.unchanged = (off_axis.x == Splat(0.0)) & (off_axis.y == Splat(0.0)) &
+                     (off_axis.z == Splat(0.0));
+  const M near_axis =
+      Dot(off_axis, off_axis) <= Splat(kLaneNearAxis * kLaneNearAxis);
+  const V3x swing_cross = Cross(axis, turned_axis);
+  const D swing =
+      Atan2Lanes(Sqrt(Dot(swing_cross, swing_cross)), Dot(axis, turned_axis));
+  const M swing_clamped = ~near_axis & (swing > Splat(kLimitClampSlack));
+  // Out of range: AngleAxis(end) and CircularDistance(end, angle), whose
+  // fmod leaves a difference below a whole turn as it is.
+  const D difference = Abs(range.clamped - twist.angle);
+  result.difference = difference;
+  const M turn_clamped =
+      (difference > Splat(kPi) ? Splat(kLaneTwoPi) - difference : difference) >
+      Splat(kLimitClampSlack);
+  Qx clamp{twist.w, axis.x * twist.s, axis.y * twist.s, axis.z * twist.s};
+  if (Any(out)) {
+    const D half = Splat(0.5) * range.clamped;
+    const D sine = SinLanes(half);
+    const D cosine = CosLanes(half);
+    clamp = {out ? cosine : clamp.w, out ? axis.x * sine : clamp.x,
+             out ? axis.y * sine : clamp.y, out ? axis.z * sine : clamp.z};
+  }
+  result.rotation = NormalizeLanes(Multiply(rest, clamp));
+  result.out = out;
+  result.clamped = swing_clamped | (out & turn_clamped);
+  return result;
+}
+
 // StartMidWithinLimit for the hinge middle joints `mids` with incoming
 // local rotations `rotations`, into `starts`.
 void StartHingeLanes(const JointDefinition* const mids[kLanes],
                      const Quat rotations[kLanes], MidStart starts[kLanes]) {
-  const Qx rest = LoadRotation(
-      mids, [](const JointDefinition& joint) { return joint.rest.rotation; });
-  const Quat* rotation_of[kLanes];
-  for (int i = 0; i < kLanes; ++i) rotation_of[i] = &rotations[i];
-  const Qx rotation =
-      LoadRotation(rotation_of, [](const Quat& q) { return q; });
+  const Qx rest = RestRotations(mids);
+  const Qx rotation = Rotations(rotations);
   const V3x axis = Load(mids, [](const JointDefinition& joint) {
     return joint.limit.hinge.axis;
   });
@@ -124,46 +189,11 @@ void StartHingeLanes(const JointDefinition* const mids[kLanes],
   const M within =
       (range.clamped == twist.angle) &
       (Sqrt(Dot(off_hinge, off_hinge)) <= Splat(kLaneOnHingeSlack));
-  // Else the hinge's clamp (ClampHinge), on the lanes its range leaves
-  // alone (by the half-angle tangents, or the angle within the range).
-  const D tangent_min = Gather(mids, [](const JointDefinition& joint) {
-    return joint.limit.hinge.range_tangents.min;
-  });
-  const D tangent_max = Gather(mids, [](const JointDefinition& joint) {
-    return joint.limit.hinge.range_tangents.max;
-  });
-  const M by_tangents =
-      (tangent_min * twist.w <= twist.s) & (twist.s <= tangent_max * twist.w);
-  const M out = ~by_tangents & (range.clamped != twist.angle);
-  const V3x vector{relative.x, relative.y, relative.z};
-  const V3x off_axis = vector - Dot(vector, axis) * axis;
-  const M unchanged = (off_axis.x == Splat(0.0)) & (off_axis.y == Splat(0.0)) &
-                      (off_axis.z == Splat(0.0));
-  const M near_axis =
-      Dot(off_axis, off_axis) <= Splat(kLaneNearAxis * kLaneNearAxis);
-  const V3x swing_cross = Cross(axis, turned_axis);
-  const D swing =
-      Atan2Lanes(Sqrt(Dot(swing_cross, swing_cross)), Dot(axis, turned_axis));
-  const M swing_clamped = ~near_axis & (swing > Splat(kLimitClampSlack));
-  // Out of range: AngleAxis(end) and CircularDistance(end, angle), whose
-  // fmod leaves a difference below a whole turn as it is.
-  const D difference = Abs(range.clamped - twist.angle);
-  const M turn_clamped =
-      (difference > Splat(kPi) ? Splat(kLaneTwoPi) - difference : difference) >
-      Splat(kLimitClampSlack);
-  Qx clamp{twist.w, axis.x * twist.s, axis.y * twist.s, axis.z * twist.s};
-  if (Any(out)) {
-    const D half = Splat(0.5) * range.clamped;
-    const D sine = SinLanes(half);
-    const D cosine = CosLanes(half);
-    clamp = {out ? cosine : clamp.w, out ? axis.x * sine : clamp.x,
-             out ? axis.y * sine : clamp.y, out ? axis.z * sine : clamp.z};
-  }
-  const Qx on_axis = NormalizeLanes(Multiply(rest, clamp));
-  const M kept = within | (unchanged & ~out);
-  const M clamped = swing_clamped | (out & turn_clamped);
-  const M lanes_done =
-      twist.defined & range.regular & (~out | (difference < Splat(kLaneTwoPi)));
+  const HingeClamp clamp =
+      ClampHingeLanes(mids, rest, relative, axis, twist, range, turned_axis);
+  const M kept = within | (clamp.unchanged & ~clamp.out);
+  const M lanes_done = twist.defined & range.regular &
+                       (~clamp.out | (clamp.difference < Splat(kLaneTwoPi)));
   for (int i = 0; i < kLanes; ++i) {
     const JointDefinition& mid = *mids[i];
     if (lanes_done[i] == 0) {
@@ -174,7 +204,7 @@ void StartHingeLanes(const JointDefinition* const mids[kLanes],
     MidStart& start = starts[i];
     start.hinge = true;
     start.hinge_angle = range.clamped[i];
-    start.rotation = kept[i] != 0 ? rotations[i] : Lane(on_axis, i);
-    start.clamped = kept[i] == 0 && clamped[i] != 0;
+    start.rotation = kept[i] != 0 ? rotations[i] : Lane(clamp.rotation, i);
+    start.clamped = kept[i] == 0 && clamp.clamped[i] != 0;
   }
 }

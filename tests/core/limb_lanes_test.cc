@@ -1,4 +1,4 @@
-// The limb starts in SIMD lanes (rig/limb_start.h) against
+// The limb starts in SIMD lanes (rig/limb_lanes.h) against
 // StartMidWithinLimit, start by start: the same bits in the rotation, the
 // hinge angle and the flags, over seeded hinge middle joints of every case
 // the start tells apart (within the hinge; on its axis out of range; off
@@ -9,7 +9,7 @@
 // fours (where the processor has AVX), and through StartLimbs on a rig's
 // limbs with hinge, ball-and-socket and free middle joints, whose solves
 // must match those started at once.
-#include "rig/limb_start.h"
+#include "rig/limb_lanes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -142,13 +142,13 @@ void ExpectSameStarts(const std::vector<HingeCase>& cases, Start start) {
   EXPECT_GT(moved, 2 * kPerCase);
 }
 
-TEST(LimbStartTest, PairsGiveTheScalarStartsBits) {
+TEST(LimbLanesTest, PairsGiveTheScalarStartsBits) {
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     ExpectSameStarts<2>(DrawCases(seed), internal::StartHingePair);
   }
 }
 
-TEST(LimbStartTest, FoursGiveTheScalarStartsBits) {
+TEST(LimbLanesTest, FoursGiveTheScalarStartsBits) {
   if (!internal::HasAvxLanes()) GTEST_SKIP() << "no AVX on this processor";
   for (std::uint64_t seed : {4u, 5u, 6u}) {
     ExpectSameStarts<4>(DrawCases(seed), internal::StartHingeQuad);
@@ -161,7 +161,7 @@ TEST(LimbStartTest, FoursGiveTheScalarStartsBits) {
 constexpr internal::TwoBoneJoints kLimbs[] = {
     {6, 7, 8}, {10, 11, 12}, {13, 14, 15}, {17, 18, 19}, {5, 6, 7}, {0, 1, 2}};
 
-TEST(LimbStartTest, StartLimbsSolvesAsTheSolvesStartedAtOnce) {
+TEST(LimbLanesTest, StartedLimbsSolveAsTheLimbsStartedAtOnce) {
   absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok()) << rig.status();
   for (const internal::TwoBoneJoints& limb : kLimbs) {
