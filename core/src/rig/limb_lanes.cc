@@ -21,26 +21,8 @@
 namespace ik {
 namespace {
 
-using internal::JointConstraintOf;
-using internal::MidStart;
-using internal::StartMidWithinLimit;
-
-// Two lanes: SSE2's mulpd, divpd and sqrtpd (x86-64's baseline).
-using D = internal::Lanes2;
-constexpr int kLanes = 2;
-inline D Sqrt(D v) {
-#if defined(__SSE2__)
-  return D(_mm_sqrt_pd(__m128d(v)));
-#else
-  return D{std::sqrt(v[0]), std::sqrt(v[1])};
-#endif
-}
-using internal::Atan2Lanes;
-using internal::CosLanes;
-using internal::SinLanes;
-
-#include "base/vector_lanes_kernel.h"  // NOLINT(build/include)
-#include "rig/limb_lanes_kernel.h"     // NOLINT(build/include)
+#include "base/lanes_sse2_kernel.h"  // NOLINT(build/include)
+#include "rig/limb_lanes_kernel.h"   // NOLINT(build/include)
 
 // At most four limbs' joints at once.
 constexpr size_t kGroup = 4;

@@ -30,38 +30,8 @@
 namespace ik {
 namespace {
 
-using internal::JointConstraintOf;
-using internal::MidStart;
-using internal::StartMidWithinLimit;
-
-// Four lanes of AVX.
-using D = double __attribute__((vector_size(32)));
-constexpr int kLanes = 4;
-inline D Sqrt(D v) { return D(_mm256_sqrt_pd(__m256d(v))); }
-// Atan2, Sin and Cos through the two-lane SSE2 functions on each half, as
-// in solvers/two_bone_lanes_avx.cc (the halves' ABI both compilers share).
-inline D Atan2Lanes(D y, D x) {
-  const internal::Lanes2 low = internal::Atan2Lanes(
-      internal::Lanes2{y[0], y[1]}, internal::Lanes2{x[0], x[1]});
-  const internal::Lanes2 high = internal::Atan2Lanes(
-      internal::Lanes2{y[2], y[3]}, internal::Lanes2{x[2], x[3]});
-  return D{low[0], low[1], high[0], high[1]};
-}
-inline D SinLanes(D x) {
-  const internal::Lanes2 low = internal::SinLanes(internal::Lanes2{x[0], x[1]});
-  const internal::Lanes2 high =
-      internal::SinLanes(internal::Lanes2{x[2], x[3]});
-  return D{low[0], low[1], high[0], high[1]};
-}
-inline D CosLanes(D x) {
-  const internal::Lanes2 low = internal::CosLanes(internal::Lanes2{x[0], x[1]});
-  const internal::Lanes2 high =
-      internal::CosLanes(internal::Lanes2{x[2], x[3]});
-  return D{low[0], low[1], high[0], high[1]};
-}
-
-#include "base/vector_lanes_kernel.h"  // NOLINT(build/include)
-#include "rig/limb_lanes_kernel.h"     // NOLINT(build/include)
+#include "base/lanes_avx_kernel.h"  // NOLINT(build/include)
+#include "rig/limb_lanes_kernel.h"  // NOLINT(build/include)
 
 }  // namespace
 

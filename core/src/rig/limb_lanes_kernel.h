@@ -13,12 +13,18 @@
 // Not a header to include anywhere else: each lane width's source file
 // (rig/limb_lanes.cc for 2 lanes of SSE2, rig/limb_lanes_avx.cc for 4 lanes
 // of AVX) includes it once, inside an anonymous namespace of ik, after
-// base/vector_lanes_kernel.h and the headers whose names it uses
-// (ik/base/joint_limits.h, ik/base/math.h, rig/two_bone_limits.h), having
-// defined, besides what base/vector_lanes_kernel.h asks for, SinLanes and
-// CosLanes (Sin and Cos of ik/base/trig.h on every lane, the scalar
-// functions' bits). It defines StartHingeLanes(mids, rotations, starts):
-// kLanes middle joints at once. Deliberately without an include guard.
+// the headers whose names it uses (ik/base/joint_limits.h, ik/base/math.h,
+// rig/two_bone_limits.h) and its width (base/lanes_sse2_kernel.h or
+// base/lanes_avx_kernel.h: what base/vector_lanes_kernel.h asks for, and
+// SinLanes and CosLanes, Sin and Cos of ik/base/trig.h on every lane with
+// the scalar functions' bits). It defines StartHingeLanes(mids, rotations,
+// starts): kLanes middle joints at once. Deliberately without an include guard.
+
+#include "base/vector_lanes_kernel.h"  // NOLINT(build/include)
+
+using internal::JointConstraintOf;
+using internal::MidStart;
+using internal::StartMidWithinLimit;
 
 // TwistAbout's floor and StartMidWithinLimit's hinge slack
 // (base/joint_limits.cc, rig/two_bone_limits.cc), and ClampHinge's

@@ -28,18 +28,7 @@ namespace {
 
 using internal::kStraightSine;
 
-// Two lanes: SSE2's addpd, mulpd, divpd and sqrtpd (x86-64's baseline).
-using D = internal::Lanes2;
-constexpr int kLanes = 2;
-inline D Sqrt(D v) {
-#if defined(__SSE2__)
-  return D(_mm_sqrt_pd(__m128d(v)));
-#else
-  return D{std::sqrt(v[0]), std::sqrt(v[1])};
-#endif
-}
-using internal::Atan2Lanes;
-
+#include "base/lanes_sse2_kernel.h"         // NOLINT(build/include)
 #include "solvers/two_bone_lanes_kernel.h"  // NOLINT(build/include)
 
 }  // namespace

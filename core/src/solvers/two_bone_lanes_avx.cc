@@ -37,23 +37,7 @@ namespace {
 
 using internal::kStraightSine;
 
-// Four lanes of AVX.
-using D = double __attribute__((vector_size(32)));
-constexpr int kLanes = 4;
-inline D Sqrt(D v) { return D(_mm256_sqrt_pd(__m256d(v))); }
-// Atan2 through the two-lane SSE2 function on each half: SLEEF's AVX
-// build takes its vectors in ymm registers, and clang passes them in
-// memory from a function made AVX by the pragma alone (its ABI follows the
-// whole build's flags), so the lanes stay with the halves' ABI that both
-// compilers share.
-inline D Atan2Lanes(D y, D x) {
-  const internal::Lanes2 low = internal::Atan2Lanes(
-      internal::Lanes2{y[0], y[1]}, internal::Lanes2{x[0], x[1]});
-  const internal::Lanes2 high = internal::Atan2Lanes(
-      internal::Lanes2{y[2], y[3]}, internal::Lanes2{x[2], x[3]});
-  return D{low[0], low[1], high[0], high[1]};
-}
-
+#include "base/lanes_avx_kernel.h"          // NOLINT(build/include)
 #include "solvers/two_bone_lanes_kernel.h"  // NOLINT(build/include)
 
 }  // namespace
