@@ -57,12 +57,13 @@ struct TickSettings {
 };
 
 // Where a call runs: the pool its work is spread over, the client whose
-// share of the pool it uses, and whether it should stop (cancelled, or past
-// its deadline) -- asked before each character of a tick.
+// share of the pool it uses, and whether it should stop -- asked before
+// each character of a tick and between goals: OK when it should run on,
+// else why (CANCELLED, or DEADLINE_EXCEEDED past its deadline).
 struct CallScope {
   SolverPool* pool = nullptr;
   std::string client;
-  std::function<bool()> stopped = [] { return false; };
+  std::function<absl::Status()> stopped = [] { return absl::OkStatus(); };
   // When the call is recorded: the rigs and terrains it used (a tick's).
   CallUses* uses = nullptr;
   // Lets other clients' waiting calls run here, between two pieces of this

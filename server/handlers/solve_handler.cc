@@ -20,14 +20,15 @@
 namespace ik::server {
 namespace {
 
-// Between two goals the call yields its thread; CANCELLED (naming goals[i])
-// when it was abandoned meanwhile: an abandoned call stops between goals
-// (each is bounded by --max_work_per_character).
+// Between two goals the call yields its thread; CANCELLED or
+// DEADLINE_EXCEEDED (naming goals[i]) when it was abandoned or passed its
+// deadline meanwhile: such a call stops between goals (each is bounded by
+// --max_work_per_character).
 absl::Status YieldBeforeGoal(const CallScope& scope, size_t i) {
   scope.Yield();
-  if (!scope.stopped()) return absl::OkStatus();
-  return FieldError(absl::StatusCode::kCancelled,
-                    absl::StrCat("goals[", i, "]"),
+  const absl::Status stopped = scope.stopped();
+  if (stopped.ok()) return absl::OkStatus();
+  return FieldError(stopped.code(), absl::StrCat("goals[", i, "]"),
                     "the call was cancelled or passed its deadline; "
                     "this goal and the ones after it were not solved");
 }

@@ -92,10 +92,10 @@ void IkHandlers::RunTickChunk(absl::Span<const TickChunkEntry> entries,
     const TickChunkEntry& entry = entries[j];
     if (entry.character == nullptr) continue;
     const int index = first + static_cast<int>(j);
-    if (scope.stopped()) {
+    if (const absl::Status stopped = scope.stopped(); !stopped.ok()) {
       entry.out->set_id(entry.character->id());
       StatusToProto(
-          FieldError(absl::StatusCode::kCancelled, CharacterPath(index, ""),
+          FieldError(stopped.code(), CharacterPath(index, ""),
                      "the call was cancelled or passed its deadline before "
                      "this character ran"),
           *entry.out->mutable_status());

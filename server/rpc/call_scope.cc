@@ -6,12 +6,14 @@
 namespace ik::server {
 
 absl::Status Stopped(grpc::CallbackServerContext& context) {
-  if (context.IsCancelled()) {
-    return absl::CancelledError("the call was cancelled before it ran");
-  }
+  // The deadline first: a call past it is cancelled too (IsCancelled), and
+  // its caller is owed DEADLINE_EXCEEDED, whichever status reaches it first.
   if (context.deadline() <= std::chrono::system_clock::now()) {
     return absl::DeadlineExceededError(
         "the call's deadline passed while it waited for a solver thread");
+  }
+  if (context.IsCancelled()) {
+    return absl::CancelledError("the call was cancelled before it ran");
   }
   return absl::OkStatus();
 }
@@ -21,7 +23,7 @@ CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
   CallScope scope;
   scope.pool = &pool;
   scope.client = std::move(caller);
-  scope.stopped = [context] { return !Stopped(*context).ok(); };
+  scope.stopped = [context] { return Stopped(*context); };
   return scope;
 }
 

@@ -18,8 +18,8 @@ namespace ik::server {
 // deadline); OK when it should.
 absl::Status Stopped(grpc::CallbackServerContext& context);
 
-// The scope of a call of `caller` (callers.h) on `pool`: stopped when
-// Stopped(context) is not OK. `context` must outlive the scope.
+// The scope of a call of `caller` (callers.h) on `pool`: stopped as
+// Stopped(context) says. `context` must outlive the scope.
 CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
                   std::string caller);
 

@@ -65,13 +65,21 @@ class StoppedHandlersTest : public IkServiceTest {
     return IkHandlers(server_->registry(), server_->terrains(),
                       ServiceLimits());
   }
-  static CallScope ScopeOn(SolverPool& pool, std::function<bool()> stopped) {
+  static CallScope ScopeOn(SolverPool& pool,
+                           std::function<absl::Status()> stopped) {
     CallScope scope;
     scope.pool = &pool;
     scope.client = "one";
     scope.stopped = std::move(stopped);
     return scope;
   }
+  // What a scope answers: stopped with `code` once `stop` holds.
+  static absl::Status StopWhen(bool stop, absl::StatusCode code) {
+    return stop ? absl::Status(code, "stopped by the test") : absl::OkStatus();
+  }
+  // A call abandoned, and a call past its deadline.
+  static constexpr absl::StatusCode kStops[] = {
+      absl::StatusCode::kCancelled, absl::StatusCode::kDeadlineExceeded};
 };
 
 // The channel tests: the server also serves its metrics, whose
@@ -172,61 +180,67 @@ TEST_F(StoppedCallsTest, CallsTheClientCancelledRunNoCoreJob) {
 }
 
 // The handler level: a tick whose call stops after its fifth character
-// answers the characters not yet started with CANCELLED and their path, and
-// runs none of their jobs.
+// answers the characters not yet started with the stop's code (CANCELLED,
+// or DEADLINE_EXCEEDED past the deadline) and their path, and runs none of
+// their jobs.
 TEST_F(StoppedHandlersTest,
        ATickStoppingPartWayCancelsTheCharactersNotStarted) {
   IkHandlers handlers = Handlers();
   SolverPool pool(1, 16);
-  int asked = 0;
-  // Asked once per character, before it runs; one worker plus the caller
-  // may ask concurrently, so count under the scope's own ordering: a
-  // character runs only when asked before the stop.
-  absl::Mutex mutex;
-  CallScope scope = ScopeOn(pool, [&] {
-    absl::MutexLock lock(&mutex);
-    return ++asked > 5;
-  });
-  v1::TickRequest request = Reaching(20);
-  v1::TickResponse response;
-  ASSERT_TRUE(handlers.Tick(request, response, scope).ok());
-  ASSERT_EQ(response.characters_size(), 20);
-  int ran = 0;
-  int cancelled = 0;
-  for (int k = 0; k < 20; ++k) {
-    const v1::TickCharacterResult& out = response.characters(k);
-    EXPECT_EQ(out.id(), absl::StrCat("npc-", k));
-    if (out.status().code() == grpc::CANCELLED) {
-      ++cancelled;
-      EXPECT_EQ(out.status().field(), absl::StrCat("characters[", k, "]"));
-      EXPECT_EQ(out.goals_size(), 0);
-      EXPECT_EQ(out.joints_size(), 0);
-    } else {
-      ++ran;
-      EXPECT_EQ(out.status().code(), 0) << out.status().message();
-      EXPECT_EQ(out.goals_size(), 1);
+  for (const absl::StatusCode code : kStops) {
+    int asked = 0;
+    // Asked once per character, before it runs; one worker plus the caller
+    // may ask concurrently, so count under the scope's own ordering: a
+    // character runs only when asked before the stop.
+    absl::Mutex mutex;
+    CallScope scope = ScopeOn(pool, [&] {
+      absl::MutexLock lock(&mutex);
+      return StopWhen(++asked > 5, code);
+    });
+    v1::TickRequest request = Reaching(20);
+    v1::TickResponse response;
+    ASSERT_TRUE(handlers.Tick(request, response, scope).ok());
+    ASSERT_EQ(response.characters_size(), 20);
+    int ran = 0;
+    int stopped = 0;
+    for (int k = 0; k < 20; ++k) {
+      const v1::TickCharacterResult& out = response.characters(k);
+      EXPECT_EQ(out.id(), absl::StrCat("npc-", k));
+      if (out.status().code() != 0) {
+        ++stopped;
+        EXPECT_EQ(out.status().code(), static_cast<int>(code));
+        EXPECT_EQ(out.status().field(), absl::StrCat("characters[", k, "]"));
+        EXPECT_EQ(out.goals_size(), 0);
+        EXPECT_EQ(out.joints_size(), 0);
+      } else {
+        ++ran;
+        EXPECT_EQ(out.goals_size(), 1);
+      }
     }
+    EXPECT_EQ(ran, 5);
+    EXPECT_EQ(stopped, 15);
   }
-  EXPECT_EQ(ran, 5);
-  EXPECT_EQ(cancelled, 15);
 }
 
 // A SolveChain whose call stops while it runs solves no goal after the
-// stop: it asks between goals and ends with CANCELLED at the first goal not
-// solved.
+// stop: it asks between goals and ends with the stop's code (CANCELLED, or
+// DEADLINE_EXCEEDED past the deadline) at the first goal not solved.
 TEST_F(StoppedHandlersTest, ASolveStoppingPartWaySolvesNoFurtherGoal) {
   IkHandlers handlers = Handlers();
   SolverPool pool(1, 16);
-  int asked = 0;
-  const CallScope scope = ScopeOn(pool, [&] { return ++asked >= 3; });
-  v1::SolveChainRequest request = LightReach();
-  for (int i = 0; i < 9; ++i) *request.add_goals() = request.goals(0);
-  v1::SolveChainResponse response;
-  const absl::Status status = handlers.SolveChain(request, response, &scope);
-  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
-  EXPECT_EQ(FieldPathOf(status), "goals[3]");
-  EXPECT_EQ(asked, 3);
-  EXPECT_EQ(response.results_size(), 3);
+  for (const absl::StatusCode code : kStops) {
+    int asked = 0;
+    const CallScope scope =
+        ScopeOn(pool, [&] { return StopWhen(++asked >= 3, code); });
+    v1::SolveChainRequest request = LightReach();
+    for (int i = 0; i < 9; ++i) *request.add_goals() = request.goals(0);
+    v1::SolveChainResponse response;
+    const absl::Status status = handlers.SolveChain(request, response, &scope);
+    EXPECT_EQ(status.code(), code) << status;
+    EXPECT_EQ(FieldPathOf(status), "goals[3]");
+    EXPECT_EQ(asked, 3);
+    EXPECT_EQ(response.results_size(), 3);
+  }
 }
 
 }  // namespace
