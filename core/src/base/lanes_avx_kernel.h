@@ -16,7 +16,7 @@ using D = double __attribute__((vector_size(32)));
 constexpr int kLanes = 4;
 inline D Sqrt(D v) { return D(_mm256_sqrt_pd(__m256d(v))); }
 
-// `f` on each two-lane half of `x` (and `y`).
+// `f` on each two-lane half of `x`.
 template <typename F>
 inline D OnHalves(F f, D x) {
   const internal::Lanes2 low = f(internal::Lanes2{x[0], x[1]});

@@ -24,23 +24,8 @@ namespace {
 #include "base/lanes_sse2_kernel.h"  // NOLINT(build/include)
 #include "rig/limb_lanes_kernel.h"   // NOLINT(build/include)
 
-// At most four limbs' joints at once.
+// At most four limbs' middle joints started at once.
 constexpr size_t kGroup = 4;
-
-// `count` (at most kGroup) joints of `joints` at `rotations` into `out`:
-// four at once by `quad` where the processor has AVX, else two at a time
-// by `pair`, one left over by `one`.
-template <typename Out, typename Pair, typename Quad, typename One>
-void InLanes(size_t count, const JointDefinition* const joints[],
-             const Quat rotations[], Out out[], Pair pair, Quad quad, One one) {
-  size_t i = 0;
-  if (count == kGroup && internal::HasAvxLanes()) {
-    quad(joints, rotations, out);
-    i = kGroup;
-  }
-  for (; i + 1 < count; i += 2) pair(&joints[i], &rotations[i], &out[i]);
-  if (i < count) out[i] = one(*joints[i], rotations[i]);
-}
 
 MidStart StartOne(const JointDefinition& mid, const Quat& rotation) {
   return StartMidWithinLimit(mid, JointConstraintOf(mid), rotation);
@@ -73,8 +58,15 @@ void StartLimbs(absl::Span<TwoBoneLimbSolve* const> solves) {
       rotations[count++] = solve.mid_rotation();
     }
     MidStart starts[kGroup];
-    InLanes(count, mids, rotations, starts, StartHingePair, StartHingeQuad,
-            StartOne);
+    size_t i = 0;
+    if (count == kGroup && HasAvxLanes()) {
+      StartHingeQuad(mids, rotations, starts);
+      i = kGroup;
+    }
+    for (; i + 1 < count; i += 2) {
+      StartHingePair(&mids[i], &rotations[i], &starts[i]);
+    }
+    if (i < count) starts[i] = StartOne(*mids[i], rotations[i]);
     for (size_t k = 0; k < count; ++k) hinged[k]->Start(starts[k]);
   }
 }
