@@ -29,8 +29,12 @@
 //       --benchmark_report_aggregates_only=true   (one command line)
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "dynamics_fixtures.h"
 #include "ik/dynamics/colliders.h"
@@ -104,10 +108,12 @@ std::vector<Vec3> RootPath(double call_time) {
   return offsets;
 }
 
-// The counters of a run of `substeps` substeps per call, `contacts` the
-// joints touching a collider summed over one pass over the root's path.
-void SetCounters(benchmark::State& state, int substeps, int contacts) {
-  const int joint_substeps = kJoints * substeps;
+// The counters of a run of `substeps` substeps per call of `characters`
+// strands, `contacts` the joints touching a collider summed over one pass
+// over the root's path (per strand).
+void SetCounters(benchmark::State& state, int substeps, int contacts,
+                 int characters = 1) {
+  const int joint_substeps = kJoints * substeps * characters;
   state.SetItemsProcessed(state.iterations() * joint_substeps);
   // CPU seconds per joint-substep (the inverted rate: CPU time /
   // (iterations x joint_substeps)); the console shows it as e.g. "25.1ns".
@@ -115,7 +121,7 @@ void SetCounters(benchmark::State& state, int substeps, int contacts) {
       joint_substeps, benchmark::Counter::kIsIterationInvariantRate |
                           benchmark::Counter::kInvert);
   state.counters["contacts_per_call"] =
-      static_cast<double>(contacts) / kPathLength;
+      static_cast<double>(contacts) / (kPathLength * characters);
   state.counters["substeps/call"] = substeps;
 }
 
@@ -178,6 +184,94 @@ BENCHMARK(BM_StepDynamics)
     ->Args({16, 1, 1, 0})
     ->Args({1, 1, 1, 1})
     ->Args({16, 1, 1, 1});
+
+// One character of BM_StepDynamicsJobs: a strand with its root at `root`,
+// the colliders about it, its state and outputs.
+struct StrandCharacter {
+  StrandCharacter(const DynamicChain& chain,
+                  const PreparedDynamicChain& prepared, const Vec3& root,
+                  int substeps)
+      : rest(testing::StraightPose(chain, root, Vec3(0.0, -1.0, 0.0))),
+        animated(rest),
+        colliders(Colliders(1, root)),
+        corrections(kJoints) {
+    job.prepared_chain = &prepared;
+    job.animated_world = animated;
+    job.colliders_world = colliders;
+    job.delta_time = substeps * chain.substep;
+    job.state = &dynamic_state;
+    job.corrections_local = absl::MakeSpan(corrections);
+    job.report = &report;
+  }
+  StrandCharacter(const StrandCharacter&) = delete;
+  StrandCharacter& operator=(const StrandCharacter&) = delete;
+
+  std::vector<Transform> rest;
+  std::vector<Transform> animated;
+  std::vector<Collider> colliders;
+  std::vector<Quat> corrections;
+  DynamicState dynamic_state;
+  DynamicsReport report;
+  StepDynamicsJob job;
+};
+
+// Four characters' strands of one prepared chain stepped by one call of
+// RunStepDynamicsJobs, their substeps side by side in SIMD lanes: each
+// strand as BM_StepDynamics's with colliders:1/smoothing:0/prepared:1, its
+// root a quarter of the path ahead of the one before. The per-call work
+// (validation, collider preparation, rotations) is each strand's own;
+// time_per_joint_substep divides by all four strands' joint-substeps.
+void BM_StepDynamicsJobs(benchmark::State& state) {
+  constexpr int kCharacters = 4;
+  const int substeps = static_cast<int>(state.range(0));
+  const DynamicChain chain = Strand(false);
+  const absl::StatusOr<PreparedDynamicChain> prepared =
+      PreparedDynamicChain::Create(chain);
+  if (!prepared.ok()) std::abort();
+  std::vector<std::unique_ptr<StrandCharacter>> characters;
+  std::vector<const StepDynamicsJob*> jobs;
+  for (int k = 0; k < kCharacters; ++k) {
+    characters.push_back(std::make_unique<StrandCharacter>(
+        chain, *prepared, Vec3(0.6 * k, 1.6, 0.0), substeps));
+    jobs.push_back(&characters.back()->job);
+  }
+  std::vector<absl::Status> statuses(kCharacters);
+  const std::vector<Vec3> offsets = RootPath(substeps * chain.substep);
+  int next = 0;
+  const auto step = [&] {
+    for (int k = 0; k < kCharacters; ++k) {
+      StrandCharacter& c = *characters[k];
+      const Vec3& offset =
+          offsets[(next + k * kPathLength / kCharacters) & (kPathLength - 1)];
+      for (int j = 0; j < kJoints; ++j) {
+        c.animated[j].translation = c.rest[j].translation + offset;
+      }
+    }
+    next = (next + 1) & (kPathLength - 1);
+    if (!RunStepDynamicsJobs(jobs, absl::MakeSpan(statuses)).ok()) {
+      std::abort();
+    }
+    for (int k = 0; k < kCharacters; ++k) {
+      if (!statuses[k].ok() || characters[k]->report.substeps != substeps) {
+        std::abort();
+      }
+    }
+  };
+  int contacts = 0;
+  for (int call = 0; call < kPathLength; ++call) {
+    step();
+    for (const auto& c : characters) {
+      contacts +=
+          JointsTouching(chain, c->dynamic_state.positions, c->colliders);
+    }
+  }
+  for (auto _ : state) {
+    step();
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, substeps, contacts, kCharacters);
+}
+BENCHMARK(BM_StepDynamicsJobs)->ArgNames({"substeps"})->Arg(1)->Arg(16);
 
 }  // namespace
 }  // namespace ik

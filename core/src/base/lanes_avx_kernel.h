@@ -15,6 +15,10 @@
 using D = double __attribute__((vector_size(32)));
 constexpr int kLanes = 4;
 inline D Sqrt(D v) { return D(_mm256_sqrt_pd(__m256d(v))); }
+// A comparison's lanes as bits, lane i -> bit i (vmovmskpd).
+inline unsigned MaskBits(decltype(D{} > D{}) mask) {
+  return static_cast<unsigned>(_mm256_movemask_pd(__m256d(mask)));
+}
 
 // `f` on each two-lane half of `x`.
 template <typename F>

@@ -18,6 +18,14 @@ inline D Sqrt(D v) {
   return D{std::sqrt(v[0]), std::sqrt(v[1])};
 #endif
 }
+// A comparison's lanes as bits, lane i -> bit i (movmskpd).
+inline unsigned MaskBits(decltype(D{} > D{}) mask) {
+#if defined(__SSE2__)
+  return static_cast<unsigned>(_mm_movemask_pd(__m128d(mask)));
+#else
+  return (mask[0] != 0 ? 1u : 0u) | (mask[1] != 0 ? 2u : 0u);
+#endif
+}
 using internal::Atan2Lanes;
 using internal::CosLanes;
 using internal::SinLanes;

@@ -11,7 +11,8 @@
 //   kLanes                     its width;
 //   D Sqrt(D)                  the square root on every lane;
 //   D Atan2Lanes(D y, D x)     Atan2 (ik/base/trig.h) on every lane, with
-//                              the scalar function's bits.
+//                              the scalar function's bits;
+//   unsigned MaskBits(M)       a comparison's lanes as bits, lane i -> bit i.
 // Deliberately without an include guard.
 
 // Per lane: all ones where a comparison holds, all zeros where not.

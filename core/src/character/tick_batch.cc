@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "dynamics/dynamics_internal.h"
 #include "ground/grounding_internal.h"
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
@@ -272,54 +273,108 @@ const DynamicChainBinding& ChainStepped(const Character& character,
       .dynamic_chains[tick.dynamic_chains.empty() ? i : tick.dynamic_chains[i]];
 }
 
-// Every chain steps on the same pose; their rotations are set once all
-// have stepped (none when one fails).
-void StepCharacterDynamics(const TickBatchJob& batch, CharacterTick& tick,
-                           size_t slot) {
-  if (tick.dynamic_states.empty()) return;
+// The i-th chain stepped of `tick` (slot `k` of the group), its rotations
+// into the character's buffer from `offset` on.
+void FillDynamicsStep(const TickBatchJob& batch, const CharacterTick& tick,
+                      size_t k, size_t i, size_t offset,
+                      RigDynamicsStep& step) {
   const Character& character = *batch.character;
   TickScratch& scratch = *batch.scratch;
-  character.DynamicsWorld(tick.locals, tick.root,
-                          absl::MakeSpan(scratch.world));
-  size_t offset = 0;
-  for (size_t i = 0; i < tick.dynamic_states.size(); ++i) {
-    const DynamicChainBinding& chain = ChainStepped(character, tick, i);
-    RigDynamicsStep step;
-    step.rig = &character.rig;
-    step.colliders = character.colliders;
-    step.chain = &chain;
-    step.models_world = scratch.world;
-    step.locals = tick.locals;
-    step.delta_time = tick.delta_time;
-    step.reset = tick.reset_dynamics;
-    step.wind = tick.wind;
-    step.state = &tick.dynamic_states[i];
-    step.state_path =
-        tick.state_paths.empty() ? scratch.state_paths[i] : tick.state_paths[i];
-    step.rotations_local =
-        absl::MakeSpan(scratch.rotations).subspan(offset, chain.joints.size());
-    step.report = &tick.dynamic_reports[i];
-    tick.dynamics_status = step.Run();
-    if (!tick.dynamics_status.ok()) return;
-    offset += chain.joints.size();
-  }
-  if (tick.observer != nullptr) {
-    tick.observer->DynamicsStepped(
-        tick, absl::MakeConstSpan(scratch.rotations).subspan(0, offset));
-  }
-  BeforeJob(batch, tick, slot);
-  offset = 0;
-  for (size_t i = 0; i < tick.dynamic_states.size(); ++i) {
-    const DynamicChainBinding& chain = ChainStepped(character, tick, i);
-    for (size_t k = 0; k < chain.joints.size(); ++k) {
-      if (chain.turns[k]) {
-        tick.locals[chain.joints[k]].rotation = scratch.rotations[offset + k];
+  const DynamicChainBinding& chain = ChainStepped(character, tick, i);
+  step.rig = &character.rig;
+  step.colliders = character.colliders;
+  step.chain = &chain;
+  step.models_world = scratch.world[k];
+  step.locals = tick.locals;
+  step.delta_time = tick.delta_time;
+  step.reset = tick.reset_dynamics;
+  step.wind = tick.wind;
+  step.state = &tick.dynamic_states[i];
+  step.state_path =
+      tick.state_paths.empty() ? scratch.state_paths[i] : tick.state_paths[i];
+  step.rotations_local =
+      absl::MakeSpan(scratch.rotations[k]).subspan(offset, chain.joints.size());
+  step.report = &tick.dynamic_reports[i];
+}
+
+// The group's dynamics: every chain of a character steps on the same pose
+// (the one the goals left), the i-th chains of the group's characters side
+// by side (dynamics_internal::RunRigDynamicsSteps); a
+// character's rotations are set once all its chains have stepped (none
+// when one fails).
+class GroupDynamics {
+ public:
+  GroupDynamics(const TickBatchJob& batch, absl::Span<CharacterTick> group)
+      : batch_(batch), group_(group) {}
+
+  void Run() {
+    size_t most = 0;
+    for (size_t k = 0; k < group_.size(); ++k) {
+      const CharacterTick& tick = group_[k];
+      offsets_[k] = 0;
+      if (tick.dynamic_states.empty()) continue;
+      batch_.character->DynamicsWorld(tick.locals, tick.root,
+                                      absl::MakeSpan(batch_.scratch->world[k]));
+      most = std::max(most, tick.dynamic_states.size());
+    }
+    for (size_t i = 0; i < most; ++i) StepChains(i);
+    for (size_t k = 0; k < group_.size(); ++k) {
+      if (!group_[k].dynamic_states.empty() && group_[k].dynamics_status.ok()) {
+        SetRotations(group_[k], k);
       }
     }
-    offset += chain.joints.size();
   }
-  ReadBack(batch, tick, slot);
-}
+
+ private:
+  void StepChains(size_t i) {
+    RigDynamicsStep steps[kTickGroupCharacters];
+    const RigDynamicsStep* run[kTickGroupCharacters];
+    GroupSlots stepping;
+    for (size_t k = 0; k < group_.size(); ++k) {
+      const CharacterTick& tick = group_[k];
+      if (i >= tick.dynamic_states.size() || !tick.dynamics_status.ok()) {
+        continue;
+      }
+      FillDynamicsStep(batch_, tick, k, i, offsets_[k], steps[stepping.count]);
+      run[stepping.count] = &steps[stepping.count];
+      stepping.slot[stepping.count++] = k;
+    }
+    absl::Status statuses[kTickGroupCharacters];
+    dynamics_internal::RunRigDynamicsSteps(
+        absl::MakeConstSpan(run, stepping.count), statuses,
+        batch_.scratch->dynamics_lanes);
+    for (size_t p = 0; p < stepping.count; ++p) {
+      const size_t k = stepping.slot[p];
+      group_[k].dynamics_status = std::move(statuses[p]);
+      offsets_[k] += steps[p].chain->joints.size();
+    }
+  }
+
+  void SetRotations(CharacterTick& tick, size_t k) {
+    const Character& character = *batch_.character;
+    const std::vector<Quat>& rotations = batch_.scratch->rotations[k];
+    if (tick.observer != nullptr) {
+      tick.observer->DynamicsStepped(
+          tick, absl::MakeConstSpan(rotations).subspan(0, offsets_[k]));
+    }
+    BeforeJob(batch_, tick, k);
+    size_t offset = 0;
+    for (size_t i = 0; i < tick.dynamic_states.size(); ++i) {
+      const DynamicChainBinding& chain = ChainStepped(character, tick, i);
+      for (size_t j = 0; j < chain.joints.size(); ++j) {
+        if (chain.turns[j]) {
+          tick.locals[chain.joints[j]].rotation = rotations[offset + j];
+        }
+      }
+      offset += chain.joints.size();
+    }
+    ReadBack(batch_, tick, k);
+  }
+
+  const TickBatchJob& batch_;
+  absl::Span<CharacterTick> group_;
+  size_t offsets_[kTickGroupCharacters];
+};
 
 }  // namespace
 
@@ -345,8 +400,10 @@ absl::Status TickBatchJob::Run() const {
   for (const DynamicChainBinding& chain : character->dynamic_chains) {
     chain_joints += chain.joints.size();
   }
-  scratch->rotations.resize(chain_joints);
-  scratch->world.resize(character->rig.joint_count());
+  for (size_t k = 0; k < kTickGroupCharacters; ++k) {
+    scratch->rotations[k].resize(chain_joints);
+    scratch->world[k].resize(character->rig.joint_count());
+  }
   // Kept from call to call: the paths are made once per number of chains.
   for (size_t c = scratch->state_paths.size();
        c < character->dynamic_chains.size(); ++c) {
@@ -366,9 +423,7 @@ absl::Status TickBatchJob::Run() const {
     }
     GroundGroup(*this, group);
     GroupGoals(*this, group).Run();
-    for (size_t k = 0; k < group.size(); ++k) {
-      StepCharacterDynamics(*this, group[k], k);
-    }
+    GroupDynamics(*this, group).Run();
   }
   return absl::OkStatus();
 }

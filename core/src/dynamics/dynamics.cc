@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "dynamics/dynamics_internal.h"
 #include "ik/dynamics/prepared_dynamic_chain.h"
 #include "ik/dynamics/wind_noise.h"
@@ -61,61 +63,115 @@ void StartAtRest(absl::Span<const Transform> animated, DynamicState* state) {
 
 namespace dynamics_internal {
 
-void RunStep(const ChainView& view, const StepDynamicsJob& job) {
+StepRun::StepRun(const ChainView& view, const StepDynamicsJob& job)
+    : view_(view), job_(job) {
   const DynamicChain& chain = *view.chain;
   DynamicState* const state = job.state;
   absl::Span<const Transform> animated_world = job.animated_world;
-  DynamicsReport result;
   const Vec3 root_animated = animated_world[0].translation;
   if (job.reset) {
-    result.reset = DynamicsReset::kRequested;
+    report_.reset = DynamicsReset::kRequested;
   } else if (state->positions.empty()) {
-    result.reset = DynamicsReset::kEmptyState;
+    report_.reset = DynamicsReset::kEmptyState;
   } else if (!(glm::length(root_animated - state->positions[0]) <=
                chain.teleport_distance)) {
-    result.reset = DynamicsReset::kTeleport;
+    report_.reset = DynamicsReset::kTeleport;
   }
-  if (result.reset != DynamicsReset::kNone) {
+  if (report_.reset != DynamicsReset::kNone) {
     StartAtRest(animated_world, state);
   }
 
   const SubstepPlan plan = PlanSubsteps(state->time_remainder, job.delta_time,
                                         chain.substep, chain.max_substeps);
-  result.substeps = plan.substeps;
-  result.clamped = plan.clamped;
+  report_.substeps = plan.substeps;
+  report_.clamped = plan.clamped;
+  remainder_ = plan.remainder;
   // The root slides from where the last substep left it to its animated
   // position over the time the substeps cover.
-  const Vec3 root_start = state->positions[0];
-  const Vec3 root_travel = root_animated - root_start;
-  const double covered = plan.clamped ? plan.substeps * chain.substep
-                                      : state->time_remainder + job.delta_time;
-  // Collision culling (see Clearance), on the stack: at most
-  // kMaxDynamicColliders colliders and kMaxDynamicJoints joints.
-  PreparedColliders colliders;
-  PrepareColliders(view, job.colliders_world, root_animated, &colliders);
+  root_start_ = state->positions[0];
+  root_travel_ = root_animated - root_start_;
+  covered_ = plan.clamped ? plan.substeps * chain.substep
+                          : state->time_remainder + job.delta_time;
+  PrepareColliders(view, job.colliders_world, root_animated, &colliders_);
   // A steady wind (no turbulence, or no wind) is the same at every substep.
   const WindSettings& wind = *view.wind;
-  const bool steady_wind = wind.turbulence == 0.0 || wind.strength == 0.0;
-  const Vec3 steady = steady_wind ? WindAcceleration(wind, 0.0) : Vec3(0.0);
-  for (int k = 0; k < plan.substeps; ++k) {
-    const double fraction = std::min(1.0, (k + 1) * chain.substep / covered);
-    state->noise_time += chain.substep;
-    if (state->noise_time > kMaxWindTime) state->noise_time -= kMaxWindTime;
-    Substep(view, animated_world.data(), colliders,
-            root_start + root_travel * fraction,
-            steady_wind ? steady : WindAcceleration(wind, state->noise_time),
-            state);
+  steady_wind_ = wind.turbulence == 0.0 || wind.strength == 0.0;
+  steady_ = steady_wind_ ? WindAcceleration(wind, 0.0) : Vec3(0.0);
+}
+
+void StepRun::Advance(int k, Vec3* root, Vec3* wind) const {
+  const DynamicChain& chain = *view_.chain;
+  DynamicState* const state = job_.state;
+  const double fraction = std::min(1.0, (k + 1) * chain.substep / covered_);
+  state->noise_time += chain.substep;
+  if (state->noise_time > kMaxWindTime) state->noise_time -= kMaxWindTime;
+  *root = root_start_ + root_travel_ * fraction;
+  *wind =
+      steady_wind_ ? steady_ : WindAcceleration(*view_.wind, state->noise_time);
+}
+
+void StepRun::Substeps() const {
+  for (int k = 0; k < substeps(); ++k) {
+    Vec3 root, wind;
+    Advance(k, &root, &wind);
+    Substep(view_, job_.animated_world.data(), colliders_, root, wind,
+            job_.state);
   }
-  state->time_remainder = plan.remainder;
+}
+
+void StepRun::Finish() const {
+  DynamicState* const state = job_.state;
+  state->time_remainder = remainder_;
   UpdateRotations(
-      view, animated_world.data(), state->positions.data(), plan.substeps,
+      view_, job_.animated_world.data(), state->positions.data(), substeps(),
       state->rotations.data(),
-      job.rotations_world.empty() ? nullptr : job.rotations_world.data(),
-      job.corrections_local.empty() ? nullptr : job.corrections_local.data());
-  *job.report = result;
+      job_.rotations_world.empty() ? nullptr : job_.rotations_world.data(),
+      job_.corrections_local.empty() ? nullptr : job_.corrections_local.data());
+  *job_.report = report_;
+}
+
+void RunStep(const ChainView& view, const StepDynamicsJob& job) {
+  const StepRun run(view, job);
+  run.Substeps();
+  run.Finish();
 }
 
 }  // namespace dynamics_internal
+
+absl::Status RunStepDynamicsJobs(absl::Span<const StepDynamicsJob* const> jobs,
+                                 absl::Span<absl::Status> statuses) {
+  if (statuses.size() != jobs.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "statuses: ", statuses.size(), " for ", jobs.size(), " jobs"));
+  }
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    if (jobs[k] == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("jobs[", k, "]: null"));
+    }
+  }
+  std::vector<double> buffer;
+  for (size_t first = 0; first < jobs.size();
+       first += dynamics_internal::kStepLanes) {
+    const dynamics_internal::ChainView* views[dynamics_internal::kStepLanes];
+    const StepDynamicsJob* ready[dynamics_internal::kStepLanes];
+    int count = 0;
+    const size_t end =
+        std::min(jobs.size(), first + dynamics_internal::kStepLanes);
+    for (size_t k = first; k < end; ++k) {
+      const StepDynamicsJob& job = *jobs[k];
+      if (job.prepared_chain == nullptr) {
+        statuses[k] = job.Run();
+        continue;
+      }
+      statuses[k] = job.Validate();
+      if (!statuses[k].ok()) continue;
+      views[count] = &job.prepared_chain->layout().view;
+      ready[count++] = &job;
+    }
+    dynamics_internal::RunSteps(views, ready, count, buffer);
+  }
+  return absl::OkStatus();
+}
 
 absl::Status StepDynamicsJob::Run() const {
   if (absl::Status status = Validate(); !status.ok()) return status;

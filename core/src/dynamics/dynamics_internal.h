@@ -7,12 +7,14 @@
 
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "dynamics/lanes.h"
 #include "ik/base/math.h"
 #include "ik/dynamics/colliders.h"
 #include "ik/dynamics/dynamic_chain.h"
 #include "ik/dynamics/dynamics.h"
+#include "ik/dynamics/rig_dynamics.h"
 #include "ik/dynamics/wind_noise.h"
 
 namespace ik::dynamics_internal {
@@ -70,9 +72,6 @@ struct ChainLayout {
 absl::Status ValidateStepInputs(const StepDynamicsJob& job,
                                 const DynamicChain& chain);
 
-// StepDynamicsJob::Run after validation, on `chain`.
-void RunStep(const ChainView& chain, const StepDynamicsJob& job);
-
 // Colliders as a set of indices, one bit each (kMaxDynamicColliders is 64).
 using ColliderSet = uint64_t;
 static_assert(kMaxDynamicColliders <= 64, "ColliderSet holds 64 colliders");
@@ -116,11 +115,83 @@ void PrepareColliders(const ChainView& chain,
                       absl::Span<const Collider> colliders, const Vec3& root,
                       PreparedColliders* prepared);
 
+// StepDynamicsJob::Run after validation, on a view of its chain, in
+// parts: construction resets the state if it must, plans the substeps and
+// prepares the colliders; Substeps runs them (or Advance gives each
+// substep's root and wind, for a caller running them itself), Finish sets
+// the rotations and the report. Reads and writes the job's buffers, which
+// must outlive it.
+class StepRun {
+ public:
+  StepRun(const ChainView& view, const StepDynamicsJob& job);
+  StepRun(const StepRun&) = delete;
+  StepRun& operator=(const StepRun&) = delete;
+
+  const ChainView& view() const { return view_; }
+  const StepDynamicsJob& job() const { return job_; }
+  const PreparedColliders& colliders() const { return colliders_; }
+  int substeps() const { return report_.substeps; }
+  // Substep k's root (where it ends) and wind; advances the state's noise
+  // clock. Once per substep, in order.
+  void Advance(int k, Vec3* root, Vec3* wind) const;
+  void Substeps() const;
+  void Finish() const;
+
+ private:
+  const ChainView& view_;
+  const StepDynamicsJob& job_;
+  DynamicsReport report_;
+  double remainder_ = 0.0;
+  Vec3 root_start_{0.0};
+  Vec3 root_travel_{0.0};
+  double covered_ = 0.0;
+  bool steady_wind_ = false;
+  Vec3 steady_{0.0};
+  PreparedColliders colliders_;
+};
+
+// StepDynamicsJob::Run after validation, on a view of its chain.
+void RunStep(const ChainView& view, const StepDynamicsJob& job);
+
+// How many steps RunSteps takes at once.
+inline constexpr int kStepLanes = 4;
+
+// StepDynamicsJob::Run after validation for up to kStepLanes jobs of
+// distinct states, each on its view (dynamics/step_lanes.cc): their
+// substeps side by side in SIMD lanes where they can (the same prepared
+// joints of one chain without follow-the-leader, as many substeps, as many
+// colliders), else one after the other; the same bits as RunStep for each.
+// `buffer` holds the lanes (its contents mean nothing between calls).
+// kPairs keeps to two lanes at a time (SSE2) where AVX would take four: for
+// tests of both widths on one machine.
+enum class StepWidth { kWidest, kPairs };
+void RunSteps(const ChainView* const views[],
+              const StepDynamicsJob* const jobs[], int count,
+              std::vector<double>& buffer,
+              StepWidth width = StepWidth::kWidest);
+
 // One substep of every joint (dynamics_substep.cc): `root` is the root's
 // position at the end of the substep, `wind` the wind's acceleration then.
 void Substep(const ChainView& chain, const Transform* animated,
              const PreparedColliders& colliders, const Vec3& root,
              const Vec3& wind, DynamicState* state);
+
+// Substep's rare cases, out of line (dynamics_substep.cc): a joint
+// `shifted` (in the colliders' frame, as its `parent`) pushed out of each
+// collider of `candidates` in order; the length correction of joint i when
+// it lies on its `parent`.
+Vec3 PushOut(absl::Span<const Collider> colliders, ColliderSet candidates,
+             const PreparedJoint& joint, const Vec3& parent, Vec3 shifted);
+Vec3 CorrectDegenerateLength(const PreparedJoint& joint,
+                             const Transform* animated, int i,
+                             const Vec3& parent);
+
+// Runs `steps` (of distinct states and outputs) as each one's Run would,
+// their statuses into statuses[0 .. steps.size()): the same bits,
+// kStepLanes at a time with their substeps side by side where they can
+// (RunSteps), in `buffer`.
+void RunRigDynamicsSteps(absl::Span<const RigDynamicsStep* const> steps,
+                         absl::Status* statuses, std::vector<double>& buffer);
 
 // UpdateDynamicRotations (ik/dynamics/dynamic_rotations.h) on a view.
 void UpdateRotations(const ChainView& chain, const Transform* animated,

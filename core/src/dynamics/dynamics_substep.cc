@@ -13,6 +13,35 @@
 #include "ik/base/validate.h"
 
 namespace ik::dynamics_internal {
+
+// PushOut (dynamics_internal.h): `shifted`, a joint's position in the
+// colliders' frame, pushed out of each collider of `candidates` in order
+// (PushOutOfCollider); `parent` in the same frame. The colliders left out are
+// beyond the joint's reach (Clearance), where PushOutOfCollider would leave it
+// alone. Out of line: contacts are the uncommon case.
+Vec3 PushOut(absl::Span<const Collider> colliders, ColliderSet candidates,
+             const PreparedJoint& joint, const Vec3& parent, Vec3 shifted) {
+  for (; candidates != 0; candidates &= candidates - 1) {
+    PushOutOfCollider(colliders[absl::countr_zero(candidates)], joint.radius,
+                      parent, joint.length, &shifted);
+  }
+  return shifted;
+}
+
+// The length correction's rare case, out of line: a joint on its parent
+// takes the animated bone's direction (else straight down).
+Vec3 CorrectDegenerateLength(const PreparedJoint& joint,
+                             const Transform* animated, int i,
+                             const Vec3& parent) {
+  Vec3 offset = animated[i].translation - animated[joint.parent].translation;
+  double offset_sq = glm::dot(offset, offset);
+  if (!(offset_sq >= kMinDirectionSquared)) {
+    offset = Vec3(0.0, -1.0, 0.0);
+    offset_sq = 1.0;
+  }
+  return parent + offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
+}
+
 namespace {
 
 // Relative slack on the clearance, for rounding.
@@ -51,20 +80,6 @@ inline unsigned OverlapBits(const OverlapPair& pair, const Vec3& point,
                   reach * reach);
 }
 
-// `shifted`, a joint's position in the colliders' frame, pushed out of
-// each collider of `candidates` in order (PushOutOfCollider); `parent` in
-// the same frame. The colliders left out are beyond the joint's reach
-// (Clearance), where PushOutOfCollider would leave it alone. Out of line:
-// contacts are the uncommon case.
-Vec3 PushOut(absl::Span<const Collider> colliders, ColliderSet candidates,
-             const PreparedJoint& joint, const Vec3& parent, Vec3 shifted) {
-  for (; candidates != 0; candidates &= candidates - 1) {
-    PushOutOfCollider(colliders[absl::countr_zero(candidates)], joint.radius,
-                      parent, joint.length, &shifted);
-  }
-  return shifted;
-}
-
 // What every joint of a substep shares: `shift` carries the stiffness
 // targets and the colliders with the root within a step, `wind` is the
 // wind's acceleration, `dt_sq` the substep squared.
@@ -95,20 +110,6 @@ inline Vec3 PredictPosition(const PreparedJoint& joint,
     next += ((animated_translation + shared.shift) - next) * joint.stiffness;
   }
   return next;
-}
-
-// The length correction's rare case, out of line: a joint on its parent
-// takes the animated bone's direction (else straight down).
-Vec3 CorrectDegenerateLength(const PreparedJoint& joint,
-                             const Transform* animated, int i,
-                             const Vec3& parent) {
-  Vec3 offset = animated[i].translation - animated[joint.parent].translation;
-  double offset_sq = glm::dot(offset, offset);
-  if (!(offset_sq >= kMinDirectionSquared)) {
-    offset = Vec3(0.0, -1.0, 0.0);
-    offset_sq = 1.0;
-  }
-  return parent + offset * ((joint.length / offset_sq) * std::sqrt(offset_sq));
 }
 
 // Length correction from the parent. The offset is scaled by (length /

@@ -1,8 +1,10 @@
 #include "ik/dynamics/rig_dynamics.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <new>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -121,7 +123,79 @@ StepDynamicsJob Gather(const RigDynamicsStep& step, GatheredStep& gathered) {
   return job;
 }
 
+// A step of a prepared chain checked and gathered, with the view of its
+// chain that RunSteps takes. Not copyable or movable: the job points into
+// it.
+struct ReadyStep {
+  ReadyStep() {}  // gathers nothing
+  ReadyStep(const ReadyStep&) = delete;
+  ReadyStep& operator=(const ReadyStep&) = delete;
+
+  GatheredStep gathered;
+  StepDynamicsJob job;
+  dynamics_internal::ChainView view;
+};
+
+absl::Status Ready(const RigDynamicsStep& step, ReadyStep& ready) {
+  if (absl::Status status = CheckStepInputs(step); !status.ok()) {
+    return status;
+  }
+  ready.job = Gather(step, ready.gathered);
+  if (absl::Status status = ready.job.Validate(); !status.ok()) return status;
+  ready.view = ready.job.prepared_chain->layout().view;
+  if (step.wind != nullptr) ready.view.wind = step.wind;
+  return absl::OkStatus();
+}
+
+// After the step: the chain's new local rotations into the step's output.
+void SetRotations(const RigDynamicsStep& step, const Quat* corrections) {
+  for (size_t k = 0; k < step.chain->joints.size(); ++k) {
+    step.rotations_local[k] = glm::normalize(
+        step.locals[step.chain->joints[k]].rotation * corrections[k]);
+  }
+}
+
+// Up to kStepLanes steps: those of prepared chains side by side
+// (dynamics_internal::RunSteps), any other on its own.
+void RunGroup(const RigDynamicsStep* const steps[], size_t count,
+              absl::Status* statuses, std::vector<double>& buffer) {
+  ReadyStep ready[dynamics_internal::kStepLanes];
+  const dynamics_internal::ChainView* views[dynamics_internal::kStepLanes] = {};
+  const StepDynamicsJob* jobs[dynamics_internal::kStepLanes] = {};
+  size_t slots[dynamics_internal::kStepLanes];
+  int running = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const RigDynamicsStep& step = *steps[k];
+    if (step.chain == nullptr || step.chain->prepared.empty()) {
+      statuses[k] = step.Run();
+      continue;
+    }
+    statuses[k] = Ready(step, ready[running]);
+    if (!statuses[k].ok()) continue;
+    views[running] = &ready[running].view;
+    jobs[running] = &ready[running].job;
+    slots[running++] = k;
+  }
+  dynamics_internal::RunSteps(views, jobs, running, buffer);
+  for (int r = 0; r < running; ++r) {
+    SetRotations(*steps[slots[r]], ready[r].gathered.corrections.data());
+  }
+}
+
 }  // namespace
+
+namespace dynamics_internal {
+
+void RunRigDynamicsSteps(absl::Span<const RigDynamicsStep* const> steps,
+                         absl::Status* statuses, std::vector<double>& buffer) {
+  for (size_t first = 0; first < steps.size(); first += kStepLanes) {
+    RunGroup(&steps[first],
+             std::min(steps.size() - first, static_cast<size_t>(kStepLanes)),
+             &statuses[first], buffer);
+  }
+}
+
+}  // namespace dynamics_internal
 
 absl::Status RigDynamicsStep::Validate() const {
   if (absl::Status status = CheckStepInputs(*this); !status.ok()) {
@@ -147,11 +221,7 @@ absl::Status RigDynamicsStep::Run() const {
     dynamics_internal::PrepareJoints(*job.chain, joints, &view);
   }
   dynamics_internal::RunStep(view, job);
-  const Quat* const corrections = gathered.corrections.data();
-  for (size_t k = 0; k < chain->joints.size(); ++k) {
-    rotations_local[k] =
-        glm::normalize(locals[chain->joints[k]].rotation * corrections[k]);
-  }
+  SetRotations(*this, gathered.corrections.data());
   return absl::OkStatus();
 }
 
