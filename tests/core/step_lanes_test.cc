@@ -219,7 +219,7 @@ JobData DrawJob(Kind kind, const PreparedDynamicChain& prepared,
 void RunInLanes(std::vector<JobData>& group,
                 const PreparedDynamicChain* chains[],
                 dynamics_internal::StepWidth width) {
-  std::vector<double> buffer;
+  dynamics_internal::LaneRoom room;
   for (size_t first = 0; first < group.size();
        first += dynamics_internal::kStepLanes) {
     const size_t end =
@@ -235,7 +235,7 @@ void RunInLanes(std::vector<JobData>& group,
       views[count] = &chains[k]->layout().view;
       ++count;
     }
-    dynamics_internal::RunSteps(views, ready, count, buffer, width);
+    dynamics_internal::RunSteps(views, ready, count, room, width);
   }
 }
 

@@ -341,8 +341,7 @@ class GroupDynamics {
     }
     absl::Status statuses[kTickGroupCharacters];
     dynamics_internal::RunRigDynamicsSteps(
-        absl::MakeConstSpan(run, stepping.count), statuses,
-        batch_.scratch->dynamics_lanes);
+        absl::MakeConstSpan(run, stepping.count), statuses);
     for (size_t p = 0; p < stepping.count; ++p) {
       const size_t k = stepping.slot[p];
       group_[k].dynamics_status = std::move(statuses[p]);

@@ -149,7 +149,7 @@ absl::Status RunStepDynamicsJobs(absl::Span<const StepDynamicsJob* const> jobs,
       return absl::InvalidArgumentError(absl::StrCat("jobs[", k, "]: null"));
     }
   }
-  std::vector<double> buffer;
+  dynamics_internal::LaneRoom room;
   for (size_t first = 0; first < jobs.size();
        first += dynamics_internal::kStepLanes) {
     const dynamics_internal::ChainView* views[dynamics_internal::kStepLanes];
@@ -168,7 +168,7 @@ absl::Status RunStepDynamicsJobs(absl::Span<const StepDynamicsJob* const> jobs,
       views[count] = &job.prepared_chain->layout().view;
       ready[count++] = &job;
     }
-    dynamics_internal::RunSteps(views, ready, count, buffer);
+    dynamics_internal::RunSteps(views, ready, count, room);
   }
   return absl::OkStatus();
 }

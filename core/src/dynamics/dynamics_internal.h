@@ -5,6 +5,8 @@
 #ifndef IK_SRC_DYNAMICS_INTERNAL_H_
 #define IK_SRC_DYNAMICS_INTERNAL_H_
 
+#include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -153,6 +155,31 @@ class StepRun {
 // StepDynamicsJob::Run after validation, on a view of its chain.
 void RunStep(const ChainView& view, const StepDynamicsJob& job);
 
+// Room for RunSteps' lanes: on the stack up to kInline values (a chain of
+// 32 joints with 28 colliders), else on the heap, kept from call to call.
+// Never cleared: RunSteps writes every value before it reads it.
+class LaneRoom {
+ public:
+  LaneRoom() {}  // leaves the values uninitialised
+  LaneRoom(const LaneRoom&) = delete;
+  LaneRoom& operator=(const LaneRoom&) = delete;
+
+  double* Get(size_t values) {
+    if (values <= kInline) return inline_;
+    if (values > heap_size_) {
+      heap_.reset(new double[values]);
+      heap_size_ = values;
+    }
+    return heap_.get();
+  }
+
+ private:
+  static constexpr size_t kInline = 2048;
+  double inline_[kInline];
+  std::unique_ptr<double[]> heap_;
+  size_t heap_size_ = 0;
+};
+
 // How many steps RunSteps takes at once.
 inline constexpr int kStepLanes = 4;
 
@@ -161,13 +188,12 @@ inline constexpr int kStepLanes = 4;
 // substeps side by side in SIMD lanes where they can (the same prepared
 // joints of one chain without follow-the-leader, as many substeps, as many
 // colliders), else one after the other; the same bits as RunStep for each.
-// `buffer` holds the lanes (its contents mean nothing between calls).
+// `room` holds the lanes.
 // kPairs keeps to two lanes at a time (SSE2) where AVX would take four: for
 // tests of both widths on one machine.
 enum class StepWidth { kWidest, kPairs };
 void RunSteps(const ChainView* const views[],
-              const StepDynamicsJob* const jobs[], int count,
-              std::vector<double>& buffer,
+              const StepDynamicsJob* const jobs[], int count, LaneRoom& room,
               StepWidth width = StepWidth::kWidest);
 
 // One substep of every joint (dynamics_substep.cc): `root` is the root's
@@ -189,9 +215,9 @@ Vec3 CorrectDegenerateLength(const PreparedJoint& joint,
 // Runs `steps` (of distinct states and outputs) as each one's Run would,
 // their statuses into statuses[0 .. steps.size()): the same bits,
 // kStepLanes at a time with their substeps side by side where they can
-// (RunSteps), in `buffer`.
+// (RunSteps).
 void RunRigDynamicsSteps(absl::Span<const RigDynamicsStep* const> steps,
-                         absl::Status* statuses, std::vector<double>& buffer);
+                         absl::Status* statuses);
 
 // UpdateDynamicRotations (ik/dynamics/dynamic_rotations.h) on a view.
 void UpdateRotations(const ChainView& chain, const Transform* animated,
@@ -209,6 +235,16 @@ inline constexpr double kUnitSlack = 1e-12;
 void UpdateStrandShortestArcs(int count, const Transform* animated,
                               const Vec3* positions, Quat* deltas,
                               Quat* rotations_out, Quat* corrections_out);
+
+// UpdateStrandShortestArcs' blocks of four joints in AVX lanes
+// (strand_rotations_avx.cc): the deltas from joint i on while a whole block
+// has children, the outputs from joint j (>= 1) on while a whole block is
+// left; each returns the first joint left. Only where HasAvxLanes().
+int StrandDeltasQuad(int i, int count, const Transform* animated,
+                     const Vec3* positions, Quat* deltas);
+int StrandOutputsQuad(int j, int count, const Transform* animated,
+                      const Quat* deltas, Quat* rotations_out,
+                      Quat* corrections_out);
 
 // Joint i's new delta in such a strand (i + 1 < count; `stored` its delta
 // from the last step), one joint at a time.

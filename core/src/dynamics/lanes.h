@@ -36,12 +36,6 @@ inline Lanes AtMostOne(Lanes x) {
 inline Lanes Pair(double a, double b) { return Lanes{a, b}; }
 inline Lanes Splat(double a) { return Lanes{a, a}; }
 
-// Whether a comparison held in both lanes.
-template <typename Mask>
-inline bool Both(const Mask& mask) {
-  return (mask[0] & mask[1]) != 0;
-}
-
 // A comparison's lanes as bits: lane 0 -> bit 0, lane 1 -> bit 1.
 template <typename Mask>
 inline unsigned LaneBits(const Mask& mask) {

@@ -158,7 +158,7 @@ void SetRotations(const RigDynamicsStep& step, const Quat* corrections) {
 // Up to kStepLanes steps: those of prepared chains side by side
 // (dynamics_internal::RunSteps), any other on its own.
 void RunGroup(const RigDynamicsStep* const steps[], size_t count,
-              absl::Status* statuses, std::vector<double>& buffer) {
+              absl::Status* statuses, dynamics_internal::LaneRoom& room) {
   ReadyStep ready[dynamics_internal::kStepLanes];
   const dynamics_internal::ChainView* views[dynamics_internal::kStepLanes] = {};
   const StepDynamicsJob* jobs[dynamics_internal::kStepLanes] = {};
@@ -176,7 +176,7 @@ void RunGroup(const RigDynamicsStep* const steps[], size_t count,
     jobs[running] = &ready[running].job;
     slots[running++] = k;
   }
-  dynamics_internal::RunSteps(views, jobs, running, buffer);
+  dynamics_internal::RunSteps(views, jobs, running, room);
   for (int r = 0; r < running; ++r) {
     SetRotations(*steps[slots[r]], ready[r].gathered.corrections.data());
   }
@@ -187,11 +187,12 @@ void RunGroup(const RigDynamicsStep* const steps[], size_t count,
 namespace dynamics_internal {
 
 void RunRigDynamicsSteps(absl::Span<const RigDynamicsStep* const> steps,
-                         absl::Status* statuses, std::vector<double>& buffer) {
+                         absl::Status* statuses) {
+  LaneRoom room;
   for (size_t first = 0; first < steps.size(); first += kStepLanes) {
     RunGroup(&steps[first],
              std::min(steps.size() - first, static_cast<size_t>(kStepLanes)),
-             &statuses[first], buffer);
+             &statuses[first], room);
   }
 }
 

@@ -66,15 +66,15 @@ Vec3 GetPoint(const double* at, int row) {
 
 // The group's rows from its steps (lanes past `count` repeat lane 0).
 void LoadRows(const StepRun* const runs[], int count, LaneSubstep& in,
-              std::vector<double>& buffer) {
+              LaneRoom& room) {
   const int joints = in.chain->count;
   const int colliders = static_cast<int>(runs[0]->colliders().colliders.size());
   const size_t joint_values =
       static_cast<size_t>(joints) * kJointRows * kStepLanes;
-  buffer.resize(joint_values +
-                static_cast<size_t>(colliders) * kTestRows * kStepLanes);
-  in.joints = buffer.data();
-  in.tests = buffer.data() + joint_values;
+  double* const values = room.Get(
+      joint_values + static_cast<size_t>(colliders) * kTestRows * kStepLanes);
+  in.joints = values;
+  in.tests = values + joint_values;
   for (int lane = 0; lane < kStepLanes; ++lane) {
     const StepRun& run = *runs[lane < count ? lane : 0];
     const DynamicState& state = *run.job().state;
@@ -90,7 +90,7 @@ void LoadRows(const StepRun* const runs[], int count, LaneSubstep& in,
     for (int c = 0; c < colliders; ++c) {
       const OverlapTest& test = run.colliders().tests[c];
       double* const at =
-          buffer.data() + joint_values + c * kTestRows * kStepLanes + lane;
+          values + joint_values + c * kTestRows * kStepLanes + lane;
       PutPoint(at, 0, test.start);
       PutPoint(at, 3, test.axis);
       at[6 * kStepLanes] = test.inverse_axis_sq;
@@ -140,12 +140,12 @@ void StoreRows(const StepRun* const runs[], int count, const LaneSubstep& in) {
   }
 }
 
-void SubstepsSideBySide(const StepRun* const runs[], int count,
-                        std::vector<double>& buffer, bool quad) {
+void SubstepsSideBySide(const StepRun* const runs[], int count, LaneRoom& room,
+                        bool quad) {
   LaneSubstep in;
   in.chain = &runs[0]->view();
   in.lanes = count;
-  LoadRows(runs, count, in, buffer);
+  LoadRows(runs, count, in, room);
   for (int k = 0; k < runs[0]->substeps(); ++k) {
     StartSubstep(runs, count, k, in);
     if (quad) {
@@ -165,8 +165,8 @@ void SubstepPair(const LaneSubstep& substep, int first) {
 }
 
 void RunSteps(const ChainView* const views[],
-              const StepDynamicsJob* const jobs[], int count,
-              std::vector<double>& buffer, StepWidth width) {
+              const StepDynamicsJob* const jobs[], int count, LaneRoom& room,
+              StepWidth width) {
   // Room for the steps, none constructed (an array of std::optional would
   // have the compiler clear all of it first, some 40 KB).
   union Started {
@@ -179,7 +179,7 @@ void RunSteps(const ChainView* const views[],
     runs[k] = new (&started.runs[k]) StepRun(*views[k], *jobs[k]);
   }
   if (count >= 2 && SideBySide(runs, count)) {
-    SubstepsSideBySide(runs, count, buffer,
+    SubstepsSideBySide(runs, count, room,
                        width == StepWidth::kWidest && internal::HasAvxLanes());
   } else {
     for (int k = 0; k < count; ++k) runs[k]->Substeps();

@@ -147,8 +147,6 @@ struct TickScratch {
   std::array<std::vector<Transform>, kTickGroupCharacters> world;
   // The dynamic chains' new rotations, back to back.
   std::array<std::vector<Quat>, kTickGroupCharacters> rotations;
-  // The group's dynamic chains in SIMD lanes between substeps.
-  std::vector<double> dynamics_lanes;
   // "dynamic_states[c]", per dynamic chain: what errors about a state name.
   std::vector<std::string> state_paths;
   // The rotations of `locals` before a job (read_back).
