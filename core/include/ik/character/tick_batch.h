@@ -142,10 +142,11 @@ struct TickScratch {
   std::vector<SolveChainWorkspace> chain;
   // The goals' joints before the first goal (all-or-none).
   std::array<std::vector<Transform>, kTickGroupCharacters> goal_joints_before;
-  // World transforms of the joints dynamics reads, on the pose after the
-  // goals (others are left stale: never read).
+  // Per character of a group: world transforms of the joints dynamics
+  // reads, on the pose after the goals (others are left stale: never read).
   std::array<std::vector<Transform>, kTickGroupCharacters> world;
-  // The dynamic chains' new rotations, back to back.
+  // Per character of a group: its dynamic chains' new rotations, back to
+  // back.
   std::array<std::vector<Quat>, kTickGroupCharacters> rotations;
   // "dynamic_states[c]", per dynamic chain: what errors about a state name.
   std::vector<std::string> state_paths;
