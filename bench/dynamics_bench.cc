@@ -93,6 +93,14 @@ int JointsTouching(const DynamicChain& chain,
   return touching;
 }
 
+// The animated pose: the rest pose moved by `offset`.
+void MovePose(const std::vector<Transform>& rest, const Vec3& offset,
+              std::vector<Transform>& animated) {
+  for (size_t j = 0; j < rest.size(); ++j) {
+    animated[j].translation = rest[j].translation + offset;
+  }
+}
+
 // Steps of the root's path (one per call).
 constexpr int kPathLength = 1024;
 
@@ -155,11 +163,8 @@ void BM_StepDynamics(benchmark::State& state) {
   const std::vector<Vec3> offsets = RootPath(job.delta_time);
   int next = 0;
   const auto step = [&] {
-    const Vec3& offset = offsets[next];
+    MovePose(rest, offsets[next], animated);
     next = (next + 1) & (kPathLength - 1);
-    for (int j = 0; j < kJoints; ++j) {
-      animated[j].translation = rest[j].translation + offset;
-    }
     const absl::Status status = job.Run();
     if (!status.ok() || report.substeps != substeps) std::abort();
   };
@@ -241,11 +246,10 @@ void BM_StepDynamicsJobs(benchmark::State& state) {
   const auto step = [&] {
     for (int k = 0; k < kCharacters; ++k) {
       StrandCharacter& c = *characters[k];
-      const Vec3& offset =
-          offsets[(next + k * kPathLength / kCharacters) & (kPathLength - 1)];
-      for (int j = 0; j < kJoints; ++j) {
-        c.animated[j].translation = c.rest[j].translation + offset;
-      }
+      MovePose(
+          c.rest,
+          offsets[(next + k * kPathLength / kCharacters) & (kPathLength - 1)],
+          c.animated);
     }
     next = (next + 1) & (kPathLength - 1);
     if (!RunStepDynamicsJobs(jobs, absl::MakeSpan(statuses)).ok()) {

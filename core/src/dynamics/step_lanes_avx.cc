@@ -20,13 +20,7 @@
 
 #if defined(__x86_64__)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx")
-#endif
+#include "base/avx_target_begin.h"  // NOLINT(build/include)
 
 namespace ik {
 namespace {
@@ -44,11 +38,7 @@ void SubstepQuad(const LaneSubstep& substep) { SubstepLanesFrom(substep, 0); }
 }  // namespace dynamics_internal
 }  // namespace ik
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "base/avx_target_end.h"  // NOLINT(build/include)
 
 #else  // not x86-64: HasAvxLanes() is false, and this is never called
 

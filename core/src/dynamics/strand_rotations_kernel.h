@@ -27,21 +27,11 @@ inline V3x PointsFrom(int first, Get get) {
   }
   return v;
 }
-inline Qx QuatsFrom(const Quat* quats, int first) {
+template <typename Get>
+inline Qx QuatsFrom(int first, Get get) {
   Qx q;
   for (int l = 0; l < kLanes; ++l) {
-    const Quat& r = quats[first + l];
-    q.w[l] = r.w;
-    q.x[l] = r.x;
-    q.y[l] = r.y;
-    q.z[l] = r.z;
-  }
-  return q;
-}
-inline Qx RotationsFrom(const Transform* transforms, int first) {
-  Qx q;
-  for (int l = 0; l < kLanes; ++l) {
-    const Quat& r = transforms[first + l].rotation;
+    const Quat& r = get(first + l);
     q.w[l] = r.w;
     q.x[l] = r.x;
     q.y[l] = r.y;
@@ -86,18 +76,20 @@ inline bool DeltasInLanes(const Transform* animated, const Vec3* positions,
 // root), or false when any animated rotation is not unit to rounding.
 inline bool OutputsInLanes(const Transform* animated, const Quat* deltas, int j,
                            Quat* rotations_out, Quat* corrections_out) {
-  const Qx rotation = RotationsFrom(animated, j);
+  const auto delta_of = [&](int k) -> const Quat& { return deltas[k]; };
+  const Qx rotation =
+      QuatsFrom(j, [&](int k) -> const Quat& { return animated[k].rotation; });
   const D off_unit = NormSquared(rotation) - Splat(1.0);
   // std::abs(off_unit) <= kUnitSlack, as IsUnit.
   const M unit = (off_unit <= Splat(dynamics_internal::kUnitSlack)) &
                  (-off_unit <= Splat(dynamics_internal::kUnitSlack));
   if (MaskBits(unit) != kAllLanes) return false;
-  const Qx delta = QuatsFrom(deltas, j);
+  const Qx delta = QuatsFrom(j, delta_of);
   if (rotations_out != nullptr) {
     StoreQuats(Multiply(delta, rotation), rotations_out, j);
   }
   if (corrections_out != nullptr) {
-    const Qx relative = Multiply(Conjugate(QuatsFrom(deltas, j - 1)), delta);
+    const Qx relative = Multiply(Conjugate(QuatsFrom(j - 1, delta_of)), delta);
     const V3x axis_local =
         Rotate(Conjugate(rotation), {relative.x, relative.y, relative.z});
     StoreQuats({relative.w, axis_local.x, axis_local.y, axis_local.z},

@@ -19,13 +19,7 @@
 
 #if defined(__x86_64__)
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx")
-#endif
+#include "base/avx_target_begin.h"  // NOLINT(build/include)
 
 namespace ik {
 namespace {
@@ -45,11 +39,7 @@ void StartHingeQuad(const JointDefinition* const mids[4],
 }  // namespace internal
 }  // namespace ik
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "base/avx_target_end.h"  // NOLINT(build/include)
 
 #else  // not x86-64: HasAvxLanes() is false, and this is never called
 
