@@ -188,9 +188,9 @@ inline constexpr int kStepLanes = 4;
 // substeps side by side in SIMD lanes where they can (the same prepared
 // joints of one chain without follow-the-leader, as many substeps, as many
 // colliders), else one after the other; the same bits as RunStep for each.
-// `room` holds the lanes.
-// kPairs keeps to two lanes at a time (SSE2) where AVX would take four: for
-// tests of both widths on one machine.
+// `room` holds the lanes; `width` kPairs keeps to two lanes at a time
+// (SSE2) where AVX would take four, for tests of both widths on one
+// machine.
 enum class StepWidth { kWidest, kPairs };
 void RunSteps(const ChainView* const views[],
               const StepDynamicsJob* const jobs[], int count, LaneRoom& room,
