@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "ik/character/tick_batch.h"
+#include "ik/dynamics/wind_noise.h"
 #include "ik/ground/heightfield.h"
 #include "ik/ground/triangle_mesh.h"
 #include "terrain_shapes.h"
@@ -220,10 +221,35 @@ struct MixedCrowd {
       }
       tick.reset_dynamics = dynamics >= 15 && dynamics < 25;
       tick.delta_time = pick(engine) < 20 ? 1.0 / 30.0 : 1.0 / 60.0;
+      if (pick(engine) < 25) tick.wind = &gust;
+      corrupt.push_back(pick(engine) < 20);
+    }
+  }
+
+  // Puts a NaN into the dynamics state of the characters drawn for it (the
+  // step must then fail for them alone, whatever their group).
+  void CorruptStates() {
+    for (size_t k = 0; k < corrupt.size(); ++k) {
+      CharacterTick& tick = base.ticks[k];
+      if (!corrupt[k] || tick.dynamic_states.empty() ||
+          tick.dynamic_states[0].positions.size() < 2) {
+        continue;
+      }
+      tick.dynamic_states[0].positions[1].x = std::nan("");
+      tick.reset_dynamics = false;
     }
   }
 
   tick_batch_testing::Crowd base;
+  // A gusty wind some characters' dynamics take instead of the rig's.
+  WindSettings gust = [] {
+    WindSettings wind;
+    wind.strength = 6.0;
+    wind.direction = Vec3(1.0, 0.0, 0.4);
+    wind.turbulence = 0.7;
+    return wind;
+  }();
+  std::vector<bool> corrupt;
   std::vector<std::vector<double>> weights;
   std::vector<std::vector<Vec3>> offsets;
   std::vector<Recorder> recorders;
@@ -242,12 +268,17 @@ absl::Status RunBatch(absl::Span<CharacterTick> ticks, const Ground& ground,
 TEST(TickBatchGroupsTest, EachCharacterGetsWhatItGetsAloneBitForBit) {
   const Grounds grounds;
   int goals_failed = 0, goals_solved = 0, grounded = 0, swivels = 0;
+  int dynamics_failed = 0, winds = 0;
   for (const int count : {1, 3, 4, 5, 9, 23}) {
     for (const std::uint64_t seed : {1u, 2u, 3u}) {
       MixedCrowd together(count, seed, grounds);
       MixedCrowd alone(count, seed, grounds);
       TickScratch together_scratch, alone_scratch;
       for (int t = 0; t < 2; ++t) {
+        if (t == 1) {
+          together.CorruptStates();
+          alone.CorruptStates();
+        }
         ASSERT_TRUE(RunBatch(absl::MakeSpan(together.base.ticks),
                              grounds.kinds[0], together_scratch)
                         .ok());
@@ -268,6 +299,8 @@ TEST(TickBatchGroupsTest, EachCharacterGetsWhatItGetsAloneBitForBit) {
           grounded += a.ground_feet && a.ground_status.ok();
           for (const ChainGoal& goal : a.goals)
             swivels += goal.swivel.has_value();
+          dynamics_failed += !a.dynamics_status.ok();
+          winds += a.wind != nullptr && !a.dynamic_states.empty();
         }
       }
     }
@@ -277,6 +310,8 @@ TEST(TickBatchGroupsTest, EachCharacterGetsWhatItGetsAloneBitForBit) {
   EXPECT_GT(goals_solved, 200);
   EXPECT_GT(grounded, 200);
   EXPECT_GT(swivels, 40);
+  EXPECT_GT(dynamics_failed, 5);
+  EXPECT_GT(winds, 20);
 }
 
 }  // namespace
