@@ -299,9 +299,8 @@ void FillDynamicsStep(const TickBatchJob& batch, const CharacterTick& tick,
 
 // The group's dynamics: every chain of a character steps on the same pose
 // (the one the goals left), the i-th chains of the group's characters side
-// by side (dynamics_internal::RunRigDynamicsSteps); a
-// character's rotations are set once all its chains have stepped (none
-// when one fails).
+// by side (dynamics_internal::RunRigDynamicsSteps); a character's rotations
+// are set once all its chains have stepped (none when one fails).
 class GroupDynamics {
  public:
   GroupDynamics(const TickBatchJob& batch, absl::Span<CharacterTick> group)
