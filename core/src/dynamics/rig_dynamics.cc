@@ -60,8 +60,8 @@ absl::Status CheckStepInputs(const RigDynamicsStep& step) {
 
 // Room for `N` values of T on the stack, none constructed until Put: the
 // step gathers a few of the chain's transforms and colliders into buffers
-// sized for the largest chain, and constructing them all would cost more
-// than the step.
+// sized for the largest chain it takes, and constructing them all would
+// cost more than the step.
 template <typename T, size_t N>
 class StackBuffer {
  public:
@@ -77,18 +77,31 @@ class StackBuffer {
 // What the chain's step takes, gathered from the whole pose: the chain's
 // animated world transforms and its colliders placed on their joints; for
 // a binding without a prepared chain and a wind in the step, the chain with
-// its wind replaced.
-struct GatheredStep {
-  StackBuffer<Transform, kMaxDynamicJoints> animated;
-  StackBuffer<Collider, kMaxDynamicColliders> colliders;
-  StackBuffer<Quat, kMaxDynamicJoints> corrections;
+// its wind replaced. Room for a chain of kJoints joints and kColliders
+// colliders.
+template <size_t kJoints, size_t kColliders>
+struct Gathered {
+  StackBuffer<Transform, kJoints> animated;
+  StackBuffer<Collider, kColliders> colliders;
+  StackBuffer<Quat, kJoints> corrections;
   std::optional<DynamicChain> with_wind;
 };
+// Room for any chain.
+using GatheredStep = Gathered<kMaxDynamicJoints, kMaxDynamicColliders>;
 
-// The chain's step job on `gathered` (filled here): its chain the binding's
-// prepared one when it has one (the step's wind then replaces the chain's
-// in Run, and was checked by CheckStepInputs).
-StepDynamicsJob Gather(const RigDynamicsStep& step, GatheredStep& gathered) {
+// The largest chain whose steps run side by side (RunGroup): a larger one
+// steps on its own, so that a group's four gathered steps stay small on the
+// stack (a few KB each, where room for any chain is some 32 KB).
+constexpr size_t kGroupJoints = 32;
+constexpr size_t kGroupColliders = 16;
+
+// The chain's step job on `gathered` (filled here; it has room for the
+// chain): its chain the binding's prepared one when it has one (the step's
+// wind then replaces the chain's in Run, and was checked by
+// CheckStepInputs).
+template <size_t kJoints, size_t kColliders>
+StepDynamicsJob Gather(const RigDynamicsStep& step,
+                       Gathered<kJoints, kColliders>& gathered) {
   const DynamicChainBinding& chain = *step.chain;
   const size_t count = chain.joints.size();
   for (size_t k = 0; k < count; ++k) {
@@ -123,7 +136,8 @@ StepDynamicsJob Gather(const RigDynamicsStep& step, GatheredStep& gathered) {
   return job;
 }
 
-// A step of a prepared chain checked and gathered, with the view of its
+// A step of a prepared chain of at most kGroupJoints joints and
+// kGroupColliders colliders checked and gathered, with the view of its
 // chain that RunSteps takes. Not copyable or movable: the job points into
 // it.
 struct ReadyStep {
@@ -131,7 +145,7 @@ struct ReadyStep {
   ReadyStep(const ReadyStep&) = delete;
   ReadyStep& operator=(const ReadyStep&) = delete;
 
-  GatheredStep gathered;
+  Gathered<kGroupJoints, kGroupColliders> gathered;
   StepDynamicsJob job;
   dynamics_internal::ChainView view;
 };
@@ -155,8 +169,8 @@ void SetRotations(const RigDynamicsStep& step, const Quat* corrections) {
   }
 }
 
-// Up to kStepLanes steps: those of prepared chains side by side
-// (dynamics_internal::RunSteps), any other on its own.
+// Up to kStepLanes steps: those of prepared chains within the group's room
+// side by side (dynamics_internal::RunSteps), any other on its own.
 void RunGroup(const RigDynamicsStep* const steps[], size_t count,
               absl::Status* statuses, dynamics_internal::LaneRoom& room) {
   ReadyStep ready[dynamics_internal::kStepLanes];
@@ -166,7 +180,9 @@ void RunGroup(const RigDynamicsStep* const steps[], size_t count,
   int running = 0;
   for (size_t k = 0; k < count; ++k) {
     const RigDynamicsStep& step = *steps[k];
-    if (step.chain == nullptr || step.chain->prepared.empty()) {
+    if (step.chain == nullptr || step.chain->prepared.empty() ||
+        step.chain->joints.size() > kGroupJoints ||
+        step.chain->colliders.size() > kGroupColliders) {
       statuses[k] = step.Run();
       continue;
     }
