@@ -133,74 +133,19 @@ void SetCounters(benchmark::State& state, int substeps, int contacts,
   state.counters["substeps/call"] = substeps;
 }
 
-void BM_StepDynamics(benchmark::State& state) {
-  const int substeps = static_cast<int>(state.range(0));
-  const DynamicChain chain = Strand(state.range(2) != 0);
-  const Vec3 root(0.0, 1.6, 0.0);
-  std::vector<Transform> animated =
-      testing::StraightPose(chain, root, Vec3(0.0, -1.0, 0.0));
-  const std::vector<Transform> rest = animated;
-  std::vector<Collider> colliders =
-      Colliders(static_cast<int>(state.range(1)), root);
-  std::vector<Quat> corrections(kJoints);
-  DynamicState dynamic_state;
-  DynamicsReport report;
-  const absl::StatusOr<PreparedDynamicChain> prepared =
-      PreparedDynamicChain::Create(chain);
-  if (!prepared.ok()) std::abort();
-  StepDynamicsJob job;
-  if (state.range(3) != 0) {
-    job.prepared_chain = &*prepared;
-  } else {
-    job.chain = &chain;
-  }
-  job.animated_world = animated;
-  job.colliders_world = colliders;
-  job.delta_time = substeps * chain.substep;
-  job.state = &dynamic_state;
-  job.corrections_local = absl::MakeSpan(corrections);
-  job.report = &report;
-  const std::vector<Vec3> offsets = RootPath(job.delta_time);
-  int next = 0;
-  const auto step = [&] {
-    MovePose(rest, offsets[next], animated);
-    next = (next + 1) & (kPathLength - 1);
-    const absl::Status status = job.Run();
-    if (!status.ok() || report.substeps != substeps) std::abort();
-  };
-  // One untimed pass over the root's path: it warms the state up and counts
-  // how many joints end each call touching a collider.
-  int contacts = 0;
-  for (int call = 0; call < kPathLength; ++call) {
-    step();
-    contacts += JointsTouching(chain, dynamic_state.positions, colliders);
-  }
-  for (auto _ : state) {
-    step();
-    benchmark::DoNotOptimize(corrections.data());
-    benchmark::ClobberMemory();
-  }
-  SetCounters(state, substeps, contacts);
-}
-BENCHMARK(BM_StepDynamics)
-    ->ArgNames({"substeps", "colliders", "smoothing", "prepared"})
-    ->ArgsProduct({{1, 4, 16}, {0, 1, 2}, {0}, {0, 1}})
-    ->Args({1, 1, 1, 0})
-    ->Args({16, 1, 1, 0})
-    ->Args({1, 1, 1, 1})
-    ->Args({16, 1, 1, 1});
-
-// One character of BM_StepDynamicsJobs: a strand with its root at `root`,
-// the colliders about it, its state and outputs.
+// One character's strand: its root at `root`, the colliders of `kind`
+// (Colliders) about it, its state and outputs, and the job stepping it on
+// `prepared` (null: on `chain`, named per call).
 struct StrandCharacter {
   StrandCharacter(const DynamicChain& chain,
-                  const PreparedDynamicChain& prepared, const Vec3& root,
-                  int substeps)
+                  const PreparedDynamicChain* prepared, const Vec3& root,
+                  int substeps, int kind)
       : rest(testing::StraightPose(chain, root, Vec3(0.0, -1.0, 0.0))),
         animated(rest),
-        colliders(Colliders(1, root)),
+        colliders(Colliders(kind, root)),
         corrections(kJoints) {
-    job.prepared_chain = &prepared;
+    job.prepared_chain = prepared;
+    if (prepared == nullptr) job.chain = &chain;
     job.animated_world = animated;
     job.colliders_world = colliders;
     job.delta_time = substeps * chain.substep;
@@ -220,6 +165,45 @@ struct StrandCharacter {
   StepDynamicsJob job;
 };
 
+void BM_StepDynamics(benchmark::State& state) {
+  const int substeps = static_cast<int>(state.range(0));
+  const DynamicChain chain = Strand(state.range(2) != 0);
+  const absl::StatusOr<PreparedDynamicChain> prepared =
+      PreparedDynamicChain::Create(chain);
+  if (!prepared.ok()) std::abort();
+  StrandCharacter c(chain, state.range(3) != 0 ? &*prepared : nullptr,
+                    Vec3(0.0, 1.6, 0.0), substeps,
+                    static_cast<int>(state.range(1)));
+  const std::vector<Vec3> offsets = RootPath(c.job.delta_time);
+  int next = 0;
+  const auto step = [&] {
+    MovePose(c.rest, offsets[next], c.animated);
+    next = (next + 1) & (kPathLength - 1);
+    const absl::Status status = c.job.Run();
+    if (!status.ok() || c.report.substeps != substeps) std::abort();
+  };
+  // One untimed pass over the root's path: it warms the state up and counts
+  // how many joints end each call touching a collider.
+  int contacts = 0;
+  for (int call = 0; call < kPathLength; ++call) {
+    step();
+    contacts += JointsTouching(chain, c.dynamic_state.positions, c.colliders);
+  }
+  for (auto _ : state) {
+    step();
+    benchmark::DoNotOptimize(c.corrections.data());
+    benchmark::ClobberMemory();
+  }
+  SetCounters(state, substeps, contacts);
+}
+BENCHMARK(BM_StepDynamics)
+    ->ArgNames({"substeps", "colliders", "smoothing", "prepared"})
+    ->ArgsProduct({{1, 4, 16}, {0, 1, 2}, {0}, {0, 1}})
+    ->Args({1, 1, 1, 0})
+    ->Args({16, 1, 1, 0})
+    ->Args({1, 1, 1, 1})
+    ->Args({16, 1, 1, 1});
+
 // Four characters' strands of one prepared chain stepped by one call of
 // RunStepDynamicsJobs, their substeps side by side in SIMD lanes: each
 // strand as BM_StepDynamics's with colliders:1/smoothing:0/prepared:1, its
@@ -237,7 +221,7 @@ void BM_StepDynamicsJobs(benchmark::State& state) {
   std::vector<const StepDynamicsJob*> jobs;
   for (int k = 0; k < kCharacters; ++k) {
     characters.push_back(std::make_unique<StrandCharacter>(
-        chain, *prepared, Vec3(0.6 * k, 1.6, 0.0), substeps));
+        chain, &*prepared, Vec3(0.6 * k, 1.6, 0.0), substeps, 1));
     jobs.push_back(&characters.back()->job);
   }
   std::vector<absl::Status> statuses(kCharacters);
