@@ -17,9 +17,7 @@
 #include "ik/base/field_error.h"
 #include "ik/base/validate.h"
 #include "ik/dynamics/rig_dynamics.h"
-#include "rig/limb_lanes.h"
 #include "rig/solve_chain_internal.h"
-#include "solvers/two_bone_lanes.h"
 
 namespace ik {
 namespace {
@@ -191,7 +189,8 @@ void PutBackGoalJoints(CharacterTick& tick,
 
 // The group's goals: the i-th goal of every character whose goals have not
 // failed, the two-bone solves among them side by side
-// (internal::ChainGoalSteps), then the (i + 1)-th.
+// (internal::RunChainGoalGroup), then the (i + 1)-th.
+static_assert(kTickGroupCharacters <= internal::kChainGoalLanes);
 class GroupGoals {
  public:
   GroupGoals(const TickBatchJob& batch, absl::Span<CharacterTick> group)
@@ -222,31 +221,21 @@ class GroupGoals {
 
  private:
   void SolveGoal(size_t i) {
-    GroupSlots pending;
-    internal::TwoBoneLimbSolve* limbs[kTickGroupCharacters];
-    const TwoBoneJob* lanes[kTickGroupCharacters];
+    GroupSlots solving;
+    const SolveChainJob* ready[kTickGroupCharacters];
     for (size_t k = 0; k < group_.size(); ++k) {
       CharacterTick& tick = group_[k];
       if (i >= tick.goals.size() || !tick.goals_status.ok()) continue;
       jobs_[k].goal = &tick.goals[i];
       jobs_[k].result = &tick.goal_results[i];
-      const absl::Status status =
-          steps_[k].Begin(jobs_[k], internal::LimbStart::kLater);
-      if (status.ok() && steps_[k].pending()) {
-        limbs[pending.count] = steps_[k].limb();
-        lanes[pending.count] = &steps_[k].job();
-        pending.slot[pending.count++] = k;
-      } else {
-        Solved(k, i, status);
-      }
+      ready[solving.count] = &jobs_[k];
+      solving.slot[solving.count++] = k;
     }
-    internal::StartLimbs(absl::MakeConstSpan(limbs, pending.count));
-    absl::Status solved[kTickGroupCharacters];
-    internal::RunTwoBoneJobGroup(absl::MakeConstSpan(lanes, pending.count),
-                                 solved);
-    for (size_t p = 0; p < pending.count; ++p) {
-      const size_t k = pending.slot[p];
-      Solved(k, i, steps_[k].Finish(solved[p]));
+    absl::Status statuses[kTickGroupCharacters];
+    internal::RunChainGoalGroup(absl::MakeConstSpan(ready, solving.count),
+                                statuses);
+    for (size_t p = 0; p < solving.count; ++p) {
+      Solved(solving.slot[p], i, statuses[p]);
     }
   }
 
@@ -263,7 +252,6 @@ class GroupGoals {
   const TickBatchJob& batch_;
   absl::Span<CharacterTick> group_;
   SolveChainJob jobs_[kTickGroupCharacters];
-  internal::ChainGoalSteps steps_[kTickGroupCharacters];
 };
 
 // The chain the `i`-th state of `tick` is for.

@@ -3,6 +3,7 @@
 #ifndef IK_SRC_RIG_SOLVE_CHAIN_INTERNAL_H_
 #define IK_SRC_RIG_SOLVE_CHAIN_INTERNAL_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -106,6 +107,18 @@ class ChainGoalSteps {
   std::uint64_t mask_ = 0;  // bit k: chain joint k held at its limit
   std::optional<TwoBoneLimbSolve> solve_;
 };
+
+// The most goals RunChainGoalGroup takes: one group of four SIMD lanes.
+inline constexpr size_t kChainGoalLanes = 4;
+
+// Runs up to kChainGoalLanes `jobs` as each one's Run() would, each one's
+// status into the same index of `statuses`, with the same bits: every
+// job's Begin (LimbStart::kLater), the pending limbs started together
+// (StartLimbs) and their two-bone jobs solved together
+// (RunTwoBoneJobGroup), then every Finish. The jobs must share no pose,
+// workspace or result.
+void RunChainGoalGroup(absl::Span<const SolveChainJob* const> jobs,
+                       absl::Status* statuses);
 
 }  // namespace ik::internal
 

@@ -216,6 +216,20 @@ struct SolveChainJob {
   absl::Status Run() const;
 };
 
+// Runs `jobs` in order as each one's Run() would, each one's status into
+// the same index of `statuses`, with the same bits, for a caller with many
+// characters' goals: up to four consecutive jobs that share no pose,
+// workspace or result run together, their two-bone limbs started and
+// solved side by side in SIMD lanes (four at a time where the processor
+// has AVX, else two), the rest of each goal one at a time. A job that
+// shares one of them with an earlier job of its group starts the next
+// group, so it sees that job's answer, as one after the other. Goals of
+// the iterative solvers run whole, one at a time. INVALID_ARGUMENT when
+// the spans' sizes differ ("statuses: 3 for 4 jobs") or a job is null
+// ("jobs[2]: null"); nothing runs then.
+absl::Status RunSolveChainJobs(absl::Span<const SolveChainJob* const> jobs,
+                               absl::Span<absl::Status> statuses);
+
 // The solver AUTO resolves to for `chain`: two-bone for 3 joints, FABRIK
 // otherwise. Other kinds are returned unchanged.
 SolverKind ResolveSolver(SolverKind requested, const Chain& chain);
