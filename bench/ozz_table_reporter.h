@@ -46,6 +46,8 @@ class TableReporter : public benchmark::ConsoleReporter {
     PrintRow("the same jobs four at a time (AVX lanes), per job",
              "TwoBonePoleQuads", "TwoBonePole", 4.0);
     PrintRow("whole goal: FK, solve, apply, re-measure", "WholeGoal");
+    PrintRow("whole goals four at a time (RunSolveChainJobs)", "WholeGoalQuads",
+             "WholeGoal", 4.0);
     PrintRow("the crowd's whole character, per character", "CrowdCharacter", "",
              crowd_characters, crowd_characters);
   }
