@@ -233,7 +233,7 @@ class GroupGoals {
     }
     absl::Status statuses[kTickGroupCharacters];
     internal::RunChainGoalGroup(absl::MakeConstSpan(ready, solving.count),
-                                statuses);
+                                steps_, statuses);
     for (size_t p = 0; p < solving.count; ++p) {
       Solved(solving.slot[p], i, statuses[p]);
     }
@@ -252,6 +252,7 @@ class GroupGoals {
   const TickBatchJob& batch_;
   absl::Span<CharacterTick> group_;
   SolveChainJob jobs_[kTickGroupCharacters];
+  internal::ChainGoalSteps steps_[kTickGroupCharacters];
 };
 
 // The chain the `i`-th state of `tick` is for.

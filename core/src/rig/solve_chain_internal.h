@@ -113,12 +113,13 @@ inline constexpr size_t kChainGoalLanes = 4;
 
 // Runs up to kChainGoalLanes `jobs` as each one's Run() would, each one's
 // status into the same index of `statuses`, with the same bits: every
-// job's Begin (LimbStart::kLater), the pending limbs started together
-// (StartLimbs) and their two-bone jobs solved together
+// job's Begin (LimbStart::kLater) through the same index of `steps` (the
+// caller's room, kept from group to group), the pending limbs started
+// together (StartLimbs) and their two-bone jobs solved together
 // (RunTwoBoneJobGroup), then every Finish. The jobs must share no pose,
 // workspace or result.
 void RunChainGoalGroup(absl::Span<const SolveChainJob* const> jobs,
-                       absl::Status* statuses);
+                       ChainGoalSteps* steps, absl::Status* statuses);
 
 }  // namespace ik::internal
 

@@ -16,8 +16,7 @@ namespace ik {
 namespace internal {
 
 void RunChainGoalGroup(absl::Span<const SolveChainJob* const> jobs,
-                       absl::Status* statuses) {
-  ChainGoalSteps steps[kChainGoalLanes];
+                       ChainGoalSteps* steps, absl::Status* statuses) {
   TwoBoneLimbSolve* limbs[kChainGoalLanes];
   const TwoBoneJob* lanes[kChainGoalLanes];
   size_t slot[kChainGoalLanes];
@@ -68,6 +67,7 @@ absl::Status RunSolveChainJobs(absl::Span<const SolveChainJob* const> jobs,
   // Runs of consecutive jobs that share nothing, up to a group's size: a
   // job sharing a pose, a workspace or a result with an earlier job of the
   // run starts the next run, so it sees that job's answer.
+  internal::ChainGoalSteps steps[internal::kChainGoalLanes];
   size_t first = 0;
   while (first < jobs.size()) {
     size_t end = first + 1;
@@ -79,7 +79,7 @@ absl::Status RunSolveChainJobs(absl::Span<const SolveChainJob* const> jobs,
       if (shares) break;
       ++end;
     }
-    internal::RunChainGoalGroup(jobs.subspan(first, end - first),
+    internal::RunChainGoalGroup(jobs.subspan(first, end - first), steps,
                                 statuses.data() + first);
     first = end;
   }
