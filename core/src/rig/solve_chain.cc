@@ -10,6 +10,7 @@
 #include "absl/numeric/bits.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/trig_lanes.h"
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/swivel.h"
@@ -147,11 +148,12 @@ void FinishSwivel(const SolveChainJob& job, const Transform& parent_model,
 
 // A middle joint without a hinge bends in the incoming limb's plane (the
 // normal of its two bones): the angle, radians in [0, pi/2], of the
-// incoming limb from straight or folded, where that plane turns fast as the
-// pose moves and flips through it. nullopt for a hinge (it bends about its
-// axis, whatever the pose).
-std::optional<double> IncomingBendPlaneAngle(const SolveChainJob& job,
-                                             const Transform& root_model) {
+// incoming limb from straight or folded (as its atan2's arguments, taken at
+// the report), where that plane turns fast as the pose moves and flips
+// through it. nullopt for a hinge (it bends about its axis, whatever the
+// pose).
+std::optional<internal::AngleArguments> IncomingBendPlaneAngle(
+    const SolveChainJob& job, const Transform& root_model) {
   const Chain& chain = *job.goal->chain;
   if (job.rig->joint(chain.joints[1]).limit.kind == JointLimit::Kind::kHinge) {
     return std::nullopt;
@@ -161,8 +163,8 @@ std::optional<double> IncomingBendPlaneAngle(const SolveChainJob& job,
   const Vec3 lower =
       TransformPoint(mid_model, job.locals[chain.joints[2]].translation) -
       mid_model.translation;
-  return Atan2(glm::length(glm::cross(upper, lower)),
-               std::abs(glm::dot(upper, lower)));
+  return internal::AngleArguments{glm::length(glm::cross(upper, lower)),
+                                  std::abs(glm::dot(upper, lower))};
 }
 
 // The singular directions of the two-bone solver's own plane, into the
@@ -172,27 +174,46 @@ std::optional<double> IncomingBendPlaneAngle(const SolveChainJob& job,
 // rotation); a pole flips its plane as it crosses the root -> target line;
 // and a middle joint without a hinge takes the incoming limb's plane, which
 // flips as that limb passes through straight (`incoming_plane`, its
-// IncomingBendPlaneAngle).
-void ReportBendPlaneSingularity(const SolveChainJob& job,
-                                const Transform& root_model,
-                                const PreparedGoal& prepared,
-                                const std::optional<double>& incoming_plane,
-                                ChainSolveResult& answer) {
+// IncomingBendPlaneAngle). The bent limb's angle and the next one's are
+// taken in one pair of SIMD lanes (each lane with Atan2's bits).
+void ReportBendPlaneSingularity(
+    const SolveChainJob& job, const Transform& root_model,
+    const PreparedGoal& prepared,
+    const std::optional<internal::AngleArguments>& incoming_plane,
+    ChainSolveResult& answer) {
   const Chain& chain = *job.goal->chain;
   const Transform mid_model = Compose(root_model, job.locals[chain.joints[1]]);
   const Vec3 bent_tip =
       TransformPoint(mid_model, job.locals[chain.joints[2]].translation) -
       root_model.translation;
   const Vec3 to_target = prepared.target_model - root_model.translation;
-  double angle = Atan2(glm::length(glm::cross(bent_tip, to_target)),
-                       -glm::dot(bent_tip, to_target));
+  const internal::AngleArguments bent{
+      glm::length(glm::cross(bent_tip, to_target)),
+      -glm::dot(bent_tip, to_target)};
+  std::optional<internal::AngleArguments> pole;
   if (prepared.pole_model.has_value()) {
     const Vec3 to_pole = *prepared.pole_model - root_model.translation;
-    const double pole = Atan2(glm::length(glm::cross(to_pole, to_target)),
-                              std::abs(glm::dot(to_pole, to_target)));
-    angle = std::min(angle, pole);
+    pole = internal::AngleArguments{glm::length(glm::cross(to_pole, to_target)),
+                                    std::abs(glm::dot(to_pole, to_target))};
   }
-  if (incoming_plane.has_value()) angle = std::min(angle, *incoming_plane);
+  const std::optional<internal::AngleArguments>& next =
+      pole.has_value() ? pole : incoming_plane;
+  double angle;
+  double next_angle = 0.0;
+  if (next.has_value()) {
+    const internal::Lanes2 angles = internal::Atan2Lanes(
+        internal::Lanes2{bent.y, next->y}, internal::Lanes2{bent.x, next->x});
+    angle = angles[0];
+    next_angle = angles[1];
+  } else {
+    angle = Atan2(bent.y, bent.x);
+  }
+  if (pole.has_value()) angle = std::min(angle, next_angle);
+  if (incoming_plane.has_value()) {
+    angle = std::min(angle, pole.has_value()
+                                ? Atan2(incoming_plane->y, incoming_plane->x)
+                                : next_angle);
+  }
   answer.singularity_angle = angle;
   answer.near_singularity = angle <= chain.flip_warning_angle;
 }

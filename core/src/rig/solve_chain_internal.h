@@ -19,6 +19,13 @@
 
 namespace ik::internal {
 
+// An angle in [0, pi] as the arguments of its atan2 (y >= 0), so that two
+// angles can be taken in one pair of SIMD lanes.
+struct AngleArguments {
+  double y = 0.0;
+  double x = 1.0;
+};
+
 // A goal checked against its job, in the solver's terms.
 struct PreparedGoal {
   SolverKind solver = SolverKind::kTwoBone;
@@ -101,7 +108,7 @@ class ChainGoalSteps {
   PreparedGoal prepared_;
   Transform parent_model_;
   Transform root_model_;
-  std::optional<double> incoming_plane_;
+  std::optional<AngleArguments> incoming_plane_;
   std::optional<SwivelPlacement> swivel_plane_;
   ChainSolveResult answer_;
   std::uint64_t mask_ = 0;  // bit k: chain joint k held at its limit
