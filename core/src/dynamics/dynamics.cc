@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
+#include "base/job_spans.h"
 #include "dynamics/dynamics_internal.h"
 #include "ik/dynamics/prepared_dynamic_chain.h"
 #include "ik/dynamics/wind_noise.h"
@@ -140,14 +140,9 @@ void RunStep(const ChainView& view, const StepDynamicsJob& job) {
 
 absl::Status RunStepDynamicsJobs(absl::Span<const StepDynamicsJob* const> jobs,
                                  absl::Span<absl::Status> statuses) {
-  if (statuses.size() != jobs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "statuses: ", statuses.size(), " for ", jobs.size(), " jobs"));
-  }
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    if (jobs[k] == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("jobs[", k, "]: null"));
-    }
+  if (absl::Status status = internal::CheckJobSpans(jobs, statuses.size());
+      !status.ok()) {
+    return status;
   }
   dynamics_internal::LaneRoom room;
   for (size_t first = 0; first < jobs.size();

@@ -3,8 +3,8 @@
 #include <cstddef>
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "base/job_spans.h"
 #include "ik/rig/solve_chain.h"
 #include "ik/solvers/two_bone.h"
 #include "rig/limb_lanes.h"
@@ -55,14 +55,9 @@ bool Share(const SolveChainJob& a, const SolveChainJob& b) {
 
 absl::Status RunSolveChainJobs(absl::Span<const SolveChainJob* const> jobs,
                                absl::Span<absl::Status> statuses) {
-  if (statuses.size() != jobs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "statuses: ", statuses.size(), " for ", jobs.size(), " jobs"));
-  }
-  for (size_t k = 0; k < jobs.size(); ++k) {
-    if (jobs[k] == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("jobs[", k, "]: null"));
-    }
+  if (absl::Status status = internal::CheckJobSpans(jobs, statuses.size());
+      !status.ok()) {
+    return status;
   }
   // Runs of consecutive jobs that share nothing, up to a group's size: a
   // job sharing a pose, a workspace or a result with an earlier job of the

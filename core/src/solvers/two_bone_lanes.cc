@@ -10,8 +10,8 @@
 #endif
 
 #include "absl/status/status.h"
-#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "base/job_spans.h"
 #include "base/trig_lanes.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
@@ -58,9 +58,10 @@ void RunTwoBoneJobGroup(absl::Span<const TwoBoneJob* const> jobs,
 
 absl::Status RunTwoBoneJobs(absl::Span<const TwoBoneJob> jobs,
                             absl::Span<absl::Status> statuses) {
-  if (statuses.size() != jobs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "statuses: ", statuses.size(), " for ", jobs.size(), " jobs"));
+  if (absl::Status status =
+          internal::CheckStatusCount(jobs.size(), statuses.size());
+      !status.ok()) {
+    return status;
   }
   // Side by side in groups of four, as pointers.
   for (size_t i = 0; i < jobs.size(); i += 4) {
