@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "draws.h"
+#include "goal_draws.h"
 #include "gtest/gtest.h"
 #include "humanoid_rig.h"
 #include "ik/rig/solve_chain.h"
@@ -50,10 +51,6 @@ const Rig& FreeRig() {
   return *rig;
 }
 
-const char* const kChains[] = {"left_arm",          "right_arm",
-                               "left_arm_clavicle", "right_arm_clavicle",
-                               "left_leg",          "right_leg"};
-
 // A seeded batch: poses, goals and jobs, some jobs sharing a pose, a
 // workspace or a result.
 struct Batch {
@@ -83,27 +80,12 @@ struct Batch {
     results.resize(count);
     jobs.resize(count);
     for (int k = 0; k < count; ++k) {
-      ChainGoal& goal = goals[k];
-      goal.chain = rig.FindChain(kChains[pick(engine) % 6]);
-      goal.target_world =
-          TransformPoint(roots[0],
-                         testing::ReachableTarget(rig, *goal.chain, engine)) +
-          (pick(engine) < 20 ? 1.0 : 0.1) * testing::DrawVec3(unit, engine);
-      goal.path = absl::StrCat("goals[", k, "]");
-      const int kind = pick(engine);
-      if (kind < 30) {
-        goal.pole_world = goal.target_world + testing::DrawVec3(unit, engine);
-      } else if (kind < 45) {
-        goal.swivel = 3.0 * unit(engine);
+      // In the world of the first pose's root.
+      ChainGoal& goal = goals[k] = testing::DrawHumanoidGoal(rig, k, engine);
+      goal.target_world = TransformPoint(roots[0], goal.target_world);
+      if (goal.pole_world.has_value()) {
+        goal.pole_world = TransformPoint(roots[0], *goal.pole_world);
       }
-      goal.history_free = pick(engine) < 20;
-      if (pick(engine) < 10) goal.solver = SolverKind::kFabrik;
-      if (pick(engine) < 15) {
-        goal.orientation_world = glm::normalize(
-            Quat(1.0, 0.3 * unit(engine), 0.3 * unit(engine), 0.0));
-        goal.orientation_weight = 0.5 + 0.5 * unit(engine);
-      }
-      if (pick(engine) < 5) goal.target_world.y = std::nan("");
     }
     for (int k = 0; k < count; ++k) {
       const int p = pick(engine) % pose_count;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "goal_draws.h"
 #include "gtest/gtest.h"
 #include "ik/character/tick_batch.h"
 #include "ik/dynamics/wind_noise.h"
@@ -161,9 +162,6 @@ struct MixedCrowd {
     std::mt19937_64 engine(seed * 7919 + 1);
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
     std::uniform_int_distribution<int> pick(0, 99);
-    const char* const chains[] = {"left_arm",          "right_arm",
-                                  "left_arm_clavicle", "right_arm_clavicle",
-                                  "left_leg",          "right_leg"};
     weights.resize(count);
     offsets.resize(count);
     recorders.resize(count);
@@ -190,26 +188,7 @@ struct MixedCrowd {
       std::vector<ChainGoal>& goals = base.goals[k];
       goals.resize(pick(engine) % 4);
       for (size_t g = 0; g < goals.size(); ++g) {
-        ChainGoal& goal = goals[g];
-        goal.chain = rig.FindChain(chains[pick(engine) % 6]);
-        goal.target_world =
-            testing::ReachableTarget(rig, *goal.chain, engine) +
-            (pick(engine) < 20 ? 1.0 : 0.1) * testing::DrawVec3(unit, engine);
-        goal.path = absl::StrCat("goals[", g, "]");
-        const int kind = pick(engine);
-        if (kind < 25) {
-          goal.pole_world = goal.target_world + testing::DrawVec3(unit, engine);
-        } else if (kind < 45) {
-          goal.swivel = 3.0 * unit(engine);
-        }
-        goal.history_free = pick(engine) < 20;
-        if (pick(engine) < 15) goal.solver = SolverKind::kFabrik;
-        if (pick(engine) < 15) {
-          goal.orientation_world = glm::normalize(
-              Quat(1.0, 0.3 * unit(engine), 0.3 * unit(engine), 0.0));
-          goal.orientation_weight = 0.5 + 0.5 * unit(engine);
-        }
-        if (pick(engine) < 6) goal.target_world.y = std::nan("");
+        goals[g] = testing::DrawHumanoidGoal(rig, g, engine);
       }
       base.results[k].assign(goals.size(), ChainSolveResult());
       tick.goals = goals;
