@@ -81,7 +81,8 @@ ABSL_FLAG(std::int64_t, max_work_per_character,
           kDefaultLimits.max_work_per_character,
           "work one character -- a single call's, or each of a tick's -- may "
           "ask, in units of a few nanoseconds of CPU, weighted by kind: "
-          "goals (64 x chain joints x iteration cap), grounding (legs x (3 "
+          "goals (64 x chain joints x iteration cap, plus 256 x joints for "
+          "the iterative solvers), grounding (legs x (3 "
           "x 64 + 2 rays x 8 x shapes and triangles a ray may test)), "
           "dynamics (joints x most substeps x (colliders + 1)); refused "
           "before any of it runs");
@@ -90,6 +91,17 @@ ABSL_FLAG(std::int64_t, max_work_per_call, kDefaultLimits.max_work_per_call,
           "in the units of --max_work_per_character (at least that; the "
           "default is about a second of one core at worst); refused before "
           "any of it runs");
+ABSL_FLAG(std::int64_t, max_unread_answer_bytes_per_caller,
+          kDefaultLimits.max_unread_answer_bytes_per_caller,
+          "bytes of answers written and not yet read by their client that "
+          "ikd holds for one caller (token, else address); while it holds "
+          "that much, the caller's next calls are refused with "
+          "RESOURCE_EXHAUSTED");
+ABSL_FLAG(std::int64_t, max_unread_answer_bytes,
+          kDefaultLimits.max_unread_answer_bytes,
+          "bytes of answers not yet read that ikd holds for all callers "
+          "together; beyond it every caller's next calls are refused with "
+          "RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_connections, 0,
           "connections held open at once at most; more are closed as they "
           "arrive (0: the open-file limit less an eighth, at least 16, kept "
@@ -235,6 +247,9 @@ ik::server::ServiceLimits LimitsFromFlags() {
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
   limits.max_work_per_character = absl::GetFlag(FLAGS_max_work_per_character);
   limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
+  limits.max_unread_answer_bytes_per_caller =
+      absl::GetFlag(FLAGS_max_unread_answer_bytes_per_caller);
+  limits.max_unread_answer_bytes = absl::GetFlag(FLAGS_max_unread_answer_bytes);
   return limits;
 }
 
@@ -342,6 +357,9 @@ bool AllPositive(const ik::server::ServerOptions& options) {
          Positive("max_work_per_character", limits.max_work_per_character) &&
          Positive("max_work_per_call", limits.max_work_per_call) &&
          WithinCallBudget(limits) &&
+         Positive("max_unread_answer_bytes_per_caller",
+                  limits.max_unread_answer_bytes_per_caller) &&
+         Positive("max_unread_answer_bytes", limits.max_unread_answer_bytes) &&
          Positive("solver_threads", options.solver_threads) &&
          Positive("max_queued_calls", options.max_queued_calls) &&
          Positive("max_message_bytes", options.max_receive_message_bytes) &&

@@ -129,6 +129,10 @@ class IkServer {
   }
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
+  // The answers written and not yet read by their callers.
+  const UnreadAnswers& unread_answers() const {
+    return service_.unread_answers();
+  }
   // The recording (null without --record_dir).
   Recorder* recorder() { return recorder_.get(); }
   // What the solvers did since the server started (its metrics' source).

@@ -3,6 +3,8 @@
 #ifndef IK_SERVER_SERVICE_LIMITS_H_
 #define IK_SERVER_SERVICE_LIMITS_H_
 
+#include <cstdint>
+
 namespace ik::server {
 
 struct ServiceLimits {
@@ -34,6 +36,11 @@ struct ServiceLimits {
   // call may ask over all its characters. Checked before any of it runs.
   std::int64_t max_work_per_character = 64'000'000;
   std::int64_t max_work_per_call = 150'000'000;
+  // Bytes of answers written and not yet read (rpc/unread_answers.h) ikd
+  // holds for one caller, and for all callers together, before it refuses
+  // their next calls.
+  std::int64_t max_unread_answer_bytes_per_caller = 8 << 20;
+  std::int64_t max_unread_answer_bytes = 32 << 20;
   // Not a limit: whether terrains keep their definition (TerrainEntry), set
   // when the server records (--record_dir), whose files store the terrains
   // the recorded calls used. It counts against --max_registry_bytes.

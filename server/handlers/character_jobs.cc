@@ -69,10 +69,12 @@ absl::Status WithinWorkBudget(absl::Span<const ChainGoal> goals,
     }
   }
   if (*work <= limits.max_work_per_character) return absl::OkStatus();
-  return FieldError(absl::StatusCode::kResourceExhausted, "goals",
-                    absl::StrCat("the goals' work, ", *work,
-                                 " (joints times iteration cap, summed),",
-                                 PerCharacterLimit(limits)));
+  return FieldError(
+      absl::StatusCode::kResourceExhausted, "goals",
+      absl::StrCat(
+          "the goals' work, ", *work,
+          " (per goal, its joints times its iteration cap and a fixed part),",
+          PerCharacterLimit(limits)));
 }
 
 // The chains a request steps, each once, into `chains` (indices into

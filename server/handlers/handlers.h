@@ -125,6 +125,15 @@ class IkHandlers {
                     wire::TickResponseBytes& response, const CallScope& scope,
                     TickBaselines* baselines = nullptr);
 
+  // The work (work.h) a single call asks, counted as its handler counts it,
+  // before any of it runs; 0 for a request its handler refuses before it
+  // solves (an unknown rig, a bad goal, a budget exceeded). In
+  // call_work.cc. The service runs a call on the thread it arrived on only
+  // when this is at most kInlineWork.
+  std::int64_t Work(const v1::SolveChainRequest& request) const;
+  std::int64_t Work(const v1::GroundFeetRequest& request) const;
+  std::int64_t Work(const v1::StepDynamicsRequest& request) const;
+
   // What the calls' jobs did since the handlers were made.
   const SolveCounters& counters() const { return counters_; }
 

@@ -8,12 +8,11 @@ std::int64_t GoalWork(const ChainGoal& goal) {
   const Chain& chain = *goal.chain;
   const SolverKind solver =
       ResolveSolver(goal.solver.value_or(chain.solver), chain);
+  const auto joints = static_cast<std::int64_t>(chain.joints.size());
+  if (solver == SolverKind::kTwoBone) return joints * kJointIteration;
   const std::int64_t iterations =
-      solver == SolverKind::kTwoBone
-          ? 1
-          : goal.max_iterations.value_or(chain.max_iterations);
-  return static_cast<std::int64_t>(chain.joints.size()) * iterations *
-         kJointIteration;
+      goal.max_iterations.value_or(chain.max_iterations);
+  return joints * (iterations * kJointIteration + kGoalFixedPerJoint);
 }
 
 std::int64_t GroundingWork(const Character& character, const Ground& ground) {

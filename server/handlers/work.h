@@ -7,13 +7,13 @@
 //
 //   a chain goal     kJointIteration per joint of its chain per iteration
 //                    of its cap (one pass for the analytic two-bone
-//                    solver). Weighted by a goal out of reach, which runs
-//                    its whole cap; a goal that stops short within reach
-//                    retries with other solvers, and one that reaches is
-//                    led again from its incoming pose (the continuity
-//                    pass, at most 64 steps round the arc and its cap
-//                    again, twice the cap where that stops short), so a
-//                    goal may take a few times its units at worst;
+//                    solver), and for the iterative solvers kGoalFixedPerJoint
+//                    per joint whatever the cap: a goal that reaches is led
+//                    again from its incoming pose (the continuity pass, up
+//                    to 64 damped steps round the arc before its cap), and
+//                    one that stops short within reach retries with other
+//                    solvers. Weighted by a goal out of reach, which runs
+//                    its whole cap;
 //   grounding        per leg: kJointIteration for each of its 3 joints,
 //                    plus 2 rays straight down, each kRayTest per plane and
 //                    heightfield of the ground and, per mesh, per triangle
@@ -36,8 +36,18 @@ namespace ik::server {
 // One joint moved by one solver iteration (an iterative goal out of reach
 // runs its whole cap: the costliest step per count).
 inline constexpr std::int64_t kJointIteration = 64;
+// What an iterative goal costs per joint of its chain beyond its cap's
+// iterations: the continuity pass's steps round the arc, each a fraction of
+// an iteration (bench/work_units_bench's one-iteration goals).
+inline constexpr std::int64_t kGoalFixedPerJoint = 4 * kJointIteration;
 // One ray tested against one plane, heightfield or mesh triangle.
 inline constexpr std::int64_t kRayTest = 8;
+// The most work a single call may ask and still run on the gRPC thread it
+// arrived on (when the solver pool has a slot free and nothing waiting):
+// a few two-bone goals (192 each on a three-joint limb), a grounding of two
+// legs on planes or a mesh, a step of a short dynamic chain -- a few
+// microseconds. Any other call takes its caller's turn on the pool.
+inline constexpr std::int64_t kInlineWork = 1024;
 
 std::int64_t GoalWork(const ChainGoal& goal);
 std::int64_t GroundingWork(const Character& character, const Ground& ground);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "handlers/work.h"
 #include "rpc/call_scope.h"
 #include "rpc/raw_call.h"
 
@@ -34,12 +35,25 @@ absl::string_view MethodName() {
   return name;
 }
 
-// A solving call this small (a few goals, one pose) runs on the thread it
-// arrived on when the pool has a slot free and nothing waiting
-// (SolverPool::TryRunInline); larger ones always go through the pool.
-constexpr size_t kInlineRequestBytes = 4096;
+// Requests of at most this many bytes are parsed and have their work
+// counted on the thread they arrived on (a few microseconds at this size);
+// larger ones are parsed on the pool, in their caller's turn, and run
+// there. Bytes only bound what gRPC's threads spend reading a request: a
+// call runs inline only when its work is at most kInlineWork.
+constexpr size_t kCountedRequestBytes = 4096;
 
 }  // namespace
+
+template <typename Request>
+bool IkService::RunsInline(const Request& request) const {
+  if constexpr (std::is_same_v<Request, v1::SolveChainRequest> ||
+                std::is_same_v<Request, v1::GroundFeetRequest> ||
+                std::is_same_v<Request, v1::StepDynamicsRequest>) {
+    return handlers_.Work(request) <= kInlineWork;
+  } else {
+    return false;  // registrations and ticks always take the pool
+  }
+}
 
 absl::Status IkService::Authorize(grpc::CallbackServerContext* context,
                                   Role needed, absl::string_view method) const {
@@ -63,7 +77,7 @@ bool IkService::observers_want_peer() const {
 template <typename Request, typename Response>
 bool IkService::Admit(grpc::CallbackServerContext* context,
                       const grpc::ByteBuffer* request,
-                      UnaryCall<Request, Response>* call) {
+                      UnaryCall<Request, Response>* call, bool parse) {
   if (!observers_.empty()) {
     call->Observe(observers_,
                   CallRecord{MethodName<Request>(), absl::Now(),
@@ -81,11 +95,18 @@ bool IkService::Admit(grpc::CallbackServerContext* context,
     gate_.Leave();
     return false;
   }
+  std::string caller = callers_.Of(*context);
+  if (absl::Status admitted = unread_.Admit(caller); !admitted.ok()) {
+    call->Answer(std::move(admitted));
+    gate_.Leave();
+    return false;
+  }
+  call->HoldAnswerIn(&unread_, std::move(caller));
   if (recorder_ != nullptr && recorder_->Records(MethodName<Request>()) &&
       recorder_->SampleCall()) {
     call->RecordTo(recorder_, MethodName<Request>(), request);
   }
-  if (!call->Parse(request)) {
+  if (parse && !call->Parse(request)) {
     gate_.Leave();
     return false;
   }
@@ -108,8 +129,10 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response, Handler handler) {
   auto* call = new UnaryCall<Request, Response>(response);
-  if (!Admit(context, request, call)) return call;
-  if (request->Length() <= kInlineRequestBytes && pool_.TryRunInline()) {
+  // A large request is parsed on the pool, in its caller's turn.
+  const bool counted = request->Length() <= kCountedRequestBytes;
+  if (!Admit(context, request, call, /*parse=*/counted)) return call;
+  if (counted && RunsInline(call->request()) && pool_.TryRunInline()) {
     absl::Status answered =
         handler(call->request(), call->response(), call->uses());
     pool_.LeaveInline();
@@ -118,8 +141,12 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     return call;
   }
   const bool posted = pool_.Post(
-      callers_.Of(*context),
-      [this, context, call, handler = std::move(handler)] {
+      call->caller(),
+      [this, context, request, counted, call, handler = std::move(handler)] {
+        if (!counted && !call->Parse(request)) {
+          gate_.Leave();
+          return;
+        }
         absl::Status stopped = Stopped(*context);
         call->Answer(stopped.ok() ? handler(call->request(), call->response(),
                                             call->uses())
@@ -168,6 +195,8 @@ IkService::IkService(RigRegistry& rigs, TerrainRegistry& terrains,
       pool_(pool),
       tokens_(tokens),
       callers_(tokens, std::move(trusted_proxies)),
+      unread_(limits.max_unread_answer_bytes_per_caller,
+              limits.max_unread_answer_bytes),
       streams_(gate_) {}
 
 grpc::ServerUnaryReactor* IkService::RegisterRig(
@@ -253,7 +282,7 @@ grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>*
 IkService::TickStream(grpc::CallbackServerContext* context) {
   return StartTickStream(context, handlers_, pool_, streams_,
                          Authorize(context, Role::kRead, "TickStream"),
-                         callers_.Of(*context), observers_,
+                         callers_.Of(*context), unread_, observers_,
                          observers_want_peer(), recorder_);
 }
 

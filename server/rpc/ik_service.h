@@ -2,9 +2,11 @@
 // and parsing it itself (raw_call.h). The registry methods run their
 // handler inline on the callback thread (short, never blocking); the
 // solving methods (SolveChain, GroundFeet, StepDynamics, Tick, TickStream)
-// post theirs to the solver pool, which finishes the call with the
-// handler's status, so gRPC's threads (and the health service on them) stay
-// free.
+// and the registrations post theirs to the solver pool in their caller's
+// turn, which finishes the call with the handler's status, so gRPC's
+// threads (and the health service on them) stay free. Only a single call
+// whose counted work is tiny (kInlineWork, work.h) may run where it
+// arrived, when the pool has a slot free and nothing waiting.
 #ifndef IK_SERVER_RPC_IK_SERVICE_H_
 #define IK_SERVER_RPC_IK_SERVICE_H_
 
@@ -25,6 +27,7 @@
 #include "rpc/raw_call.h"
 #include "rpc/solver_pool.h"
 #include "rpc/tick_stream.h"
+#include "rpc/unread_answers.h"
 
 namespace ik::server {
 
@@ -102,6 +105,8 @@ class IkService final : public RawIkService {
   void SetRecorder(Recorder* recorder) { recorder_ = recorder; }
   // Whether any observer wants each call's peer.
   bool observers_want_peer() const;
+  // Bytes of answers written and not yet read (unread_answers.h).
+  const UnreadAnswers& unread_answers() const { return unread_; }
   // Calls received and not yet answered (the drain waits for them).
   int calls_inside() const { return gate_.inside(); }
   bool draining() const { return gate_.closed(); }
@@ -121,12 +126,13 @@ class IkService final : public RawIkService {
   absl::Status Authorize(grpc::CallbackServerContext* context, Role needed,
                          absl::string_view method) const;
   // Lets the call in: through the gate, its token checked (registrations
-  // and deletions need the admin role), its request parsed; otherwise
-  // answers it (leaving the gate) and returns false.
+  // and deletions need the admin role), its caller's unread answers within
+  // their bounds, its request parsed (when `parse`); otherwise answers it
+  // (leaving the gate) and returns false.
   template <typename Request, typename Response>
   bool Admit(grpc::CallbackServerContext* context,
              const grpc::ByteBuffer* request,
-             UnaryCall<Request, Response>* call);
+             UnaryCall<Request, Response>* call, bool parse = true);
   // Admits the call, runs handler(request, response) here,
   // on gRPC's thread, and finishes the call with its status (the registry
   // methods: short, never blocking).
@@ -134,13 +140,18 @@ class IkService final : public RawIkService {
   grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
-  // The same with the handler run on the pool; a small request (at most
-  // 4 KiB) runs here instead when the pool has a slot free and nothing
-  // waiting (SolverPool::TryRunInline).
+  // The same with the handler run on the pool in its caller's turn; a call
+  // that RunsInline runs here instead when the pool has a slot free and
+  // nothing waiting (SolverPool::TryRunInline).
   template <typename Request, typename Response, typename Handler>
   grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
+  // Whether a call of `request` may run on the thread it arrived on: a
+  // SolveChain, GroundFeet or StepDynamics whose work (IkHandlers::Work) is
+  // at most kInlineWork (work.h).
+  template <typename Request>
+  bool RunsInline(const Request& request) const;
   // Both for a handler that is just an IkHandlers method.
   template <typename Request, typename Response>
   using Method = absl::Status (IkHandlers::*)(const Request&, Response&);
@@ -160,6 +171,8 @@ class IkService final : public RawIkService {
   const AccessTokens* const tokens_;
   // Whose turn on the pool a call takes.
   const Callers callers_;
+  // The answers written and not yet read, by caller.
+  UnreadAnswers unread_;
   std::vector<CallObserver*> observers_;
   Recorder* recorder_ = nullptr;
   // Every call enters here; the drain closes it.

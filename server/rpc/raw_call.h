@@ -11,6 +11,8 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 
+#include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "ik/wire/tick_bytes.pb.h"
 #include "ops/call_record.h"
 #include "ops/recorder.h"
+#include "rpc/unread_answers.h"
 
 namespace ik::server {
 
@@ -110,6 +113,15 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
     request_bytes_ = request_bytes;
   }
 
+  // Counts the call's answer, from its writing to the call's end, as
+  // `caller`'s in `unread` (which outlives the call).
+  void HoldAnswerIn(UnreadAnswers* unread, std::string caller) {
+    unread_ = unread;
+    caller_ = std::move(caller);
+  }
+  // The caller HoldAnswerIn named.
+  const std::string& caller() const { return caller_; }
+
   // Parses the request; when it does not parse, answers so and returns
   // false.
   bool Parse(const grpc::ByteBuffer* request_bytes) {
@@ -128,6 +140,10 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   // Finishes the call with `status`, and the answer when it is OK.
   void Answer(absl::Status status) {
     if (status.ok()) status = SerializeAnswer(*response_, answer_bytes_);
+    if (status.ok() && unread_ != nullptr) {
+      held_bytes_ = static_cast<std::int64_t>(answer_bytes_->Length());
+      unread_->Hold(caller_, held_bytes_);
+    }
     if (recorder_ != nullptr) {
       // A tick's handler said what it used; a single call's rig and
       // terrains are read from its bytes.
@@ -151,7 +167,10 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
     for (CallObserver* observer : *observers_) observer->CallCancelled(record_);
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    if (held_bytes_ > 0) unread_->Release(caller_, held_bytes_);
+    delete this;
+  }
 
   // OnDone and OnCancel are trivial (a delete, the observers' counters), so
   // gRPC may run them on the thread where the call ends instead of handing
@@ -171,6 +190,9 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   absl::string_view recorded_method_;
   const grpc::ByteBuffer* request_bytes_ = nullptr;
   CallUses uses_;
+  UnreadAnswers* unread_ = nullptr;
+  std::string caller_;
+  std::int64_t held_bytes_ = 0;
 };
 
 }  // namespace ik::server

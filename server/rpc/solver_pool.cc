@@ -56,6 +56,7 @@ bool SolverPool::TryRunInline() {
   absl::MutexLock lock(&mutex_);
   if (queued_ > 0 || running_ >= threads()) return false;
   ++running_;
+  inline_runs_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 

@@ -19,6 +19,7 @@
 #define IK_SERVER_RPC_SOLVER_POOL_H_
 
 #include <atomic>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <thread>
@@ -69,6 +70,10 @@ class SolverPool {
   // running it where it arrived takes nothing from anyone. False: post it.
   bool TryRunInline();
   void LeaveInline();
+  // Calls TryRunInline let run inline since the pool started.
+  std::int64_t inline_runs() const {
+    return inline_runs_.load(std::memory_order_relaxed);
+  }
 
   // From a task of `client` running on one of this pool's workers, at a
   // point where it may pause (between a call's goals, between a tick's
@@ -99,6 +104,7 @@ class SolverPool {
   int running_ ABSL_GUARDED_BY(mutex_) = 0;
   // queued_, readable without the lock (Yield's quick way out).
   std::atomic<int> waiting_{0};
+  std::atomic<std::int64_t> inline_runs_{0};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::vector<std::thread> workers_;
 };

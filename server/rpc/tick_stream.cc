@@ -33,10 +33,12 @@ class TickStreamReactor final
   TickStreamReactor(grpc::CallbackServerContext* context, IkHandlers& handlers,
                     SolverPool& pool, TickStreams& streams,
                     const absl::Status& allowed, std::string caller,
+                    UnreadAnswers& unread,
                     const std::vector<CallObserver*>& observers,
                     bool observers_want_peer, Recorder* recorder)
       : handlers_(handlers),
         streams_(streams),
+        unread_(unread),
         scope_(ScopeOf(context, pool, std::move(caller))),
         observers_(observers),
         arena_(CallArenaOptions()) {
@@ -82,6 +84,10 @@ class TickStreamReactor final
       Answer(parsed);
       return;
     }
+    if (absl::Status admitted = unread_.Admit(scope_.client); !admitted.ok()) {
+      Answer(admitted);
+      return;
+    }
     const bool posted = scope_.pool->Post(scope_.client, [this] {
       Answer(handlers_.Tick(*request_, *response_, scope_, &baselines_));
     });
@@ -90,6 +96,8 @@ class TickStreamReactor final
 
   void OnWriteDone(bool ok) override {
     absl::MutexLock lock(&mutex_);
+    unread_.Release(scope_.client, held_bytes_);
+    held_bytes_ = 0;
     if (!ok) {
       FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED,
                                 "the answer could not be written"));
@@ -166,6 +174,8 @@ class TickStreamReactor final
                         &uses_);
       uses_ = CallUses();
     }
+    held_bytes_ = static_cast<std::int64_t>(response_bytes_.Length());
+    unread_.Hold(scope_.client, held_bytes_);
     StartWrite(&response_bytes_);
   }
 
@@ -178,6 +188,9 @@ class TickStreamReactor final
 
   IkHandlers& handlers_;
   TickStreams& streams_;
+  UnreadAnswers& unread_;
+  // The bytes of the answer being written, held in unread_.
+  std::int64_t held_bytes_ = 0;
   CallScope scope_;  // uses_ added when recorded
   CallUses uses_;
   const std::vector<CallObserver*>& observers_;
@@ -226,10 +239,11 @@ void TickStreams::Drain() {
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
     grpc::CallbackServerContext* context, IkHandlers& handlers,
     SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
-    std::string caller, const std::vector<CallObserver*>& observers,
-    bool observers_want_peer, Recorder* recorder) {
+    std::string caller, UnreadAnswers& unread,
+    const std::vector<CallObserver*>& observers, bool observers_want_peer,
+    Recorder* recorder) {
   return new TickStreamReactor(context, handlers, pool, streams, allowed,
-                               std::move(caller), observers,
+                               std::move(caller), unread, observers,
                                observers_want_peer, recorder);
 }
 

@@ -18,6 +18,7 @@
 #include "ops/recorder.h"
 #include "rpc/call_gate.h"
 #include "rpc/solver_pool.h"
+#include "rpc/unread_answers.h"
 
 namespace ik::server {
 
@@ -49,7 +50,10 @@ class TickStreams {
 };
 
 // Starts one TickStream call of `caller` (callers.h). `allowed` is the
-// caller's token check: the stream ends at once with it when it is not OK. Each
+// caller's token check: the stream ends at once with it when it is not OK.
+// Each tick's answer is held in `unread` as the caller's until written, and
+// a tick read while the caller holds its bound there is answered with
+// RESOURCE_EXHAUSTED without running. Each
 // tick answered is reported to `observers` as one call of method "TickStream"
 // (with the peer when `observers_want_peer`), and to `recorder` when it is
 // not null and samples the stream. Everything passed must outlive the
@@ -57,8 +61,9 @@ class TickStreams {
 grpc::ServerBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer>* StartTickStream(
     grpc::CallbackServerContext* context, IkHandlers& handlers,
     SolverPool& pool, TickStreams& streams, const absl::Status& allowed,
-    std::string caller, const std::vector<CallObserver*>& observers,
-    bool observers_want_peer, Recorder* recorder);
+    std::string caller, UnreadAnswers& unread,
+    const std::vector<CallObserver*>& observers, bool observers_want_peer,
+    Recorder* recorder);
 
 }  // namespace ik::server
 

@@ -214,8 +214,10 @@ TEST_F(WorkBudgetTest, TheLargestTickAtTheDefaultsIsRefusedBeforeWork) {
   // left_arm_clavicle has 4 joints: the iteration cap that makes the goal
   // exactly the per-character budget.
   const std::int64_t iterations =
-      defaults.max_work_per_character / (4 * kJointIteration);
-  ASSERT_EQ(iterations * 4 * kJointIteration, defaults.max_work_per_character);
+      (defaults.max_work_per_character / 4 - kGoalFixedPerJoint) /
+      kJointIteration;
+  ASSERT_EQ(4 * (iterations * kJointIteration + kGoalFixedPerJoint),
+            defaults.max_work_per_character);
   v1::TickRequest crowd = TickTest::Crowd(29, defaults.max_characters_per_tick);
   crowd.clear_shared_ground();
   for (v1::TickCharacter& character : *crowd.mutable_characters()) {
