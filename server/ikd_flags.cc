@@ -91,6 +91,10 @@ ABSL_FLAG(std::int64_t, max_work_per_call, kDefaultLimits.max_work_per_call,
           "in the units of --max_work_per_character (at least that; the "
           "default is about a second of one core at worst); refused before "
           "any of it runs");
+ABSL_FLAG(std::int64_t, max_answer_bytes, kDefaultLimits.max_answer_bytes,
+          "bytes one Tick's answer may hold; a tick whose characters' "
+          "answers pass it is refused whole with RESOURCE_EXHAUSTED "
+          "(\"characters\"), no more of it built once they do");
 ABSL_FLAG(std::int64_t, max_unread_answer_bytes_per_caller,
           kDefaultLimits.max_unread_answer_bytes_per_caller,
           "bytes of answers written and not yet read by their client that "
@@ -247,6 +251,7 @@ ik::server::ServiceLimits LimitsFromFlags() {
   limits.max_characters_per_tick = absl::GetFlag(FLAGS_max_characters_per_tick);
   limits.max_work_per_character = absl::GetFlag(FLAGS_max_work_per_character);
   limits.max_work_per_call = absl::GetFlag(FLAGS_max_work_per_call);
+  limits.max_answer_bytes = absl::GetFlag(FLAGS_max_answer_bytes);
   limits.max_unread_answer_bytes_per_caller =
       absl::GetFlag(FLAGS_max_unread_answer_bytes_per_caller);
   limits.max_unread_answer_bytes = absl::GetFlag(FLAGS_max_unread_answer_bytes);
@@ -357,6 +362,7 @@ bool AllPositive(const ik::server::ServerOptions& options) {
          Positive("max_work_per_character", limits.max_work_per_character) &&
          Positive("max_work_per_call", limits.max_work_per_call) &&
          WithinCallBudget(limits) &&
+         Positive("max_answer_bytes", limits.max_answer_bytes) &&
          Positive("max_unread_answer_bytes_per_caller",
                   limits.max_unread_answer_bytes_per_caller) &&
          Positive("max_unread_answer_bytes", limits.max_unread_answer_bytes) &&

@@ -36,6 +36,9 @@ struct ServiceLimits {
   // call may ask over all its characters. Checked before any of it runs.
   std::int64_t max_work_per_character = 64'000'000;
   std::int64_t max_work_per_call = 150'000'000;
+  // Bytes one tick's answer may hold: a tick whose characters' answers pass
+  // it is refused whole, no more of it built once they do.
+  std::int64_t max_answer_bytes = 8 << 20;
   // Bytes of answers written and not yet read (rpc/unread_answers.h) ikd
   // holds for one caller, and for all callers together, before it refuses
   // their next calls.

@@ -157,6 +157,9 @@ class IkHandlers {
   // budget), counted before any character runs.
   std::int64_t CharacterWork(const v1::TickCharacter& character, int index,
                              const TickSettings& tick) const;
+  // RESOURCE_EXHAUSTED ("characters") when a tick's answer of `bytes` is
+  // more than one answer may hold (--max_answer_bytes).
+  absl::Status WithinAnswerLimit(std::int64_t bytes) const;
   // RESOURCE_EXHAUSTED ("characters") when the characters' `work` summed
   // is more than a call may ask (--max_work_per_call).
   absl::Status WithinCallBudget(absl::Span<const std::int64_t> work) const;

@@ -7,6 +7,7 @@
 // solves in SIMD lanes, each with the bits it gets alone.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,6 +74,9 @@ struct ReadTick {
   std::vector<char> parsed;
   std::vector<absl::Status> status;
   std::vector<std::int64_t> work;
+  // The answer's bytes written so far, over all threads; once past the
+  // limit no more characters run and the tick is refused.
+  mutable std::atomic<std::int64_t> answer_bytes{0};
 };
 
 namespace {
@@ -194,9 +198,25 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
         RunReadChunk(read, first, std::min(chunk, count - first), tick, scope,
                      baselines, response);
       });
-  if (baselines != nullptr) baselines->End();
   uses.HandOver(shared);
+  // A refused tick keeps no baselines, as one refused for its work.
+  if (absl::Status within = WithinAnswerLimit(read.answer_bytes.load());
+      !within.ok()) {
+    return within;
+  }
+  if (baselines != nullptr) baselines->End();
   return absl::OkStatus();
+}
+
+absl::Status IkHandlers::WithinAnswerLimit(std::int64_t bytes) const {
+  if (bytes <= limits_.max_answer_bytes) return absl::OkStatus();
+  return FieldError(
+      absl::StatusCode::kResourceExhausted, "characters",
+      absl::StrCat("the tick's answer exceeds the limit of ",
+                   limits_.max_answer_bytes,
+                   " bytes per answer (ikd --max_answer_bytes): its "
+                   "characters' answers passed it after ",
+                   bytes, " bytes; send fewer characters or less detail"));
 }
 
 void IkHandlers::RunReadChunk(const ReadTick& read, int first, int size,
@@ -208,6 +228,11 @@ void IkHandlers::RunReadChunk(const ReadTick& read, int first, int size,
   // (a Clear()ed message would free and allocate its parts).
   thread_local std::array<std::unique_ptr<CharacterArena>, kTickGroupCharacters>
       arenas;
+  // An answer past its limit is refused whole: nothing more is built.
+  if (read.answer_bytes.load(std::memory_order_relaxed) >
+      limits_.max_answer_bytes) {
+    return;
+  }
   TickChunkEntry entries[kTickGroupCharacters];
   v1::TickCharacterResult* outs[kTickGroupCharacters];
   for (int j = 0; j < size; ++j) {
@@ -230,7 +255,14 @@ void IkHandlers::RunReadChunk(const ReadTick& read, int first, int size,
     if (read.status[k].ok() && baselines != nullptr) {
       baselines->Keep(k, *read.characters[k], *outs[j]);
     }
-    outs[j]->SerializeToString(response.mutable_characters(k));
+    std::string& bytes = *response.mutable_characters(k);
+    outs[j]->SerializeToString(&bytes);
+    if (read.answer_bytes.fetch_add(static_cast<std::int64_t>(bytes.size()),
+                                    std::memory_order_relaxed) +
+            static_cast<std::int64_t>(bytes.size()) >
+        limits_.max_answer_bytes) {
+      std::string().swap(bytes);  // the tick is refused: free it now
+    }
   }
 }
 

@@ -147,10 +147,13 @@ grpc::ServerUnaryReactor* IkService::OnPool(
           gate_.Leave();
           return;
         }
-        absl::Status stopped = Stopped(*context);
-        call->Answer(stopped.ok() ? handler(call->request(), call->response(),
-                                            call->uses())
-                                  : stopped);
+        // Its caller's unread answers are checked again as it starts, so
+        // answers are built only while they are within their bounds.
+        absl::Status runs = Stopped(*context);
+        if (runs.ok()) runs = unread_.Admit(call->caller());
+        call->Answer(runs.ok() ? handler(call->request(), call->response(),
+                                         call->uses())
+                               : runs);
         gate_.Leave();
       });
   if (!posted) {

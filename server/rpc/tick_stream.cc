@@ -89,7 +89,10 @@ class TickStreamReactor final
       return;
     }
     const bool posted = scope_.pool->Post(scope_.client, [this] {
-      Answer(handlers_.Tick(*request_, *response_, scope_, &baselines_));
+      absl::Status admitted = unread_.Admit(scope_.client);
+      Answer(admitted.ok()
+                 ? handlers_.Tick(*request_, *response_, scope_, &baselines_)
+                 : admitted);
     });
     if (!posted) Answer(Busy());
   }
