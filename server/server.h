@@ -129,6 +129,8 @@ class IkServer {
   }
   // The solver pool (tests hold its workers to observe queueing).
   SolverPool& solver_pool() { return pool_; }
+  // Solving calls run on the thread they arrived on so far.
+  std::int64_t inline_calls() const { return service_.inline_calls(); }
   // The answers written and not yet read by their callers.
   const UnreadAnswers& unread_answers() const {
     return service_.unread_answers();

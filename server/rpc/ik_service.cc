@@ -132,10 +132,10 @@ grpc::ServerUnaryReactor* IkService::OnPool(
   // A large request is parsed on the pool, in its caller's turn.
   const bool counted = request->Length() <= kCountedRequestBytes;
   if (!Admit(context, request, call, /*parse=*/counted)) return call;
-  if (counted && RunsInline(call->request()) && pool_.TryRunInline()) {
+  if (counted && RunsInline(call->request())) {
+    inline_calls_.fetch_add(1, std::memory_order_relaxed);
     absl::Status answered =
         handler(call->request(), call->response(), call->uses());
-    pool_.LeaveInline();
     call->Answer(std::move(answered));
     gate_.Leave();
     return call;

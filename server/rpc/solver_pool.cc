@@ -52,19 +52,6 @@ int SolverPool::queued() const {
   return queued_;
 }
 
-bool SolverPool::TryRunInline() {
-  absl::MutexLock lock(&mutex_);
-  if (queued_ > 0 || running_ >= threads()) return false;
-  ++running_;
-  inline_runs_.fetch_add(1, std::memory_order_relaxed);
-  return true;
-}
-
-void SolverPool::LeaveInline() {
-  absl::MutexLock lock(&mutex_);
-  --running_;
-}
-
 namespace {
 
 // The pool whose worker this thread is, and whether it runs a task Yield
@@ -117,22 +104,16 @@ void SolverPool::Work() {
     absl::AnyInvocable<void() &&> task;
     {
       absl::MutexLock lock(&mutex_);
-      // A task starts when one waits and a slot is free (calls running
-      // inline hold slots too).
       mutex_.Await(absl::Condition(
           +[](SolverPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mutex_) {
-            return (pool->stopping_ && pool->queued_ == 0) ||
-                   (pool->queued_ > 0 && pool->running_ < pool->threads());
+            return pool->stopping_ || pool->queued_ > 0;
           },
           this));
       if (queued_ == 0) return;  // stopping, and nothing left
       // The next client in turn gives one task.
       task = TakeLocked(0);
-      ++running_;
     }
     std::move(task)();
-    absl::MutexLock lock(&mutex_);
-    --running_;
   }
 }
 

@@ -1,9 +1,10 @@
 // The fixed pool of threads that runs ikd's solving, off gRPC's callback
-// threads: every solving RPC is posted here as one task, and a tick spreads
-// its characters over the pool with ParallelFor.
+// threads: every solving RPC but the tiny ones (work.h, kInlineWork) is
+// posted here as one task, and a tick spreads its characters over the pool
+// with ParallelFor.
 //
-// Fair and bounded: each task belongs to a client (the caller's connection,
-// gRPC's peer string). The workers take the clients in turn, one task each
+// Fair and bounded: each task belongs to a client (the caller: its token,
+// else its address; rpc/callers.h). The workers take the clients in turn, one task each
 // (round robin), and each client's tasks in the order posted, so a client
 // with many calls in flight gets no more of the pool than one with a single
 // call. At most `max_queued` tasks wait at once; Post refuses more (the
@@ -19,7 +20,6 @@
 #define IK_SERVER_RPC_SOLVER_POOL_H_
 
 #include <atomic>
-#include <cstdint>
 #include <deque>
 #include <string>
 #include <thread>
@@ -62,19 +62,6 @@ class SolverPool {
   // Tasks waiting now.
   int queued() const;
 
-  // The short way for a small call: when no task waits and fewer than
-  // threads() tasks run, true -- the caller then runs its call on its own
-  // thread at once, counted as one of the pool's running tasks until it
-  // calls LeaveInline (the workers start no task while threads() run). The
-  // hop to a worker costs more than a small solve; with nobody waiting,
-  // running it where it arrived takes nothing from anyone. False: post it.
-  bool TryRunInline();
-  void LeaveInline();
-  // Calls TryRunInline let run inline since the pool started.
-  std::int64_t inline_runs() const {
-    return inline_runs_.load(std::memory_order_relaxed);
-  }
-
   // From a task of `client` running on one of this pool's workers, at a
   // point where it may pause (between a call's goals, between a tick's
   // characters): runs one waiting task of the next other client in turn on
@@ -100,11 +87,8 @@ class SolverPool {
       ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
   int queued_ ABSL_GUARDED_BY(mutex_) = 0;
-  // Tasks running on the workers and calls running inline.
-  int running_ ABSL_GUARDED_BY(mutex_) = 0;
   // queued_, readable without the lock (Yield's quick way out).
   std::atomic<int> waiting_{0};
-  std::atomic<std::int64_t> inline_runs_{0};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
   std::vector<std::thread> workers_;
 };

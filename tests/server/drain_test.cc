@@ -27,6 +27,7 @@ using ::grpc::health::v1::HealthCheckRequest;
 using ::grpc::health::v1::HealthCheckResponse;
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
+using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
 using ::ik::testing::WaitForQueued;
 
@@ -44,7 +45,7 @@ class DrainTest : public IkServiceTest {
   // Sends `count` SolveChain calls, each on a channel of its own (separate
   // clients), and returns once all wait in the pool.
   std::vector<std::unique_ptr<Pending>> QueueCalls(int count) {
-    const v1::SolveChainRequest request = LightReach();
+    const v1::SolveChainRequest request = PooledReach();
     std::vector<std::unique_ptr<Pending>> calls;
     for (int i = 0; i < count; ++i) {
       grpc::ChannelArguments arguments;

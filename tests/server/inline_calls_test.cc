@@ -1,9 +1,10 @@
 // Where a call runs, over a real channel: only a single call whose counted
-// work is tiny (kInlineWork) runs on the gRPC thread it arrived on; a
-// request under 4 KiB that asks more -- many iterative goals, one long
-// iterative goal -- and every tick take their caller's turn on the pool,
-// where they give way between pieces; and gRPC's health service answers
-// while every solver thread is held.
+// work is tiny (kInlineWork) runs on the gRPC thread it arrived on, at once
+// even while every solver thread is held and others' calls wait; a request
+// under 4 KiB that asks more -- many iterative goals, one long iterative
+// goal -- and every tick take their caller's turn on the pool, where they
+// give way between pieces; and gRPC's health service answers while every
+// solver thread is held.
 #include <grpcpp/grpcpp.h>
 
 #include <cstdint>
@@ -51,10 +52,10 @@ class InlineCallsTest : public IkServiceTest {
   // How many calls ran inline while `call` ran (and it succeeded).
   template <typename Call>
   std::int64_t InlineRunsOf(Call call) {
-    const std::int64_t before = server_->solver_pool().inline_runs();
+    const std::int64_t before = server_->inline_calls();
     const grpc::Status status = call();
     EXPECT_TRUE(status.ok()) << status.error_message();
-    return server_->solver_pool().inline_runs() - before;
+    return server_->inline_calls() - before;
   }
 };
 
@@ -106,7 +107,7 @@ TEST_F(InlineCallsTest, ATickAlwaysTakesThePool) {
             0);
 }
 
-TEST_F(InlineCallsTest, HealthAnswersWhileEverySolverThreadIsHeld) {
+TEST_F(InlineCallsTest, HealthAndTinyCallsAnswerWhileEverySolverIsHeld) {
   HeldWorker worker(server_->solver_pool());
   // A heavy call waits for the held worker meanwhile.
   const v1::SolveChainRequest heavy = TailGoals(64, v1::SOLVER_FABRIK);
@@ -131,6 +132,12 @@ TEST_F(InlineCallsTest, HealthAnswersWhileEverySolverThreadIsHeld) {
     ASSERT_TRUE(status.ok()) << status.error_message();
     EXPECT_EQ(response.status(), HealthCheckResponse::SERVING);
   }
+  // A tiny call does not wait behind the heavy one.
+  EXPECT_EQ(InlineRunsOf([&] {
+              v1::SolveChainResponse response;
+              return Solve(LightReach(), &response);
+            }),
+            1);
   EXPECT_FALSE(heavy_done.HasBeenNotified());
   worker.Release();
   heavy_done.WaitForNotification();

@@ -30,6 +30,14 @@ inline v1::SolveChainRequest LightReach() {
   return request;
 }
 
+// The same goal by FABRIK: still light, but iterative, so the call takes
+// the pool (a one-goal two-bone call is tiny and runs where it arrives).
+inline v1::SolveChainRequest PooledReach() {
+  v1::SolveChainRequest request = LightReach();
+  request.mutable_goals(0)->set_solver(v1::SOLVER_FABRIK);
+  return request;
+}
+
 // A server for the pool's tests: the example rigs and one solver thread, so
 // holding its worker holds all solving.
 inline server::ServerOptions OneWorkerServer() {

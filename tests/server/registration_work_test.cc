@@ -19,7 +19,7 @@ namespace {
 
 using ::ik::testing::GridMesh;
 using ::ik::testing::HeldWorker;
-using ::ik::testing::LightReach;
+using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
 using ::ik::testing::WaitForQueued;
 
@@ -125,7 +125,7 @@ TEST_F(RegistrationTurnsTest, RegistrationsTakeTheirCallersTurnsOnThePool) {
   grpc::ClientContext victim_context;
   victim_context.set_deadline(deadline);
   victim_context.AddMetadata("x-forwarded-for", "10.0.0.2");
-  const v1::SolveChainRequest light = LightReach();
+  const v1::SolveChainRequest light = PooledReach();
   v1::SolveChainResponse victim_response;
   grpc::Status victim_status;
   stub_->async()->SolveChain(&victim_context, &light, &victim_response,

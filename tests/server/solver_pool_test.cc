@@ -51,35 +51,6 @@ class Log {
   std::vector<std::string> entries_;
 };
 
-TEST(SolverPoolTest, ACallRunsInlineOnlyWithASlotFreeAndNothingWaiting) {
-  SolverPool pool(1, 16);
-  // Idle: a small call may run where it arrived, holding the only slot.
-  ASSERT_TRUE(pool.TryRunInline());
-  // Meanwhile a posted task waits: the worker starts nothing while the
-  // slot is held, and another call may not run inline past it.
-  absl::Notification ran;
-  ASSERT_TRUE(pool.Post("b", [&] { ran.Notify(); }));
-  EXPECT_EQ(pool.queued(), 1);
-  EXPECT_FALSE(pool.TryRunInline());
-  pool.LeaveInline();
-  ran.WaitForNotification();
-
-  // A worker busy with a task holds the slot too.
-  auto gate = std::make_unique<Gate>(pool);
-  EXPECT_EQ(pool.queued(), 0);
-  EXPECT_FALSE(pool.TryRunInline());
-  gate->Open();
-  // Once the gate's task has ended the slot is free again; a probe task
-  // runs only after it (one worker), and ends before the pool counts it
-  // free, so wait for a probe, then for the slot.
-  absl::Notification probed;
-  ASSERT_TRUE(pool.Post("probe", [&] { probed.Notify(); }));
-  probed.WaitForNotification();
-  while (!pool.TryRunInline()) {
-  }
-  pool.LeaveInline();
-}
-
 TEST(SolverPoolTest, ClientsTakeTurnsWhateverTheyQueued) {
   Log log;
   absl::Notification done;

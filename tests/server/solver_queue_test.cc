@@ -23,6 +23,7 @@ namespace {
 
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
+using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
 using ::ik::testing::Vec;
 using ::ik::testing::WaitForQueued;
@@ -40,7 +41,7 @@ TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
   HeldWorker worker(server_->solver_pool());
 
   // Two calls fill the queue.
-  const v1::SolveChainRequest request = LightReach();
+  const v1::SolveChainRequest request = PooledReach();
   struct Pending {
     grpc::ClientContext context;
     v1::SolveChainResponse response;
@@ -147,7 +148,7 @@ class FairQueueTest : public SolverQueueTest {
       goal->set_solver(v1::SOLVER_FABRIK);
       *goal->mutable_target() = Vec(0.2 + 0.001 * g, 0.6, -0.9);
     }
-    const v1::SolveChainRequest light = LightReach();
+    const v1::SolveChainRequest light = PooledReach();
     struct Call {
       grpc::ClientContext context;
       v1::SolveChainResponse response;

@@ -33,6 +33,7 @@ namespace {
 using ::ik::testing::Drain;
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
+using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
 using ::ik::testing::WaitForQueued;
 using ::ik::testing::WaitForSample;
@@ -137,7 +138,7 @@ class StoppedCallsTest : public StoppedHandlersTest {
     EXPECT_EQ(CoreTime::Nanos(), 0) << "a stopped call ran core jobs";
   }
 
-  const v1::SolveChainRequest solve_request_ = LightReach();
+  const v1::SolveChainRequest solve_request_ = PooledReach();
   const v1::TickRequest tick_request_ = Reaching(50);
 };
 
