@@ -8,6 +8,7 @@
 #include "convert/values.h"
 #include "ik/base/field_error.h"
 #include "ik/base/math.h"
+#include "ik/base/pacer.h"
 
 namespace ik::server {
 namespace {
@@ -49,7 +50,9 @@ absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
 
 absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
                                            int max_triangles,
-                                           absl::string_view path) {
+                                           absl::string_view path,
+                                           absl::FunctionRef<void()> pause) {
+  Pacer pacer(pause);
   const std::string vertices_path = absl::StrCat(path, ".vertices");
   if (mesh.vertices_size() % 3 != 0) {
     return InvalidField(
@@ -68,6 +71,7 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
                     "max_mesh_triangles");
   }
   for (int i = 0; i < mesh.vertices_size(); ++i) {
+    pacer.Step();
     const double value = mesh.vertices(i);
     if (!std::isfinite(value)) {
       return InvalidField(absl::StrCat(vertices_path, "[", i, "]"),
@@ -82,12 +86,13 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
   TriangleMeshDefinition definition;
   definition.vertices.reserve(vertex_count);
   for (int v = 0; v < vertex_count; ++v) {
+    pacer.Step(3);
     definition.vertices.emplace_back(mesh.vertices(3 * v),
                                      mesh.vertices(3 * v + 1),
                                      mesh.vertices(3 * v + 2));
   }
   definition.indices.assign(mesh.indices().begin(), mesh.indices().end());
-  return TriangleMesh::Create(std::move(definition), path);
+  return TriangleMesh::Create(std::move(definition), path, pause);
 }
 
 }  // namespace ik::server

@@ -6,9 +6,11 @@
 #ifndef IK_SERVER_CONVERT_TERRAIN_H_
 #define IK_SERVER_CONVERT_TERRAIN_H_
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ik/base/pacer.h"
 #include "ik/ground/heightfield.h"
 #include "ik/ground/triangle_mesh.h"
 #include "ik/v1/ground.pb.h"
@@ -24,10 +26,12 @@ absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
 
 // Validates and builds the BVH. RESOURCE_EXHAUSTED when the mesh has more
 // than `max_triangles` triangles or vertices; vertex values are checked one
-// by one (path "....vertices[5]" names the value, vertex 1's z).
-absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
-                                           int max_triangles,
-                                           absl::string_view path);
+// by one (path "....vertices[5]" names the value, vertex 1's z). `pause`
+// is called between pieces of the conversion and the build
+// (ik/base/pacer.h).
+absl::StatusOr<TriangleMesh> MeshFromProto(
+    const v1::TriangleMesh& mesh, int max_triangles, absl::string_view path,
+    absl::FunctionRef<void()> pause = NoPause);
 
 }  // namespace ik::server
 

@@ -101,8 +101,11 @@ class IkHandlers {
   // In dynamics_handler.cc.
   absl::Status StepDynamics(const v1::StepDynamicsRequest& request,
                             v1::StepDynamicsResponse& response);
+  // Yields to other clients between pieces of a mesh's build when given
+  // the call's scope.
   absl::Status RegisterTerrain(const v1::RegisterTerrainRequest& request,
-                               v1::RegisterTerrainResponse& response);
+                               v1::RegisterTerrainResponse& response,
+                               const CallScope* scope = nullptr);
   absl::Status ListTerrains(const v1::ListTerrainsRequest& request,
                             v1::ListTerrainsResponse& response);
   absl::Status DeleteTerrain(const v1::DeleteTerrainRequest& request,

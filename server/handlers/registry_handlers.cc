@@ -150,12 +150,18 @@ absl::Status IkHandlers::DeleteRig(const v1::DeleteRigRequest& request,
 
 absl::Status IkHandlers::RegisterTerrain(
     const v1::RegisterTerrainRequest& request,
-    v1::RegisterTerrainResponse& response) {
+    v1::RegisterTerrainResponse& response, const CallScope* scope) {
   if (!request.has_terrain()) {
     return InvalidField("terrain", "required");
   }
+  // A mesh is built in pieces; other callers' calls may run between them.
+  const auto pause = [scope] {
+    if (scope != nullptr) scope->Yield();
+  };
   return RegisterEntry(
-      [&] { return BuildTerrainEntry(request.terrain(), limits_, "terrain"); },
+      [&] {
+        return BuildTerrainEntry(request.terrain(), limits_, "terrain", pause);
+      },
       request.replace(), terrains_, store_, &StateStore::SaveTerrain,
       request.terrain(), "terrain", response);
 }

@@ -151,9 +151,9 @@ grpc::ServerUnaryReactor* IkService::OnPool(
         // answers are built only while they are within their bounds.
         absl::Status runs = Stopped(*context);
         if (runs.ok()) runs = unread_.Admit(call->caller());
-        call->Answer(runs.ok() ? handler(call->request(), call->response(),
-                                         call->uses())
-                               : runs);
+        call->Answer(
+            runs.ok() ? handler(call->request(), call->response(), call->uses())
+                      : runs);
         gate_.Leave();
       });
   if (!posted) {
@@ -253,7 +253,13 @@ grpc::ServerUnaryReactor* IkService::GroundFeet(
 grpc::ServerUnaryReactor* IkService::RegisterTerrain(
     grpc::CallbackServerContext* context, const grpc::ByteBuffer* request,
     grpc::ByteBuffer* response) {
-  return OnPool(context, request, response, &IkHandlers::RegisterTerrain);
+  return OnPool<v1::RegisterTerrainRequest, v1::RegisterTerrainResponse>(
+      context, request, response,
+      [this, context](const v1::RegisterTerrainRequest& in,
+                      v1::RegisterTerrainResponse& out, CallUses*) {
+        const CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
+        return handlers_.RegisterTerrain(in, out, &scope);
+      });
 }
 
 grpc::ServerUnaryReactor* IkService::ListTerrains(

@@ -91,8 +91,12 @@ absl::StatusOr<int> LoadTerrainDirectory(const std::string& directory,
                                          const ServiceLimits& limits,
                                          TerrainRegistry& registry) {
   return LoadDirectory<v1::Terrain, TerrainEntry>(
-      directory, "terrain", &ReadTerrainFile, &BuildTerrainEntry, limits,
-      registry);
+      directory, "terrain", &ReadTerrainFile,
+      +[](const v1::Terrain& terrain, const ServiceLimits& terrain_limits,
+          absl::string_view path) {
+        return BuildTerrainEntry(terrain, terrain_limits, path);
+      },
+      limits, registry);
 }
 
 }  // namespace ik::server

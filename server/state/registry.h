@@ -35,6 +35,7 @@
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/message.h"
 #include "ik/base/field_error.h"
+#include "ik/base/pacer.h"
 #include "ik/base/validate.h"
 
 namespace ik::server {
@@ -42,7 +43,9 @@ namespace ik::server {
 // The content hash of a registered entry's (normalised) definition, its
 // revision: "sha256:" and 16 hex digits of the SHA-256 of its deterministic
 // serialisation. Equal content gives equal revisions on every replica.
-std::string ContentRevision(const google::protobuf::Message& normalized);
+// `pause` is called between pieces of the hashing (ik/base/pacer.h).
+std::string ContentRevision(const google::protobuf::Message& normalized,
+                            absl::FunctionRef<void()> pause = NoPause);
 
 // The memory all registries may hold together (ikd --max_registry_bytes),
 // shared by the rig and terrain registries. Thread-safe.

@@ -31,7 +31,7 @@ const Aabb& TerrainEntry::bounds() const {
 
 absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
-    absl::string_view path) {
+    absl::string_view path, absl::FunctionRef<void()> pause) {
   if (absl::Status status =
           ValidateName(terrain.name(), FieldPath(path, "name"));
       !status.ok()) {
@@ -49,8 +49,9 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
       break;
     }
     case v1::Terrain::kMesh: {
-      absl::StatusOr<TriangleMesh> mesh = MeshFromProto(
-          terrain.mesh(), limits.max_mesh_triangles, FieldPath(path, "mesh"));
+      absl::StatusOr<TriangleMesh> mesh =
+          MeshFromProto(terrain.mesh(), limits.max_mesh_triangles,
+                        FieldPath(path, "mesh"), pause);
       if (!mesh.ok()) return mesh.status();
       entry->mesh.emplace(*std::move(mesh));
       break;
@@ -59,7 +60,7 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
       return InvalidField(FieldPath(path, "heightfield"),
                           "one of heightfield or mesh is required");
   }
-  entry->revision = ContentRevision(terrain);
+  entry->revision = ContentRevision(terrain, pause);
   entry->bytes = static_cast<std::int64_t>(
       sizeof(TerrainEntry) + entry->terrain_name.capacity() +
       (entry->mesh.has_value() ? entry->mesh->memory_bytes()

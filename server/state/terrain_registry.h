@@ -9,8 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "ik/base/pacer.h"
 #include "ik/geometry/aabb.h"
 #include "ik/ground/heightfield.h"
 #include "ik/ground/triangle_mesh.h"
@@ -41,10 +43,11 @@ struct TerrainEntry {
 
 // Validates `terrain` (name, shape, size limits) and builds it, BVH
 // included, outside any lock. Errors name "<path>.<field>" (`path`:
-// "terrain" in a request, "" for a file).
+// "terrain" in a request, "" for a file). A mesh's validation and build
+// call `pause` between pieces of bounded work (ik/base/pacer.h).
 absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
-    absl::string_view path);
+    absl::string_view path, absl::FunctionRef<void()> pause = NoPause);
 
 class TerrainRegistry : public Registry<TerrainEntry> {
  public:

@@ -1,5 +1,6 @@
 #include "ik/ground/triangle_mesh.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -365,6 +366,41 @@ TEST(TriangleMeshTest, CreateIsDeterministicAndQueriesRepeatBitForBit) {
     EXPECT_EQ(std::memcmp(&a.distance, &b.distance, sizeof(double)), 0);
     EXPECT_EQ(std::memcmp(&a.point, &c.point, sizeof(Vec3)), 0);
     EXPECT_EQ(std::memcmp(&a.normal, &c.normal, sizeof(Vec3)), 0);
+  }
+}
+
+// A build that pauses between pieces (Pacer) builds the same mesh, and
+// pauses about once per kPaceSteps steps: for 20,000 triangles, more than
+// a pause per thousand triangles.
+TEST(TriangleMeshTest, ABuildThatPausesBuildsTheSameMesh) {
+  const TriangleMeshDefinition def =
+      testing::RandomTriangleSoup(20000, 20.0, 43);
+  const TriangleMesh whole = MakeMesh(def);
+  int pauses = 0;
+  absl::StatusOr<TriangleMesh> paused =
+      TriangleMesh::Create(def, "mesh", [&pauses] { ++pauses; });
+  ASSERT_TRUE(paused.ok()) << paused.status();
+  EXPECT_GT(pauses, 20);
+  ASSERT_EQ(whole.bvh().nodes().size(), paused->bvh().nodes().size());
+  EXPECT_EQ(
+      std::memcmp(whole.bvh().nodes().data(), paused->bvh().nodes().data(),
+                  whole.bvh().nodes().size() * sizeof(BvhNode)),
+      0);
+  EXPECT_TRUE(std::equal(whole.bvh().order().begin(), whole.bvh().order().end(),
+                         paused->bvh().order().begin(),
+                         paused->bvh().order().end()));
+  EXPECT_EQ(whole.most_triangles_down(), paused->most_triangles_down());
+  std::mt19937_64 engine(44);
+  std::uniform_real_distribution<double> unit(-1.0, 21.0);
+  for (int i = 0; i < 500; ++i) {
+    const double x = unit(engine);
+    const double z = unit(engine);
+    absl::Span<const std::int32_t> a, b;
+    std::int32_t quarter_a = 0, quarter_b = 0;
+    ASSERT_EQ(whole.grid().Find(x, z, &a, &quarter_a),
+              paused->grid().Find(x, z, &b, &quarter_b));
+    EXPECT_EQ(quarter_a, quarter_b);
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
   }
 }
 

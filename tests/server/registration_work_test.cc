@@ -1,6 +1,7 @@
 // Registrations are work like any other, over a real channel: a rig or
-// terrain is built on the solver pool in its caller's turns (a flood of
-// mesh registrations does not starve another caller's solve), and a
+// terrain is built on the solver pool in its caller's turns, a mesh in
+// pieces between which other callers' calls run (a flood of mesh
+// registrations does not starve another caller's solve), and a
 // registration whose build the registry budget cannot hold is refused
 // before anything is built.
 #include <chrono>
@@ -19,8 +20,8 @@ namespace {
 
 using ::ik::testing::GridMesh;
 using ::ik::testing::HeldWorker;
-using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
+using ::ik::testing::PooledReach;
 using ::ik::testing::WaitForQueued;
 
 // A 100 x 100 grid mesh (20,000 triangles, about 400 KB on the wire) whose
@@ -136,9 +137,14 @@ TEST_F(RegistrationTurnsTest, RegistrationsTakeTheirCallersTurnsOnThePool) {
                              });
   WaitForQueued(server_->solver_pool(), kRegistrations + 1);
   int waiting_at_probe = -1;
+  size_t terrains_at_probe = 0;
+  std::int64_t victim_goals_at_probe = 0;
   absl::Notification probed;
   ASSERT_TRUE(server_->solver_pool().Post("probe", [&] {
     waiting_at_probe = server_->solver_pool().queued();
+    terrains_at_probe = server_->terrains().List().size();
+    victim_goals_at_probe =
+        server_->solve_counters().solver(SolverKind::kFabrik).goals;
     probed.Notify();
   }));
   worker.Release();
@@ -156,6 +162,10 @@ TEST_F(RegistrationTurnsTest, RegistrationsTakeTheirCallersTurnsOnThePool) {
   // registrations still wait. Built on gRPC's threads they would all have
   // been done before the pool ran anything.
   EXPECT_EQ(waiting_at_probe, kRegistrations - 1);
+  // And the first registration gives way between pieces of its build: the
+  // victim and the probe ran before it was built.
+  EXPECT_EQ(victim_goals_at_probe, 1);
+  EXPECT_EQ(terrains_at_probe, 0u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "ik/base/pacer.h"
 #include "ik/geometry/aabb.h"
 
 namespace ik {
@@ -118,8 +119,9 @@ void SetBox(const Aabb& box, BvhNode* node) {
 class Builder {
  public:
   Builder(std::vector<PrimitiveRef>* refs,
-          std::vector<BvhNode, CacheLineAllocator<BvhNode>>* nodes)
-      : refs_(*refs), nodes_(*nodes) {}
+          std::vector<BvhNode, CacheLineAllocator<BvhNode>>* nodes,
+          Pacer* pacer)
+      : refs_(*refs), nodes_(*nodes), pacer_(*pacer) {}
 
   // Fills nodes_[node_index] for refs [begin, end); returns the subtree's
   // depth.
@@ -129,6 +131,7 @@ class Builder {
     for (int i = begin; i < end; ++i) {
       box.Grow(refs_[i].box);
       centroid_box.Grow(refs_[i].centroid);
+      pacer_.Step();
     }
     SetBox(box.ToAabb(), &nodes_[node_index]);
     const int count = end - begin;
@@ -199,6 +202,7 @@ class Builder {
       Bin& bin = bins[binner(ref.centroid[axis])];
       bin.box.Grow(ref.box);
       ++bin.count;
+      pacer_.Step();
     }
     // Right-hand sweep: areas and counts of bins (i, kBinCount).
     std::array<double, kBinCount> right_area{};
@@ -251,6 +255,7 @@ class Builder {
       }
       if (low >= high) return low;
       std::swap(refs_[low], refs_[high]);
+      pacer_.Step();
     }
   }
 
@@ -277,21 +282,25 @@ class Builder {
     };
     std::sort(refs_.begin() + begin, refs_.begin() + middle, by_index);
     std::sort(refs_.begin() + middle, refs_.begin() + end, by_index);
+    pacer_.Step(end - begin);
     return middle;
   }
 
   std::vector<PrimitiveRef>& refs_;
   std::vector<BvhNode, CacheLineAllocator<BvhNode>>& nodes_;
+  Pacer& pacer_;
 };
 
 }  // namespace
 
-Bvh Bvh::Build(absl::Span<const Aabb> boxes) {
+Bvh Bvh::Build(absl::Span<const Aabb> boxes, absl::FunctionRef<void()> pause) {
   Bvh bvh;
   if (boxes.empty()) return bvh;
+  Pacer pacer(pause);
   const int count = static_cast<int>(boxes.size());
   std::vector<PrimitiveRef> refs(count);
   for (int i = 0; i < count; ++i) {
+    pacer.Step();
     const Aabb& box = boxes[i];
     PrimitiveRef& ref = refs[i];
     ref.box.lo[0] = box.min.x;
@@ -308,7 +317,7 @@ Bvh Bvh::Build(absl::Span<const Aabb> boxes) {
   // At most 2 * count - 1 nodes plus the unused node 1: no reallocation.
   bvh.nodes_.reserve(2 * static_cast<size_t>(count));
   bvh.nodes_.resize(2);  // the root and the unused node 1
-  Builder builder(&refs, &bvh.nodes_);
+  Builder builder(&refs, &bvh.nodes_, &pacer);
   bvh.depth_ = builder.BuildNode(0, 0, count, 0);
   // Leaves of up to kBvhMaxLeafSize primitives use far fewer nodes than
   // reserved: a registered mesh keeps only what it uses.

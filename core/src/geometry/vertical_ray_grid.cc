@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "ik/base/pacer.h"
 #include "ik/geometry/aabb.h"
 
 namespace ik {
@@ -90,10 +91,12 @@ std::int32_t QuarterBits(const SubCellSpan& span, int cell_x, int cell_z) {
 
 // Per cell, how many boxes overlap it.
 std::vector<std::uint32_t> CountPerCell(const Layout& layout,
-                                        absl::Span<const XzBox> boxes) {
+                                        absl::Span<const XzBox> boxes,
+                                        Pacer& pacer) {
   std::vector<std::uint32_t> counts(layout.cells(), 0);
   const size_t columns = static_cast<size_t>(layout.columns());
   for (const XzBox& box : boxes) {
+    pacer.Step();
     const SubCellSpan span = layout.Span(box);
     for (int z = span.z0 >> 1; z <= span.z1 >> 1; ++z) {
       std::uint32_t* row = counts.data() + z * columns;
@@ -104,9 +107,11 @@ std::vector<std::uint32_t> CountPerCell(const Layout& layout,
 }
 
 // Total list entries before dropping overfull cells, in O(boxes).
-double CountEntries(const Layout& layout, absl::Span<const XzBox> boxes) {
+double CountEntries(const Layout& layout, absl::Span<const XzBox> boxes,
+                    Pacer& pacer) {
   double entries = 0.0;
   for (const XzBox& box : boxes) {
+    pacer.Step();
     const SubCellSpan span = layout.Span(box);
     entries += static_cast<double>((span.x1 >> 1) - (span.x0 >> 1) + 1) *
                static_cast<double>((span.z1 >> 1) - (span.z0 >> 1) + 1);
@@ -120,11 +125,12 @@ struct PaddedBoxes {
   std::vector<XzBox> boxes;
   XzBox bounds{kInfinity, -kInfinity, kInfinity, -kInfinity};
 };
-PaddedBoxes PadBoxes(absl::Span<const Aabb> boxes) {
+PaddedBoxes PadBoxes(absl::Span<const Aabb> boxes, Pacer& pacer) {
   PaddedBoxes padded;
   padded.boxes.resize(boxes.size());
   XzBox& bounds = padded.bounds;
   for (size_t i = 0; i < boxes.size(); ++i) {
+    pacer.Step();
     const Aabb box = PaddedForRays(boxes[i]);
     padded.boxes[i] = {box.min.x, box.max.x, box.min.z, box.max.z};
     bounds.min_x = std::min(bounds.min_x, box.min.x);
@@ -144,7 +150,8 @@ struct Resolution {
 // The finest resolution within the memory budget, if any (finer cells list
 // fewer triangles per quarter; counting the cells is the build's main
 // cost).
-std::optional<Resolution> FinestResolution(const PaddedBoxes& padded) {
+std::optional<Resolution> FinestResolution(const PaddedBoxes& padded,
+                                           Pacer& pacer) {
   const double count = static_cast<double>(padded.boxes.size());
   const double budget_bytes = std::max(4096.0, kGridBytesPerPrimitive * count);
   for (const double cells_per_primitive : kCellsPerPrimitive) {
@@ -152,13 +159,15 @@ std::optional<Resolution> FinestResolution(const PaddedBoxes& padded) {
         MakeLayout(padded.bounds, cells_per_primitive * count);
     const double cells = static_cast<double>(layout.cells());
     if (4.0 * (cells + 1.0) > budget_bytes) continue;
-    if (4.0 * CountEntries(layout, padded.boxes) >
+    if (4.0 * CountEntries(layout, padded.boxes, pacer) >
         kMaxCountedOverBudget * budget_bytes) {
       continue;
     }
-    std::vector<std::uint32_t> counts = CountPerCell(layout, padded.boxes);
+    std::vector<std::uint32_t> counts =
+        CountPerCell(layout, padded.boxes, pacer);
     double listed = 0.0;
     for (const std::uint32_t cell_count : counts) {
+      pacer.Step();
       if (cell_count <= static_cast<std::uint32_t>(kMaxGridCellPrimitives)) {
         listed += cell_count;
       }
@@ -196,11 +205,13 @@ std::vector<std::int32_t> ListBoxes(const Layout& layout,
                                     absl::Span<const XzBox> boxes,
                                     absl::Span<const std::uint32_t> offsets,
                                     std::uint32_t overfull,
-                                    std::vector<std::uint32_t>* next) {
+                                    std::vector<std::uint32_t>* next,
+                                    Pacer& pacer) {
   std::vector<std::int32_t> lists(offsets.back());
   // Boxes in index order: every list ascends.
   const size_t columns = static_cast<size_t>(layout.columns());
   for (size_t i = 0; i < boxes.size(); ++i) {
+    pacer.Step();
     const SubCellSpan span = layout.Span(boxes[i]);
     for (int z = span.z0 >> 1; z <= span.z1 >> 1; ++z) {
       for (int x = span.x0 >> 1; x <= span.x1 >> 1; ++x) {
@@ -216,11 +227,13 @@ std::vector<std::int32_t> ListBoxes(const Layout& layout,
 
 }  // namespace
 
-VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
+VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes,
+                                       absl::FunctionRef<void()> pause) {
   VerticalRayGrid grid;
   if (boxes.empty()) return grid;
-  const PaddedBoxes padded = PadBoxes(boxes);
-  std::optional<Resolution> resolution = FinestResolution(padded);
+  Pacer pacer(pause);
+  const PaddedBoxes padded = PadBoxes(boxes, pacer);
+  std::optional<Resolution> resolution = FinestResolution(padded, pacer);
   if (!resolution.has_value()) return grid;
 
   const Layout& layout = resolution->layout;
@@ -233,7 +246,7 @@ VerticalRayGrid VerticalRayGrid::Build(absl::Span<const Aabb> boxes) {
   grid.max_z_ = padded.bounds.max_z;
   grid.offsets_ = CellOffsets(&resolution->counts, kOverfull);
   grid.lists_ = ListBoxes(layout, padded.boxes, grid.offsets_, kOverfull,
-                          &resolution->counts);
+                          &resolution->counts, pacer);
   return grid;
 }
 

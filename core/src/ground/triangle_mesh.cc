@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "ik/base/pacer.h"
 #include "ik/base/validate.h"
 #include "ik/geometry/aabb.h"
 #include "ik/geometry/bvh.h"
@@ -32,7 +33,7 @@ bool IsDegenerate(const Vec3& a, const Vec3& b, const Vec3& c) {
 }
 
 absl::Status Validate(const TriangleMeshDefinition& definition,
-                      absl::string_view path) {
+                      absl::string_view path, Pacer& pacer) {
   const std::vector<Vec3>& vertices = definition.vertices;
   const std::vector<std::uint32_t>& indices = definition.indices;
   if (vertices.empty()) return InvalidField(path, "vertices", "empty");
@@ -53,6 +54,7 @@ absl::Status Validate(const TriangleMeshDefinition& definition,
                      " triangles, at most ", kMaxMeshTriangles));
   }
   for (size_t i = 0; i < vertices.size(); ++i) {
+    pacer.Step();
     if (IsWithinRange(vertices[i])) continue;
     return InvalidField(path, absl::StrCat("vertices[", i, "]"),
                         IsFinite(vertices[i])
@@ -60,12 +62,14 @@ absl::Status Validate(const TriangleMeshDefinition& definition,
                             : std::string("not finite"));
   }
   for (size_t i = 0; i < indices.size(); ++i) {
+    pacer.Step();
     if (indices[i] < vertices.size()) continue;
     return InvalidField(path, absl::StrCat("indices[", i, "]"),
                         absl::StrCat(indices[i], " is out of range [0, ",
                                      vertices.size(), ")"));
   }
   for (size_t i = 0; i < indices.size(); i += 3) {
+    pacer.Step(3);
     if (!IsDegenerate(vertices[indices[i]], vertices[indices[i + 1]],
                       vertices[indices[i + 2]])) {
       continue;
@@ -82,8 +86,10 @@ absl::Status Validate(const TriangleMeshDefinition& definition,
 }  // namespace
 
 absl::StatusOr<TriangleMesh> TriangleMesh::Create(
-    TriangleMeshDefinition definition, absl::string_view path) {
-  if (absl::Status status = Validate(definition, path); !status.ok()) {
+    TriangleMeshDefinition definition, absl::string_view path,
+    absl::FunctionRef<void()> pause) {
+  Pacer pacer(pause);
+  if (absl::Status status = Validate(definition, path, pacer); !status.ok()) {
     return status;
   }
   TriangleMesh mesh;
@@ -94,12 +100,13 @@ absl::StatusOr<TriangleMesh> TriangleMesh::Create(
   const int triangle_count = mesh.triangle_count();
   std::vector<Aabb> boxes(triangle_count);
   for (int t = 0; t < triangle_count; ++t) {
+    pacer.Step();
     for (int k = 0; k < 3; ++k) {
       boxes[t].Extend(mesh.vertices_[mesh.indices_[3 * t + k]]);
     }
   }
-  mesh.bvh_ = Bvh::Build(boxes);
-  mesh.grid_ = VerticalRayGrid::Build(boxes);
+  mesh.bvh_ = Bvh::Build(boxes, pause);
+  mesh.grid_ = VerticalRayGrid::Build(boxes, pause);
   const int longest = mesh.grid_.LongestList();
   mesh.most_triangles_down_ = longest >= 0 ? longest : mesh.triangle_count();
   return mesh;

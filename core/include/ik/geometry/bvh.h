@@ -39,8 +39,10 @@
 #include <new>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
 #include "ik/base/math.h"
+#include "ik/base/pacer.h"
 #include "ik/geometry/aabb.h"
 #include "ik/geometry/ray.h"
 
@@ -92,8 +94,10 @@ class Bvh {
 
   // Builds over `boxes` (one per primitive, each finite and non-empty, with
   // coordinates within +-kMaxCoordinate; the caller validates). At most
-  // 2^24 - 1 boxes.
-  static Bvh Build(absl::Span<const Aabb> boxes);
+  // 2^24 - 1 boxes. `pause` is called between pieces of the build
+  // (ik/base/pacer.h).
+  static Bvh Build(absl::Span<const Aabb> boxes,
+                   absl::FunctionRef<void()> pause = NoPause);
 
   // Node 1 is unused (see the layout above).
   absl::Span<const BvhNode> nodes() const { return nodes_; }

@@ -35,7 +35,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/types/span.h"
+#include "ik/base/pacer.h"
 #include "ik/geometry/aabb.h"
 
 namespace ik {
@@ -79,7 +81,9 @@ class VerticalRayGrid {
 
   // Over `boxes` (one per primitive, finite, non-empty, within
   // +-kMaxCoordinate; the caller validates). At most 2^24 - 1 boxes.
-  static VerticalRayGrid Build(absl::Span<const Aabb> boxes);
+  // `pause` is called between pieces of the build (ik/base/pacer.h).
+  static VerticalRayGrid Build(absl::Span<const Aabb> boxes,
+                               absl::FunctionRef<void()> pause = NoPause);
 
   // On kListed, `*quarter` is the entry bit of (x, z)'s quarter of its
   // cell: an entry without it cannot contain (x, z).

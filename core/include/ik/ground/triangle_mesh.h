@@ -37,10 +37,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "ik/base/math.h"
+#include "ik/base/pacer.h"
 #include "ik/geometry/bvh.h"
 #include "ik/geometry/ray.h"
 #include "ik/geometry/vertical_ray_grid.h"
@@ -79,8 +81,12 @@ class TriangleMesh {
   //   kMaxMeshTriangles triangles ("mesh.indices: 3000000 triangles, at most
   //   2097152").
   // Errors are checked in that order (sizes first), the first one reported.
-  static absl::StatusOr<TriangleMesh> Create(TriangleMeshDefinition definition,
-                                             absl::string_view path = "mesh");
+  // `pause` is called between pieces of the validation and the build, each
+  // of a bounded number of steps (ik/base/pacer.h); it changes nothing of
+  // the mesh.
+  static absl::StatusOr<TriangleMesh> Create(
+      TriangleMeshDefinition definition, absl::string_view path = "mesh",
+      absl::FunctionRef<void()> pause = NoPause);
 
   // The nearest hit within [0, max_distance] (see ik/geometry/ray.h for the
   // fields; kind kMesh, primitive = triangle index). A miss for a ray Ray::Make
