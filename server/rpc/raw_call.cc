@@ -1,11 +1,13 @@
 #include "rpc/raw_call.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 #include "ik/base/field_error.h"
@@ -32,6 +34,40 @@ std::string ForTrailer(absl::string_view text) {
 }
 
 }  // namespace
+
+absl::Status SerializeAnswer(wire::TickResponseBytes& message,
+                             grpc::ByteBuffer* bytes) {
+  // Field 1 (characters), length-delimited: tag 0x0A.
+  constexpr std::uint8_t kCharactersTag = (1 << 3) | 2;
+  std::vector<grpc::Slice> slices;
+  slices.reserve(2 * static_cast<size_t>(message.characters_size()) + 1);
+  for (std::string& character : *message.mutable_characters()) {
+    // The tag and a varint32 length (at most 5 bytes).
+    std::uint8_t header[1 + 5];
+    header[0] = kCharactersTag;
+    const std::uint8_t* end =
+        google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(
+            static_cast<std::uint32_t>(character.size()), header + 1);
+    slices.emplace_back(header, static_cast<size_t>(end - header));
+    if (character.empty()) continue;
+    auto* owned = new std::string(std::move(character));
+    slices.emplace_back(
+        grpc_slice_new_with_user_data(
+            owned->data(), owned->size(),
+            [](void* string) { delete static_cast<std::string*>(string); },
+            owned),
+        grpc::Slice::STEAL_REF);
+  }
+  message.clear_characters();
+  // The fields after the characters, in field order.
+  std::string rest;
+  if (!message.SerializeToString(&rest)) {
+    return absl::InternalError("the answer could not be serialised");
+  }
+  if (!rest.empty()) slices.emplace_back(rest);
+  *bytes = grpc::ByteBuffer(slices.data(), slices.size());
+  return absl::OkStatus();
+}
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;

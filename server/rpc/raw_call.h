@@ -85,6 +85,14 @@ inline absl::Status SerializeAnswer(const google::protobuf::Message& message,
   return absl::InternalError("the answer could not be serialised");
 }
 
+// A tick's answer serialised into `bytes` without copying its characters:
+// each character's answer (serialised already, on the solver threads) is
+// moved out of `message` into a slice of its own that owns it, after its
+// field's tag and length; the bytes are those SerializeToString gives.
+// `message` keeps its other fields and no characters.
+absl::Status SerializeAnswer(wire::TickResponseBytes& message,
+                             grpc::ByteBuffer* bytes);
+
 // One unary call: its request parsed from the bytes received, its answer
 // written to the bytes sent when it finishes. Deletes itself when the call
 // is done.
@@ -139,7 +147,15 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 
   // Finishes the call with `status`, and the answer when it is OK.
   void Answer(absl::Status status) {
-    if (status.ok()) status = SerializeAnswer(*response_, answer_bytes_);
+    if (status.ok()) {
+      if constexpr (std::is_same_v<Response, wire::TickResponseBytes>) {
+        status = SerializeAnswer(*response_, answer_bytes_);
+      } else {
+        status = SerializeAnswer(
+            static_cast<const google::protobuf::Message&>(*response_),
+            answer_bytes_);
+      }
+    }
     if (status.ok() && unread_ != nullptr) {
       held_bytes_ = static_cast<std::int64_t>(answer_bytes_->Length());
       unread_->Hold(caller_, held_bytes_);

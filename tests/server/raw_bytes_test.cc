@@ -6,6 +6,7 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "ik/wire/tick_bytes.pb.h"
 #include "pool_fixture.h"
+#include "rpc/raw_call.h"
 #include "service_fixture.h"
 
 namespace ik::server {
@@ -194,6 +196,37 @@ TEST_F(RawBytesTest, ACharacterWhoseBytesDoNotParseFailsAlone) {
   EXPECT_TRUE(stream.status().ok()) << stream.status().error_message();
   ASSERT_EQ(answers.size(), 1u);
   expect(answers[0]);
+}
+
+// A tick's answer written without copying its characters has the bytes
+// SerializeToString gives, for answers of every length class (empty, one-
+// and multi-byte varint lengths), with and without the other fields.
+TEST(TickAnswerBytesTest, MovedCharactersGiveTheSerializedBytes) {
+  std::mt19937 engine(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    wire::TickResponseBytes answer;
+    const int count = static_cast<int>(engine() % 6);
+    for (int k = 0; k < count; ++k) {
+      constexpr size_t kLengths[] = {0, 1, 127, 128, 16383, 16384, 70000};
+      std::string bytes(kLengths[engine() % 7], '\0');
+      for (char& c : bytes) c = static_cast<char>(engine());
+      answer.add_characters(std::move(bytes));
+    }
+    if (trial % 2 == 1) answer.set_sequence(engine());
+    if (trial % 3 == 1) answer.mutable_status()->set_message("refused");
+    const std::string expected = answer.SerializeAsString();
+    grpc::ByteBuffer buffer;
+    ASSERT_TRUE(SerializeAnswer(answer, &buffer).ok());
+    EXPECT_EQ(answer.characters_size(), 0);
+    std::vector<grpc::Slice> slices;
+    ASSERT_TRUE(buffer.Dump(&slices).ok());
+    std::string written;
+    for (const grpc::Slice& slice : slices) {
+      written.append(reinterpret_cast<const char*>(slice.begin()),
+                     slice.size());
+    }
+    EXPECT_EQ(written, expected) << "trial " << trial;
+  }
 }
 
 }  // namespace
