@@ -37,19 +37,27 @@
 // it and run through ik::TickBatchJob in this process, timed with Google
 // Benchmark (bench/crowd_core.h), against ikd's CPU per character.
 //
-// Fairness (--rpc=fairness, bench/loadgen_fairness.cc): a victim client
-// (one --chain goal per SolveChain, back to back) for --seconds alone, then
-// for --seconds while a flooding client -- this program again, --rpc=flood,
-// in a process of its own -- keeps --flood_streams SolveChain calls of
-// --flood_goals tail goals (or, with --flood_characters, TickStreams of that
-// many characters) in flight on its own connection; health checks on a
-// third connection meanwhile. Prints the victim's p50/p99 both ways and the
-// health checks' p99.
+// Fairness (--rpc=fairness, bench/loadgen_fairness.h): a victim client
+// (one --chain goal per SolveChain, back to back, --victim_token; --victim:
+// tiny with the chain's solver, answered inline, or pooled with
+// SOLVER_FABRIK, which takes the solver pool) for --seconds alone, then for
+// --seconds under each --flood kind in turn (bench/loadgen_flood.h): a
+// flooding client -- this program again, --rpc=flood, in a process of its
+// own, --flood_token -- keeping --flood_streams calls in flight on its own
+// connection; health checks on a third connection meanwhile. Prints a
+// markdown table row per kind and victim: the victim's p50/p99 alone and
+// flooded, the health checks' p99 and max, the flood's CPU.
+//
+//   ikd_loadgen --rpc=fairness --flood=all --seconds=3
+//               --victim_token=READ_TOKEN --flood_token=ADMIN_TOKEN
+//
+// scripts/bench-fairness.sh starts an ikd with two such tokens and runs it.
 #include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -63,6 +71,7 @@
 #include "crowd.h"
 #include "ik/client.h"
 #include "loadgen_fairness.h"
+#include "loadgen_flood.h"
 #include "loadgen_tick.h"
 #include "loadgen_util.h"
 
@@ -72,8 +81,8 @@ ABSL_FLAG(int, requests, 20000, "total calls");
 ABSL_FLAG(std::string, rpc, "solve",
           "solve (SolveChain) | ground (GroundFeet) | health (gRPC's "
           "Health.Check, the reference) | tick (Tick, TickStream) "
-          "| fairness (a victim alone, then under a flood) | flood (the flood "
-          "alone, for --seconds)");
+          "| fairness (a victim alone, then under each --flood) | flood (one "
+          "--flood alone, for --seconds)");
 ABSL_FLAG(std::string, terrain, "stairs", "ground: registered terrain");
 ABSL_FLAG(std::string, rig, "humanoid", "rig to solve");
 ABSL_FLAG(std::string, chain, "left_arm", "chain to solve");
@@ -102,17 +111,6 @@ ABSL_FLAG(bool, job_rotations, false,
           "tick: ask for each job's rotations too (TickRequest.job_rotations)");
 ABSL_FLAG(int, single_ticks, 3,
           "tick: ticks run again as single calls for comparison (0: none)");
-ABSL_FLAG(double, seconds, 5.0,
-          "fairness: seconds the victim calls alone, then under the flood");
-ABSL_FLAG(int, flood_streams, 8,
-          "fairness: the flooding client's concurrent callers (one "
-          "connection)");
-ABSL_FLAG(int, flood_characters, 0,
-          "fairness: the flood sends TickStreams of this many characters of "
-          "--rig (the synthetic crowd on --terrain) instead of SolveChains "
-          "(0)");
-ABSL_FLAG(int, flood_goals, 64,
-          "fairness: goals per flooding SolveChain (on the tail, FABRIK)");
 ABSL_FLAG(int, ikd_pid, 0,
           "tick: ikd's process id, to report its CPU time (0: not reported)");
 ABSL_FLAG(std::vector<std::string>, solver_threads, {},
@@ -218,24 +216,6 @@ void RunHealthCaller(ik::Client& client, int calls, uint64_t /*seed*/,
       out.reached += *serving;
     }
   }
-}
-
-// The fairness modes' settings, from the flags (bench/loadgen_fairness.h).
-ik::loadgen::FairnessOptions FairnessFlags() {
-  ik::loadgen::FairnessOptions fairness;
-  fairness.seconds = absl::GetFlag(FLAGS_seconds);
-  fairness.flood_streams = absl::GetFlag(FLAGS_flood_streams);
-  fairness.flood_goals = absl::GetFlag(FLAGS_flood_goals);
-  fairness.flood_characters = absl::GetFlag(FLAGS_flood_characters);
-  fairness.seed = absl::GetFlag(FLAGS_seed);
-  fairness.rig = absl::GetFlag(FLAGS_rig);
-  fairness.chain = absl::GetFlag(FLAGS_chain);
-  fairness.terrain = absl::GetFlag(FLAGS_terrain);
-  fairness.center = {absl::GetFlag(FLAGS_center_x),
-                     absl::GetFlag(FLAGS_center_y),
-                     absl::GetFlag(FLAGS_center_z)};
-  fairness.half_size = absl::GetFlag(FLAGS_half_size);
-  return fairness;
 }
 
 // --solver_threads as counts (each >= 1) into `counts`; false (after
@@ -380,6 +360,17 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  std::optional<ik::loadgen::FairnessOptions> fairness;
+  if (rpc == "fairness" || rpc == "flood") {
+    absl::StatusOr<ik::loadgen::FairnessOptions> flags =
+        ik::loadgen::FairnessOptionsFromFlags(rpc == "flood");
+    if (!flags.ok()) {
+      absl::FPrintF(stderr, "ikd_loadgen: %s\n", flags.status().message());
+      return 2;
+    }
+    fairness = *std::move(flags);
+  }
+
   ik::ClientOptions options;
   options.target = absl::GetFlag(FLAGS_server);
   options.deadline = absl::Seconds(10);
@@ -391,9 +382,10 @@ int main(int argc, char** argv) {
     absl::FPrintF(stderr, "ikd_loadgen: %s is not serving\n", options.target);
     return 1;
   }
-  if (rpc == "fairness") {
-    return ik::loadgen::RunFairness(options, FairnessFlags());
+  if (rpc == "fairness") return ik::loadgen::RunFairness(options, *fairness);
+  if (rpc == "flood") {
+    options.token = fairness->flood_token;
+    return ik::loadgen::RunFlood(options, fairness->flood);
   }
-  if (rpc == "flood") return ik::loadgen::RunFlood(options, FairnessFlags());
   return RunCallers(client, rpc, threads, requests);
 }

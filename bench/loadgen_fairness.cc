@@ -1,221 +1,320 @@
 #include "loadgen_fairness.h"
 
-#include <grpc/grpc.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <cinttypes>
+#include <cstddef>
 #include <cstdio>
-#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "crowd.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/string_view.h"
 #include "loadgen_util.h"
 
 namespace ik::loadgen {
 namespace {
 
-// A client on a connection of its own (channels to one target share a
-// connection unless told not to), so the server sees it as another peer.
-Client OwnConnection(const ClientOptions& base) {
-  ClientOptions options = base;
-  options.channel_arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return Client(options);
-}
-
-// Latencies (ms) of `call` repeated for `seconds`, and its failures.
-template <typename Call>
-std::vector<double> CallFor(double seconds, Call&& call, int& failures) {
+// Latencies (ms, sorted) of calls repeated for a time, and how many failed.
+struct Timed {
   std::vector<double> latencies;
+  int failures = 0;
+};
+
+// `call` (true when it succeeded) repeated for `seconds`.
+template <typename Call>
+Timed CallFor(double seconds, Call&& call) {
+  Timed timed;
   const auto end =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
     const auto start = std::chrono::steady_clock::now();
     const bool ok = call();
-    latencies.push_back(std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-    failures += !ok;
+    timed.latencies.push_back(std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - start)
+                                  .count());
+    timed.failures += !ok;
   }
-  std::sort(latencies.begin(), latencies.end());
-  return latencies;
+  std::sort(timed.latencies.begin(), timed.latencies.end());
+  return timed;
 }
 
-// The SolveChain flood's call: flood_goals FABRIK goals on the tail.
-v1::SolveChainRequest HeavySolve(const FairnessOptions& fairness) {
-  v1::SolveChainRequest heavy;
-  heavy.set_rig("tail");
-  BoxPoints tail_targets(fairness.seed + 1, fairness.center,
-                         fairness.half_size);
-  for (int g = 0; g < fairness.flood_goals; ++g) {
-    v1::ChainGoal* tail_goal = heavy.add_goals();
-    tail_goal->set_chain("tail");
-    tail_goal->set_solver(v1::SOLVER_FABRIK);
-    v1::Vec3* target = tail_goal->mutable_target();
-    tail_targets.Next(target);
-    target->set_x(0.2 + 0.1 * (target->x() - fairness.center[0]));
-    target->set_y(0.6 + 0.1 * (target->y() - fairness.center[1]));
-    target->set_z(-0.9 + 0.1 * (target->z() - fairness.center[2]));
+// The victim tenant: its one-goal SolveChains and its health checks, each
+// on a connection of its own with the victim's token. Solve and
+// CheckHealth may run at once, each on one thread at a time.
+class Victim {
+ public:
+  Victim(const ClientOptions& options, const FairnessOptions& fairness)
+      : solver_(OwnConnection(WithToken(options, fairness.victim_token))),
+        checker_(OwnConnection(WithToken(options, fairness.victim_token))),
+        targets_(fairness.seed, fairness.center, fairness.half_size) {
+    request_.set_rig(fairness.rig);
+    request_.add_goals()->set_chain(fairness.chain);
   }
-  return heavy;
+
+  // One SolveChain of the `kind` victim to the next seeded target; true
+  // when it succeeded.
+  bool Solve(VictimKind kind) {
+    v1::ChainGoal* goal = request_.mutable_goals(0);
+    goal->set_solver(kind == VictimKind::kPooled ? v1::SOLVER_FABRIK
+                                                 : v1::SOLVER_UNSPECIFIED);
+    targets_.Next(goal->mutable_target());
+    absl::Status status = solver_.SolveChain(request_).status();
+    if (!status.ok() && first_error_.empty()) first_error_ = status.ToString();
+    return status.ok();
+  }
+  // One gRPC health check; true when it says SERVING.
+  bool CheckHealth() {
+    absl::StatusOr<bool> serving = checker_.CheckHealth();
+    return serving.ok() && *serving;
+  }
+  // The first failed Solve's status; empty when none failed.
+  const std::string& first_error() const { return first_error_; }
+
+ private:
+  static ClientOptions WithToken(ClientOptions options, std::string token) {
+    options.token = std::move(token);
+    return options;
+  }
+
+  Client solver_;
+  Client checker_;
+  BoxPoints targets_;
+  v1::SolveChainRequest request_;
+  std::string first_error_;
+};
+
+// `text` as one word of a POSIX shell command, whatever it holds.
+std::string ShellQuoted(const std::string& text) {
+  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
 }
 
-// One flooding caller until `end`: heavy SolveChains, or the crowd's
-// ticks on a TickStream of its own.
-void Flood(Client& flood, const FairnessOptions& fairness,
-           const v1::SolveChainRequest& heavy, const v1::Rig* rig,
-           std::chrono::steady_clock::time_point end, std::atomic<int>& calls,
-           std::atomic<int>& failed) {
-  if (rig == nullptr) {
-    while (std::chrono::steady_clock::now() < end) {
-      if (!flood.SolveChain(heavy).ok()) ++failed;
-      ++calls;
-    }
-    return;
+// 1234567 -> "1,234,567".
+std::string WithCommas(std::int64_t value) {
+  std::string digits = absl::StrCat(value < 0 ? -value : value);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) {
+    digits.insert(at, ",");
   }
-  CrowdOptions crowd_options;
-  crowd_options.characters = fairness.flood_characters;
-  crowd_options.terrain = fairness.terrain;
-  crowd_options.detail = v1::TICK_DETAIL_POSE;
-  SyntheticCrowd crowd(*rig, crowd_options);
-  TickStream stream(flood);
-  while (std::chrono::steady_clock::now() < end) {
-    absl::StatusOr<v1::TickResponse> answer = stream.Tick(crowd.NextTick());
-    if (answer.ok()) {
-      crowd.Absorb(*answer);
-    } else {
-      ++failed;
-    }
-    ++calls;
-  }
+  return value < 0 ? "-" + digits : digits;
 }
 
-// This program run with --rpc=flood against the same server for half a
-// second more than the victim calls, its output to read; null (after
-// saying why) when it cannot start.
-FILE* StartFlood(const ClientOptions& options,
-                 const FairnessOptions& fairness) {
+// `flooded` / `alone` as "×1.23" (or "×123" from 100 on).
+std::string Ratio(double flooded, double alone) {
+  if (alone <= 0) return "—";
+  const double ratio = flooded / alone;
+  if (ratio < 100) return absl::StrFormat("×%.2f", ratio);
+  return absl::StrFormat("×%.0f", ratio);
+}
+
+// What one flood's process reported on its stdout.
+struct FloodReport {
+  bool ran = false;
+  int calls = 0;
+  int failed = 0;
+  std::int64_t request_bytes = 0;
+  double cpu_seconds = 0;
+};
+
+// This program again, --rpc=flood with `flood`'s settings and the flood's
+// token, against the same server; its stdout to read. Null (after saying
+// why, never with the command, which holds the token) when it cannot start.
+FILE* StartFlood(const ClientOptions& options, const FairnessOptions& fairness,
+                 const FloodOptions& flood) {
   char self[4096] = {};
   if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
     absl::FPrintF(stderr, "ikd_loadgen: cannot find its own program\n");
     return nullptr;
   }
-  const std::string command = absl::StrFormat(
-      "'%s' --rpc=flood --server='%s' --seconds=%f --flood_streams=%d "
-      "--flood_goals=%d --flood_characters=%d --rig='%s' --terrain='%s' "
-      "--seed=%d",
-      self, options.target, fairness.seconds + 0.5, fairness.flood_streams,
-      fairness.flood_goals, fairness.flood_characters, fairness.rig,
-      fairness.terrain, fairness.seed);
-  FILE* flood = popen(command.c_str(), "r");
-  if (flood == nullptr) {
-    absl::FPrintF(stderr, "ikd_loadgen: cannot start the flood\n");
+  std::string command = absl::StrFormat(
+      "%s --rpc=flood --flood=%s --server=%s --seconds=%f --flood_streams=%d "
+      "--flood_goals=%d --flood_characters=%d --rig=%s --terrain=%s --seed=%d",
+      ShellQuoted(self), FloodKindName(flood.kind), ShellQuoted(options.target),
+      flood.seconds, flood.streams, flood.goals, flood.characters,
+      ShellQuoted(flood.rig), ShellQuoted(flood.terrain), flood.seed);
+  if (!fairness.flood_token.empty()) {
+    absl::StrAppend(&command,
+                    " --flood_token=", ShellQuoted(fairness.flood_token));
   }
-  return flood;
+  FILE* process = popen(command.c_str(), "r");
+  if (process == nullptr) {
+    absl::FPrintF(stderr, "ikd_loadgen: cannot start the %s flood\n",
+                  FloodKindName(flood.kind));
+  }
+  return process;
 }
 
-// The victim's latencies alone and under the flood, and the health
-// checks' under it.
-void PrintFairness(const FairnessOptions& fairness,
-                   const std::vector<double>& alone,
-                   const std::vector<double>& flooded, int flood_calls,
-                   const std::vector<double>& health, int health_failures) {
-  absl::PrintF("victim alone: %d calls, p50 %.3f ms, p99 %.3f ms\n",
-               alone.size(), Percentile(alone, 50), Percentile(alone, 99));
-  const std::string what =
-      fairness.flood_characters > 0
-          ? absl::StrFormat("%d x %d-character TickStream",
-                            fairness.flood_streams, fairness.flood_characters)
-          : absl::StrFormat("%d x %d-goal SolveChain", fairness.flood_streams,
-                            fairness.flood_goals);
+// Reads the flood's first line: true when it is kFloodReadyLine (its
+// requests built, its connection up), false when the flood gave up.
+bool AwaitReady(FILE* process) {
+  char line[64] = {};
+  return std::fgets(line, sizeof(line), process) != nullptr &&
+         absl::StripTrailingAsciiWhitespace(line) == kFloodReadyLine;
+}
+
+// Waits for the flood's process and reads its last line (RunFlood's).
+FloodReport FinishFlood(FILE* process) {
+  FloodReport report;
+  report.ran = std::fscanf(process,
+                           "flood calls: %d failed: %d request bytes: %" SCNd64
+                           " cpu seconds: %lf",
+                           &report.calls, &report.failed, &report.request_bytes,
+                           &report.cpu_seconds) == 4;
+  pclose(process);
+  return report;
+}
+
+// How the tokens make the victim and the flood tenants, for the preamble.
+std::string TenantsOf(const FairnessOptions& fairness) {
+  if (fairness.victim_token.empty() && fairness.flood_token.empty()) {
+    return "no tokens: on loopback ikd takes victim and flood for one caller";
+  }
+  if (fairness.victim_token == fairness.flood_token) {
+    return "one token for both: ikd takes them for one caller";
+  }
+  return "victim and flood carry different tokens: two callers to ikd";
+}
+
+void PrintPreamble(const FairnessOptions& fairness,
+                   const std::vector<Timed>& alone) {
+  std::vector<std::string> victims;
+  for (std::size_t v = 0; v < fairness.victims.size(); ++v) {
+    victims.push_back(absl::StrFormat(
+        "`%s` %d calls (%d failed)", VictimKindName(fairness.victims[v]),
+        alone[v].latencies.size(), alone[v].failures));
+  }
   absl::PrintF(
-      "victim under a flood of %s (%d flood calls): %d calls, p50 %.3f ms, "
-      "p99 %.3f ms; p99 ratio %.2f\n",
-      what, flood_calls, flooded.size(), Percentile(flooded, 50),
-      Percentile(flooded, 99), Percentile(flooded, 99) / Percentile(alone, 99));
-  absl::PrintF("health under the flood: %d checks, p99 %.3f ms, %d failed\n",
-               health.size(), Percentile(health, 99), health_failures);
+      "victim: one-goal SolveChain (%s, chain %s) back to back, `tiny` with "
+      "the chain's solver, `pooled` with SOLVER_FABRIK; alone for %.1f s "
+      "each: %s; health checks on a third connection; each flood: %d callers "
+      "on one connection, another process, its CPU (user + system) while it "
+      "floods in cores; %s\n\n",
+      fairness.rig, fairness.chain, fairness.seconds,
+      absl::StrJoin(victims, ", "), fairness.flood.streams,
+      TenantsOf(fairness));
+  absl::PrintF(
+      "| flood | victim | request | flood calls (CPU) | victim p50 / p99 "
+      "alone | victim p50 / p99 flooded | p50 ÷ alone | p99 ÷ alone | health "
+      "p99 / max | failed (victim / health / flood) |\n");
+  absl::PrintF("|---|---|---|---|---|---|---|---|---|---|\n");
+  std::fflush(stdout);  // before any flood's complaints on stderr
+}
+
+// "p50 / p99 ms" of `timed`; "—" when it holds no call.
+std::string Latencies(const Timed& timed) {
+  if (timed.latencies.empty()) return "—";
+  return absl::StrFormat("%.3f / %.3f ms", Percentile(timed.latencies, 50),
+                         Percentile(timed.latencies, 99));
+}
+
+// The p-th percentile of `flooded` over that of `alone`; "—" when either
+// holds no call.
+std::string PercentileRatio(const Timed& flooded, const Timed& alone,
+                            double p) {
+  if (flooded.latencies.empty() || alone.latencies.empty()) return "—";
+  return Ratio(Percentile(flooded.latencies, p),
+               Percentile(alone.latencies, p));
+}
+
+// One row; `first` for a flood's first victim, which names what the flood
+// sends (the others name its kind only).
+void PrintRow(const FloodOptions& flood, VictimKind victim, bool first,
+              const FloodReport& report, const Timed& alone,
+              const Timed& flooded, const Timed& health) {
+  const std::string name =
+      first ? absl::StrFormat("`%s`: %s", FloodKindName(flood.kind),
+                              DescribeFlood(flood))
+            : absl::StrFormat("`%s`", FloodKindName(flood.kind));
+  const std::string request_bytes =
+      report.ran ? absl::StrCat(WithCommas(report.request_bytes), " B") : "—";
+  const std::string flood_calls =
+      report.ran ? absl::StrFormat("%s (%.2f core)", WithCommas(report.calls),
+                                   report.cpu_seconds / flood.seconds)
+                 : "—";
+  const std::string flood_failed =
+      report.ran ? absl::StrCat(report.failed) : "did not run";
+  const std::string health_latencies =
+      health.latencies.empty()
+          ? "—"
+          : absl::StrFormat("%.3f / %.3f ms", Percentile(health.latencies, 99),
+                            health.latencies.back());
+  absl::PrintF(
+      "| %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %d / %d / %s |\n", name,
+      VictimKindName(victim), request_bytes, flood_calls, Latencies(alone),
+      Latencies(flooded), PercentileRatio(flooded, alone, 50),
+      PercentileRatio(flooded, alone, 99), health_latencies, flooded.failures,
+      health.failures, flood_failed);
+  std::fflush(stdout);
+}
+
+// The `victim` kind for `fairness.seconds` under `flood` (its kind set),
+// with health checks on a thread of their own meanwhile, and the flood's
+// report; prints the table row. Returns the failures of all three (a flood
+// that did not run counts one).
+int RunUnderFlood(const ClientOptions& options, const FairnessOptions& fairness,
+                  FloodOptions flood, VictimKind victim_kind, bool first,
+                  Victim& victim, const Timed& alone) {
+  // Half a second longer than the victim calls, so that it floods the whole
+  // time: ready, then 200 ms to get going, then the victim.
+  flood.seconds = fairness.seconds + 0.5;
+  // The flood runs in a process of its own, as another client would: in
+  // this one, its threads would share the victim's gRPC client threads and
+  // delay the victim's own answers.
+  FILE* process = StartFlood(options, fairness, flood);
+  if (process == nullptr) return 1;
+  Timed flooded;
+  Timed health;
+  if (AwaitReady(process)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::thread checker([&] {
+      health = CallFor(fairness.seconds, [&] { return victim.CheckHealth(); });
+    });
+    flooded =
+        CallFor(fairness.seconds, [&] { return victim.Solve(victim_kind); });
+    checker.join();
+  }
+  const FloodReport report = FinishFlood(process);
+  PrintRow(flood, victim_kind, first, report, alone, flooded, health);
+  return flooded.failures + health.failures + (report.ran ? report.failed : 1);
 }
 
 }  // namespace
 
-int RunFlood(const ClientOptions& options, const FairnessOptions& fairness) {
-  const v1::SolveChainRequest heavy = HeavySolve(fairness);
-  Client flood = OwnConnection(options);
-  std::optional<v1::Rig> rig;
-  if (fairness.flood_characters > 0) {
-    absl::StatusOr<v1::GetRigResponse> got = flood.GetRig(fairness.rig);
-    if (!got.ok()) {
-      absl::FPrintF(stderr, "ikd_loadgen: %s\n", got.status().ToString());
-      return 1;
-    }
-    rig = got->rig();
-  }
-  std::atomic<int> calls{0};
-  std::atomic<int> failed{0};
-  const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::duration<double>(fairness.seconds));
-  std::vector<std::thread> flooders;
-  for (int f = 0; f < fairness.flood_streams; ++f) {
-    flooders.emplace_back([&] {
-      Flood(flood, fairness, heavy, rig ? &*rig : nullptr, end, calls, failed);
-    });
-  }
-  for (std::thread& flooder : flooders) flooder.join();
-  absl::PrintF("flood calls: %d\n", calls.load());
-  return failed == 0 ? 0 : 1;
+absl::string_view VictimKindName(VictimKind kind) {
+  return kind == VictimKind::kPooled ? "pooled" : "tiny";
 }
 
 int RunFairness(const ClientOptions& options, const FairnessOptions& fairness) {
-  const double seconds = fairness.seconds;
-  Client victim = OwnConnection(options);
-  Client health = OwnConnection(options);
-  v1::SolveChainRequest light;
-  light.set_rig(fairness.rig);
-  v1::ChainGoal* goal = light.add_goals();
-  goal->set_chain(fairness.chain);
-  BoxPoints targets(fairness.seed, fairness.center, fairness.half_size);
-  const auto victim_call = [&] {
-    targets.Next(goal->mutable_target());
-    return victim.SolveChain(light).ok();
-  };
-  const auto health_call = [&] {
-    absl::StatusOr<bool> serving = health.CheckHealth();
-    return serving.ok() && *serving;
-  };
+  Victim victim(options, fairness);
+  std::vector<Timed> alone;
   int failures = 0;
-  const std::vector<double> alone = CallFor(seconds, victim_call, failures);
-
-  // The flood runs in a process of its own (this program, --rpc=flood), as
-  // another client would: in this one, its threads would share the
-  // victim's gRPC client threads and delay the victim's own answers.
-  FILE* flood = StartFlood(options, fairness);
-  if (flood == nullptr) return 1;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // flood on
-  int flooded_failures = 0;
-  std::vector<double> health_latencies;
-  int health_failures = 0;
-  std::thread checker([&] {
-    health_latencies = CallFor(seconds, health_call, health_failures);
-  });
-  const std::vector<double> flooded =
-      CallFor(seconds, victim_call, flooded_failures);
-  checker.join();
-  int flood_calls = 0;
-  if (std::fscanf(flood, "flood calls: %d", &flood_calls) != 1 ||
-      pclose(flood) != 0) {
-    absl::FPrintF(stderr, "ikd_loadgen: the flood failed\n");
-    return 1;
+  for (VictimKind kind : fairness.victims) {
+    alone.push_back(
+        CallFor(fairness.seconds, [&] { return victim.Solve(kind); }));
+    failures += alone.back().failures;
   }
-
-  PrintFairness(fairness, alone, flooded, flood_calls, health_latencies,
-                health_failures);
-  absl::PrintF("victim failures: %d alone, %d under the flood\n", failures,
-               flooded_failures);
-  return failures + flooded_failures + health_failures == 0 ? 0 : 1;
+  PrintPreamble(fairness, alone);
+  for (FloodKind kind : fairness.floods) {
+    FloodOptions flood = fairness.flood;
+    flood.kind = kind;
+    for (std::size_t v = 0; v < fairness.victims.size(); ++v) {
+      failures += RunUnderFlood(options, fairness, flood, fairness.victims[v],
+                                v == 0, victim, alone[v]);
+    }
+  }
+  if (!victim.first_error().empty()) {
+    absl::FPrintF(stderr, "ikd_loadgen: the victim's first failure: %s\n",
+                  victim.first_error());
+  }
+  return failures == 0 ? 0 : 1;
 }
 
 }  // namespace ik::loadgen

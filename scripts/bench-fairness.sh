@@ -4,16 +4,19 @@
 # random tokens -- a read token for the victim, an admin token for the
 # flood (the mesh flood registers terrains) -- waits until it answers
 # health checks, runs `ikd_loadgen --rpc=fairness --flood=all` with both
-# tokens against it, and stops it.
+# tokens against it (every flood kind, each under both victims: a tiny
+# call ikd answers inline and one that takes the solver pool), and stops
+# it.
 #
 #   scripts/bench-fairness.sh [IKD_LOADGEN_FLAGS...]    e.g. --seconds=3
 #
 # The extra arguments go to ikd_loadgen after the script's own, so they may
-# override them (--flood=mesh). Environment: IKD_BUILD_DIR (default build;
-# server/ikd, client/ikctl and bench/ikd_loadgen built in it),
-# IKD_SOLVER_THREADS (ikd --solver_threads; unset: ikd's default, one per
-# CPU), IKD_FLAGS (more ikd flags, space-separated). The tokens live in a temporary directory removed on exit and are
-# never printed; they are on ikd_loadgen's command lines while it runs.
+# override them (--flood=mesh, --victim=pooled). Environment: IKD_BUILD_DIR
+# (default build; server/ikd, client/ikctl and bench/ikd_loadgen built in
+# it), IKD_SOLVER_THREADS (ikd --solver_threads; unset: ikd's default, one
+# per CPU), IKD_FLAGS (more ikd flags, space-separated). The tokens live in
+# a temporary directory removed on exit and are never printed; they are on
+# ikd_loadgen's command lines while it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${IKD_BUILD_DIR:-build}
@@ -54,6 +57,7 @@ if [[ -n ${IKD_FLAGS:-} ]]; then
   read -ra extra_ikd_args <<<"$IKD_FLAGS"
   ikd_args+=("${extra_ikd_args[@]}")
 fi
+: >"$work/ikd.log"  # there before the loop below first reads it
 "$build_dir/server/ikd" "${ikd_args[@]}" 2>"$work/ikd.log" &
 ikd_pid=$!
 
