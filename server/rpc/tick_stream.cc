@@ -41,7 +41,8 @@ class TickStreamReactor final
         unread_(unread),
         scope_(ScopeOf(context, pool, std::move(caller))),
         observers_(observers),
-        arena_(CallArenaOptions()) {
+        request_arena_(CallArenaOptions()),
+        response_arena_(CallArenaOptions()) {
     record_.method = "TickStream";
     if (recorder != nullptr && allowed.ok() &&
         recorder->Records(record_.method)) {
@@ -140,14 +141,15 @@ class TickStreamReactor final
     Finish(std::move(status));
   }
 
-  // Each tick's request and answer on the stream's arena, emptied first:
-  // its blocks are reused tick after tick.
+  // Each tick's request and answer on the stream's arenas, emptied first:
+  // their blocks are reused tick after tick.
   void ReadNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
-    arena_.Reset();
-    request_ =
-        google::protobuf::Arena::CreateMessage<wire::TickRequestBytes>(&arena_);
+    request_arena_.Reset();
+    response_arena_.Reset();
+    request_ = google::protobuf::Arena::CreateMessage<wire::TickRequestBytes>(
+        &request_arena_);
     response_ = google::protobuf::Arena::CreateMessage<wire::TickResponseBytes>(
-        &arena_);
+        &response_arena_);
     reading_ = true;
     request_bytes_.Clear();
     StartRead(&request_bytes_);
@@ -177,6 +179,11 @@ class TickStreamReactor final
                         &uses_);
       uses_ = CallUses();
     }
+    // While the answer waits for its client, the stream holds nothing else:
+    // the request is freed (its sequence is in the answer).
+    request_bytes_.Clear();
+    request_arena_.Reset();
+    request_ = nullptr;
     held_bytes_ = static_cast<std::int64_t>(response_bytes_.Length());
     unread_.Hold(scope_.client, held_bytes_);
     StartWrite(&response_bytes_);
@@ -199,7 +206,8 @@ class TickStreamReactor final
   const std::vector<CallObserver*>& observers_;
   // The tick in progress, as the observers see it.
   CallRecord record_;
-  google::protobuf::Arena arena_;
+  google::protobuf::Arena request_arena_;
+  google::protobuf::Arena response_arena_;
   wire::TickRequestBytes* request_ = nullptr;
   wire::TickResponseBytes* response_ = nullptr;
   grpc::ByteBuffer request_bytes_;
