@@ -77,10 +77,15 @@ std::string CharacterPath(int index, absl::string_view job) {
   return absl::StrCat("characters[", index, "]", job);
 }
 
-int CharactersPerChunk(int count, const SolverPool& pool) {
-  return count >= 2 * static_cast<int>(kTickGroupCharacters) * pool.threads()
-             ? static_cast<int>(kTickGroupCharacters)
-             : 1;
+int CharactersPerChunk(int count, const SolverPool& pool,
+                       absl::Span<const std::int64_t> work) {
+  if (count < 2 * static_cast<int>(kTickGroupCharacters) * pool.threads()) {
+    return 1;
+  }
+  for (const std::int64_t character : work) {
+    if (character > kChunkedCharacterWork) return 1;
+  }
+  return static_cast<int>(kTickGroupCharacters);
 }
 
 void IkHandlers::RunTickChunk(absl::Span<const TickChunkEntry> entries,

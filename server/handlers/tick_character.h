@@ -4,11 +4,13 @@
 #ifndef IK_SERVER_HANDLERS_TICK_CHARACTER_H_
 #define IK_SERVER_HANDLERS_TICK_CHARACTER_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "convert/values.h"
 #include "handlers/character_jobs.h"
 #include "handlers/handlers.h"
@@ -52,9 +54,16 @@ struct TickChunkEntry {
 std::string CharacterPath(int index, absl::string_view job);
 
 // How many characters of a tick run side by side: four when every solver
-// thread still gets several chunks, else one at a time (a small tick keeps
-// its spread over the threads).
-int CharactersPerChunk(int count, const SolverPool& pool);
+// thread still gets several chunks and no character's `work` is more than
+// kChunkedCharacterWork, else one at a time (a small tick keeps its spread
+// over the threads; a heavy character is a piece of its own, between which
+// the tick gives way to other callers).
+int CharactersPerChunk(int count, const SolverPool& pool,
+                       absl::Span<const std::int64_t> work);
+
+// The most work (work.h) a character of a four-character chunk may ask: a
+// chunk is one piece of the tick, about a millisecond at most.
+inline constexpr std::int64_t kChunkedCharacterWork = 65536;
 
 }  // namespace ik::server
 

@@ -147,7 +147,7 @@ absl::Status IkHandlers::Tick(const v1::TickRequest& request,
   if (absl::Status within = WithinCallBudget(work); !within.ok()) {
     return within;
   }
-  const int chunk = CharactersPerChunk(count, *scope.pool);
+  const int chunk = CharactersPerChunk(count, *scope.pool, work);
   scope.pool->ParallelFor(
       scope.client, (count + chunk - 1) / chunk, [&](int c) {
         const int first = c * chunk;
@@ -191,7 +191,7 @@ absl::Status IkHandlers::Tick(const wire::TickRequestBytes& request,
     uses.HandOver(shared);
     return within;
   }
-  const int chunk = CharactersPerChunk(count, *scope.pool);
+  const int chunk = CharactersPerChunk(count, *scope.pool, read.work);
   scope.pool->ParallelFor(
       scope.client, (count + chunk - 1) / chunk, [&](int c) {
         const int first = c * chunk;
