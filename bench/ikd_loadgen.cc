@@ -52,6 +52,10 @@
 //               --victim_token=READ_TOKEN --flood_token=ADMIN_TOKEN
 //
 // scripts/bench-fairness.sh starts an ikd with two such tokens and runs it.
+//
+// Unread (--rpc=unread, bench/loadgen_unread.h): callers that write large
+// ticks on TickStreams and never read them; ikd's VmRSS (--ikd_pid) idle and
+// at its peak. scripts/bench-unread.sh starts an ikd and runs it.
 #include <malloc.h>
 
 #include <algorithm>
@@ -73,6 +77,7 @@
 #include "loadgen_fairness.h"
 #include "loadgen_flood.h"
 #include "loadgen_tick.h"
+#include "loadgen_unread.h"
 #include "loadgen_util.h"
 
 ABSL_FLAG(std::string, server, "127.0.0.1:50051", "ikd address");
@@ -82,7 +87,8 @@ ABSL_FLAG(std::string, rpc, "solve",
           "solve (SolveChain) | ground (GroundFeet) | health (gRPC's "
           "Health.Check, the reference) | tick (Tick, TickStream) "
           "| fairness (a victim alone, then under each --flood) | flood (one "
-          "--flood alone, for --seconds)");
+          "--flood alone, for --seconds) | unread (callers that never read "
+          "their TickStreams' answers, and ikd's memory)");
 ABSL_FLAG(std::string, terrain, "stairs", "ground: registered terrain");
 ABSL_FLAG(std::string, rig, "humanoid", "rig to solve");
 ABSL_FLAG(std::string, chain, "left_arm", "chain to solve");
@@ -93,7 +99,7 @@ ABSL_FLAG(double, center_y, 1.2, "centre of the box, world Y");
 ABSL_FLAG(double, center_z, 0.15, "centre of the box, world Z");
 ABSL_FLAG(double, half_size, 0.15, "half size of the box, m");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the target generator");
-ABSL_FLAG(int, characters, 1000, "tick: characters per tick");
+ABSL_FLAG(int, characters, 1000, "tick, unread: characters per tick");
 ABSL_FLAG(int, ticks, 100, "tick: ticks to send");
 ABSL_FLAG(bool, stream, false, "tick: send the ticks on one TickStream");
 ABSL_FLAG(bool, baselines, false,
@@ -112,7 +118,8 @@ ABSL_FLAG(bool, job_rotations, false,
 ABSL_FLAG(int, single_ticks, 3,
           "tick: ticks run again as single calls for comparison (0: none)");
 ABSL_FLAG(int, ikd_pid, 0,
-          "tick: ikd's process id, to report its CPU time (0: not reported)");
+          "tick: ikd's process id, to report its CPU time (0: not reported); "
+          "unread: to read its memory (required)");
 ABSL_FLAG(std::vector<std::string>, solver_threads, {},
           "tick: solver thread counts, e.g. 1,2: for each, an ikd in this "
           "process with that many solver threads serving --examples_dir on a "
@@ -353,10 +360,10 @@ int main(int argc, char** argv) {
   const int requests = std::max(1, absl::GetFlag(FLAGS_requests));
   const std::string rpc = absl::GetFlag(FLAGS_rpc);
   if (rpc != "solve" && rpc != "ground" && rpc != "health" && rpc != "tick" &&
-      rpc != "fairness" && rpc != "flood") {
+      rpc != "fairness" && rpc != "flood" && rpc != "unread") {
     absl::FPrintF(stderr,
                   "ikd_loadgen: --rpc must be solve, ground, health, tick, "
-                  "fairness or flood\n");
+                  "fairness, flood or unread\n");
     return 2;
   }
 
@@ -374,8 +381,10 @@ int main(int argc, char** argv) {
   ik::ClientOptions options;
   options.target = absl::GetFlag(FLAGS_server);
   options.deadline = absl::Seconds(10);
-  // The tick checks its own target (--server, or the ikds it starts).
+  // The tick and unread modes check their own target (--server, or the ikds
+  // the tick starts).
   if (rpc == "tick") return RunTick(options);
+  if (rpc == "unread") return ik::loadgen::RunUnreadWithFlags(options);
   ik::Client client(options);
   if (absl::StatusOr<bool> serving = client.CheckHealth();
       !serving.ok() || !*serving) {

@@ -25,7 +25,7 @@ ABSL_DECLARE_FLAG(double, half_size);
 
 ABSL_FLAG(double, seconds, 5.0,
           "fairness: seconds the victim calls alone, then under each flood "
-          "(flood: seconds it floods)");
+          "(flood: seconds it floods; unread: seconds the streams stay open)");
 ABSL_FLAG(std::string, flood, "",
           "fairness, flood: the flood's kind: solve_fabrik, solve_ccd, "
           "solve_torque (SolveChain of --flood_goals tail goals with that "

@@ -1,17 +1,12 @@
 #include "loadgen_flood.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
 #include <grpc/grpc.h>
-#include <grpcpp/generic/generic_stub.h>
-#include <grpcpp/support/proto_buffer_reader.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -25,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "crowd.h"
+#include "loadgen_raw_call.h"
 #include "loadgen_util.h"
 
 namespace ik::loadgen {
@@ -129,130 +125,6 @@ v1::RegisterTerrainRequest GridMesh(std::uint64_t seed) {
   return request;
 }
 
-// A request serialized once, to be sent as it is call after call (a
-// ByteBuffer's copies share its bytes).
-grpc::ByteBuffer Serialized(const google::protobuf::MessageLite& request) {
-  const grpc::Slice bytes(request.SerializeAsString());
-  return grpc::ByteBuffer(&bytes, 1);
-}
-
-// OK when a TickResponse's bytes hold a character (field 1), else the
-// status of the tick, which failed as a whole (on a TickStream such a tick
-// is answered with its status and no characters). Reads top-level tags
-// only, skipping their values, until it meets a character: field 1 comes
-// first, so an answered tick is read no further than its first tag. Only
-// an answer without characters, a few bytes, is parsed.
-absl::Status TickStatus(grpc::ByteBuffer& answer) {
-  using google::protobuf::internal::WireFormatLite;
-  {
-    grpc::ProtoBufferReader reader(&answer);
-    google::protobuf::io::CodedInputStream input(&reader);
-    for (std::uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
-      if (WireFormatLite::GetTagFieldNumber(tag) ==
-          v1::TickResponse::kCharactersFieldNumber) {
-        return absl::OkStatus();
-      }
-      if (!WireFormatLite::SkipField(&input, tag)) break;
-    }
-  }
-  grpc::ProtoBufferReader reader(&answer);
-  v1::TickResponse failed;
-  if (!failed.ParseFromZeroCopyStream(&reader) || failed.status().code() == 0) {
-    return absl::InternalError("a tick answered without characters");
-  }
-  return absl::Status(static_cast<absl::StatusCode>(failed.status().code()),
-                      failed.status().message());
-}
-
-absl::Status FromGrpc(const grpc::Status& status) {
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
-}
-
-// One caller's calls, as raw bytes on `client`'s channel with its token,
-// one at a time, each waited for on the caller's own completion queue, on
-// the caller's thread. Not thread-safe.
-class RawCaller {
- public:
-  RawCaller(const Client& client, absl::Duration deadline)
-      : client_(client), stub_(client.channel()), deadline_(deadline) {}
-  ~RawCaller() {
-    queue_.Shutdown();
-    void* tag;
-    bool ok;
-    while (queue_.Next(&tag, &ok)) {
-    }
-  }
-
-  // Calls unary `method` (which must outlive the call) with `request`.
-  grpc::Status Call(const std::string& method, const grpc::ByteBuffer& request,
-                    grpc::ByteBuffer* answer) {
-    grpc::ClientContext context;
-    Prepare(context, absl::Now() + deadline_);
-    std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
-        stub_.PrepareUnaryCall(&context, method, request, &queue_);
-    call->StartCall();
-    grpc::Status status;
-    call->Finish(answer, &status, this);
-    Await();
-    return status;
-  }
-
-  // `requests` in turn on TickStreams (a new one after one breaks) until
-  // `end`, each tick counted as a call; a broken stream counts one more.
-  void Stream(const std::string& method,
-              const std::vector<grpc::ByteBuffer>& requests,
-              Clock::time_point end, Tally& tally) {
-    grpc::ByteBuffer answer;
-    std::size_t next = 0;
-    while (Clock::now() < end) {
-      grpc::ClientContext context;
-      Prepare(context,
-              absl::Now() + absl::FromChrono(end - Clock::now()) + deadline_);
-      std::unique_ptr<grpc::GenericClientAsyncReaderWriter> stream =
-          stub_.PrepareCall(&context, method, &queue_);
-      stream->StartCall(this);
-      bool open = Await();
-      while (open && Clock::now() < end) {
-        stream->Write(requests[next++ % requests.size()], this);
-        open = Await();
-        if (!open) break;
-        stream->Read(&answer, this);
-        open = Await();
-        if (open) tally.Count(TickStatus(answer));
-      }
-      if (open) {
-        stream->WritesDone(this);
-        Await();
-      }
-      grpc::Status status;
-      stream->Finish(&status, this);
-      Await();
-      if (!open || !status.ok()) {
-        tally.Count(status.ok() ? absl::InternalError("the stream ended early")
-                                : FromGrpc(status));
-      }
-    }
-  }
-
- private:
-  void Prepare(grpc::ClientContext& context, absl::Time deadline) const {
-    context.set_deadline(absl::ToChronoTime(deadline));
-    client_.PrepareContext(context);
-  }
-  // Waits for the one operation in flight; whether it succeeded.
-  bool Await() {
-    void* tag;
-    bool ok = false;
-    return queue_.Next(&tag, &ok) && ok;
-  }
-
-  const Client& client_;
-  grpc::GenericStub stub_;
-  absl::Duration deadline_;
-  grpc::CompletionQueue queue_;
-};
-
 // Unary `method` with `requests` in turn until `end`; with `ticks`, an
 // answer without characters counts as failed (TickStatus).
 void FloodUnary(RawCaller& caller, const std::string& method,
@@ -345,7 +217,9 @@ void RunCaller(Client& client, absl::Duration deadline,
       return FloodUnary(caller, "/ik.v1.IkService/Tick", mine,
                         /*ticks=*/true, end, tally);
     case FloodKind::kStream:
-      return caller.Stream("/ik.v1.IkService/TickStream", mine, end, tally);
+      return caller.Stream(
+          "/ik.v1.IkService/TickStream", mine, end,
+          [&tally](const absl::Status& status) { tally.Count(status); });
     case FloodKind::kMesh:
       return FloodMeshes(caller, client, requests.mesh, caller_index, end,
                          tally);

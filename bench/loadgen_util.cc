@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,6 +33,18 @@ double ProcessCpuSeconds(int pid) {
     if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
   }
   return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::int64_t ProcessResidentBytes(int pid) {
+  if (pid <= 0) return 0;
+  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    std::int64_t kib = 0;  // "VmRSS:   123456 kB"
+    return fields >> kib ? kib * 1024 : 0;
+  }
+  return 0;
 }
 
 double ThreadCpuSeconds(int pid, const std::string& name) {

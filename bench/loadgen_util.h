@@ -1,5 +1,5 @@
 // What the load generator's modes share: percentiles of sorted latencies and
-// another process's CPU time.
+// another process's CPU time and resident memory.
 #ifndef IK_BENCH_LOADGEN_UTIL_H_
 #define IK_BENCH_LOADGEN_UTIL_H_
 
@@ -36,6 +36,10 @@ double Percentile(const std::vector<double>& sorted, double p);
 
 // CPU seconds (user + system) process `pid` has used; 0 when unknown.
 double ProcessCpuSeconds(int pid);
+
+// Bytes of process `pid`'s memory resident now (VmRSS, /proc/PID/status);
+// 0 when unknown.
+std::int64_t ProcessResidentBytes(int pid);
 
 // CPU seconds process `pid`'s threads named `name` (/proc/PID/task/*/comm)
 // have used, to the nanosecond (schedstat); 0 when none is.
