@@ -19,28 +19,14 @@
 # ikd_loadgen's command lines while it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+name=bench-fairness
 build_dir=${IKD_BUILD_DIR:-build}
-for program in server/ikd client/ikctl bench/ikd_loadgen; do
-  if [[ ! -x $build_dir/$program ]]; then
-    echo "bench-fairness: $build_dir/$program is not built" \
-      "(cmake --build $build_dir --target ikd ikctl ikd_loadgen)" >&2
-    exit 1
-  fi
-done
+# shellcheck source=scripts/bench-ikd.sh
+source scripts/bench-ikd.sh
+check_built
 
 work=$(mktemp -d)
-ikd_pid=
-stop_ikd() {
-  if [[ -n $ikd_pid ]]; then
-    kill "$ikd_pid" 2>/dev/null || true
-    wait "$ikd_pid" 2>/dev/null || true
-    ikd_pid=
-  fi
-}
 trap 'stop_ikd; rm -rf "$work"' EXIT
-
-# 32 random bytes as 64 hex digits (ikd takes 16 to 512 visible characters).
-random_token() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
 victim_token=$(random_token)
 flood_token=$(random_token)
 (
@@ -48,43 +34,11 @@ flood_token=$(random_token)
   printf 'read %s\nadmin %s\n' "$victim_token" "$flood_token" >"$work/tokens"
 )
 
-ikd_args=(--listen=127.0.0.1:0 --rig_dir=examples/rigs
-  --terrain_dir=examples/terrains --token_file="$work/tokens")
+ikd_args=(--token_file="$work/tokens")
 if [[ -n ${IKD_SOLVER_THREADS:-} ]]; then
   ikd_args+=(--solver_threads="$IKD_SOLVER_THREADS")
 fi
-if [[ -n ${IKD_FLAGS:-} ]]; then
-  read -ra extra_ikd_args <<<"$IKD_FLAGS"
-  ikd_args+=("${extra_ikd_args[@]}")
-fi
-: >"$work/ikd.log"  # there before the loop below first reads it
-"$build_dir/server/ikd" "${ikd_args[@]}" 2>"$work/ikd.log" &
-ikd_pid=$!
-
-# Port 0: ikd picks a free port and names it in its "listening on" line.
-server=
-for _ in $(seq 100); do
-  if ! kill -0 "$ikd_pid" 2>/dev/null; then
-    echo "bench-fairness: ikd exited:" >&2
-    cat "$work/ikd.log" >&2
-    exit 1
-  fi
-  listening=$(grep -m1 '^ikd: listening on ' "$work/ikd.log" || true)
-  if [[ -n $listening ]]; then
-    server=$(awk '{print $4}' <<<"$listening")
-    if "$build_dir/client/ikctl" health --server="$server" >/dev/null 2>&1
-    then
-      break
-    fi
-  fi
-  sleep 0.1
-done
-if [[ -z $server ]] ||
-  ! "$build_dir/client/ikctl" health --server="$server" >/dev/null 2>&1; then
-  echo "bench-fairness: ikd did not answer health checks in 10 s:" >&2
-  cat "$work/ikd.log" >&2
-  exit 1
-fi
+start_ikd "${ikd_args[@]}"
 echo "$listening"
 
 status=0

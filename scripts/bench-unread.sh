@@ -27,28 +27,14 @@
 # printed; they are in a file ikd_loadgen reads, not on its command line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+name=bench-unread
 build_dir=${IKD_BUILD_DIR:-build}
-for program in server/ikd client/ikctl bench/ikd_loadgen; do
-  if [[ ! -x $build_dir/$program ]]; then
-    echo "bench-unread: $build_dir/$program is not built" \
-      "(cmake --build $build_dir --target ikd ikctl ikd_loadgen)" >&2
-    exit 1
-  fi
-done
+# shellcheck source=scripts/bench-ikd.sh
+source scripts/bench-ikd.sh
+check_built
 
 work=$(mktemp -d)
-ikd_pid=
-stop_ikd() {
-  if [[ -n $ikd_pid ]]; then
-    kill "$ikd_pid" 2>/dev/null || true
-    wait "$ikd_pid" 2>/dev/null || true
-    ikd_pid=
-  fi
-}
 trap 'stop_ikd; rm -rf "$work"' EXIT
-
-# 32 random bytes as 64 hex digits (ikd takes 16 to 512 visible characters).
-random_token() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
 (
   umask 077
   : >"$work/tokens"
@@ -60,40 +46,7 @@ random_token() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
   done
 )
 
-ikd_args=(--listen=127.0.0.1:0 --rig_dir=examples/rigs
-  --terrain_dir=examples/terrains --token_file="$work/ikd_tokens")
-if [[ -n ${IKD_FLAGS:-} ]]; then
-  read -ra extra_ikd_args <<<"$IKD_FLAGS"
-  ikd_args+=("${extra_ikd_args[@]}")
-fi
-: >"$work/ikd.log"  # there before the loop below first reads it
-"$build_dir/server/ikd" "${ikd_args[@]}" 2>"$work/ikd.log" &
-ikd_pid=$!
-
-# Port 0: ikd picks a free port and names it in its "listening on" line.
-server=
-for _ in $(seq 100); do
-  if ! kill -0 "$ikd_pid" 2>/dev/null; then
-    echo "bench-unread: ikd exited:" >&2
-    cat "$work/ikd.log" >&2
-    exit 1
-  fi
-  listening=$(grep -m1 '^ikd: listening on ' "$work/ikd.log" || true)
-  if [[ -n $listening ]]; then
-    server=$(awk '{print $4}' <<<"$listening")
-    if "$build_dir/client/ikctl" health --server="$server" >/dev/null 2>&1
-    then
-      break
-    fi
-  fi
-  sleep 0.1
-done
-if [[ -z $server ]] ||
-  ! "$build_dir/client/ikctl" health --server="$server" >/dev/null 2>&1; then
-  echo "bench-unread: ikd did not answer health checks in 10 s:" >&2
-  cat "$work/ikd.log" >&2
-  exit 1
-fi
+start_ikd --token_file="$work/ikd_tokens"
 echo "$listening"
 
 status=0
