@@ -34,7 +34,7 @@ struct ServiceLimits {
   // Work (handlers/work.h: goals, grounding and dynamics in one unit) one
   // character may ask -- a single call's, or each of a tick's -- and one
   // call may ask over all its characters. Checked before any of it runs.
-  std::int64_t max_work_per_character = 32'000'000;
+  std::int64_t max_work_per_character = 64'000'000;
   std::int64_t max_work_per_call = 150'000'000;
   // Bytes one tick's answer may hold: a tick whose characters' answers pass
   // it is refused whole, no more of it built once they do.
