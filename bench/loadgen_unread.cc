@@ -192,6 +192,53 @@ absl::StatusOr<PreparedTick> Prepare(
   return tick;
 }
 
+// What the callers did while they held their streams unread, and ikd's
+// CPU and peak resident memory meanwhile.
+struct Held {
+  int stream_ticks = 0;
+  int calls = 0;
+  std::map<absl::StatusCode, int> unary;
+  double cpu_seconds = 0;
+  std::int64_t peak_bytes = 0;
+  absl::Duration peak_at;
+};
+
+// Every caller writes its streams' ticks and sends unary ticks until
+// `unread.seconds` have passed, while ikd (`pid`) is watched; then they
+// are cancelled.
+Held HoldUnread(const std::vector<std::unique_ptr<Client>>& clients,
+                const PreparedTick& tick, const UnreadOptions& unread,
+                absl::Duration deadline, int pid) {
+  const double cpu_seconds_before = ProcessCpuSeconds(pid);
+  PeakResident peak(pid);
+  const absl::Time end = absl::Now() + absl::Seconds(unread.seconds);
+  absl::Notification cancel;
+  std::vector<CallerTally> tallies(unread.callers);
+  std::vector<std::thread> callers;
+  for (int caller = 0; caller < unread.callers; ++caller) {
+    callers.emplace_back([&, caller] {
+      RunCaller(*clients[caller], tick.request, tick.bytes, unread.streams,
+                deadline, end, cancel, tallies[caller]);
+    });
+  }
+  absl::SleepFor(end - absl::Now());
+  peak.Stop();
+  Held held;
+  held.cpu_seconds = ProcessCpuSeconds(pid) - cpu_seconds_before;
+  held.peak_bytes = peak.peak_bytes();
+  held.peak_at = peak.peak_at();
+  cancel.Notify();
+  for (int caller = 0; caller < unread.callers; ++caller) {
+    callers[caller].join();
+    held.stream_ticks += tallies[caller].stream_ticks;
+    for (const auto& [code, count] : tallies[caller].unary) {
+      held.unary[code] += count;
+      held.calls += count;
+    }
+  }
+  return held;
+}
+
 }  // namespace
 
 int RunUnread(const ClientOptions& options, const UnreadOptions& unread) {
@@ -223,48 +270,23 @@ int RunUnread(const ClientOptions& options, const UnreadOptions& unread) {
       unread.callers, unread.streams, unread.characters,
       MiB(tick->bytes.Length()), MiB(tick->answer_bytes));
 
-  const double cpu_seconds_before = ProcessCpuSeconds(pid);
-  PeakResident peak(pid);
-  const absl::Time end = absl::Now() + absl::Seconds(unread.seconds);
-  absl::Notification cancel;
-  std::vector<CallerTally> tallies(unread.callers);
-  std::vector<std::thread> callers;
-  for (int caller = 0; caller < unread.callers; ++caller) {
-    callers.emplace_back([&, caller] {
-      RunCaller(*clients[caller], tick->request, tick->bytes, unread.streams,
-                options.deadline, end, cancel, tallies[caller]);
-    });
-  }
-  absl::SleepFor(end - absl::Now());
-  peak.Stop();
-  const double cpu_seconds = ProcessCpuSeconds(pid) - cpu_seconds_before;
-  cancel.Notify();
-  std::map<absl::StatusCode, int> unary;
-  int stream_ticks = 0, calls = 0;
-  for (int caller = 0; caller < unread.callers; ++caller) {
-    callers[caller].join();
-    stream_ticks += tallies[caller].stream_ticks;
-    for (const auto& [code, count] : tallies[caller].unary) {
-      unary[code] += count;
-      calls += count;
-    }
-  }
+  const Held held = HoldUnread(clients, *tick, unread, options.deadline, pid);
   // Time for ikd to drop what the cancelled calls held.
   absl::SleepFor(absl::Seconds(1));
   const std::int64_t after = ProcessResidentBytes(pid);
 
   absl::PrintF(
       "stream ticks written: %d of %d; ikd CPU while they were open: %.2f s\n",
-      stream_ticks, unread.callers * unread.streams, cpu_seconds);
+      held.stream_ticks, unread.callers * unread.streams, held.cpu_seconds);
   absl::PrintF("unary Ticks in %.1f s: %d; by code: %s\n", unread.seconds,
-               calls, ByCode(unary));
+               held.calls, ByCode(held.unary));
   absl::PrintF(
       "ikd VmRSS MiB: idle %.1f, after one tick %.1f, peak %.1f (at %.2f s), "
       "1 s after the cancel %.1f\n",
-      MiB(idle), MiB(warm), MiB(peak.peak_bytes()),
-      absl::ToDoubleSeconds(peak.peak_at()), MiB(after));
+      MiB(idle), MiB(warm), MiB(held.peak_bytes),
+      absl::ToDoubleSeconds(held.peak_at), MiB(after));
   absl::PrintF("ikd VmRSS peak - idle: %.1f MiB\n",
-               MiB(peak.peak_bytes() - idle));
+               MiB(held.peak_bytes - idle));
   return 0;
 }
 
