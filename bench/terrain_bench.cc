@@ -149,9 +149,8 @@ void BM_TriangleMeshCreate(benchmark::State& state) {
       static_cast<double>(mesh.memory_bytes()) / mesh.triangle_count();
   // Pieces per build, and the time of one (the build's time over its
   // pieces).
-  state.counters["pieces"] =
-      static_cast<double>(pauses + state.iterations()) /
-      static_cast<double>(state.iterations());
+  state.counters["pieces"] = static_cast<double>(pauses + state.iterations()) /
+                             static_cast<double>(state.iterations());
   state.counters["per_piece"] = benchmark::Counter(
       static_cast<double>(pauses + state.iterations()),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);

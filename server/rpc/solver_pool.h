@@ -4,10 +4,10 @@
 // with ParallelFor.
 //
 // Fair and bounded: each task belongs to a client (the caller: its token,
-// else its address; rpc/callers.h). The workers take the clients in turn, one task each
-// (round robin), and each client's tasks in the order posted, so a client
-// with many calls in flight gets no more of the pool than one with a single
-// call. At most `max_queued` tasks wait at once; Post refuses more (the
+// else its address; rpc/callers.h). The workers take the clients in turn, one
+// task each (round robin), and each client's tasks in the order posted, so a
+// client with many calls in flight gets no more of the pool than one with a
+// single call. At most `max_queued` tasks wait at once; Post refuses more (the
 // caller answers RESOURCE_EXHAUSTED at once).
 //
 // Answers do not depend on which thread ran what: each character's jobs run

@@ -27,8 +27,8 @@ using ::grpc::health::v1::HealthCheckRequest;
 using ::grpc::health::v1::HealthCheckResponse;
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
-using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
+using ::ik::testing::PooledReach;
 using ::ik::testing::WaitForQueued;
 
 struct Pending {

@@ -23,8 +23,8 @@ namespace {
 
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
-using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
+using ::ik::testing::PooledReach;
 using ::ik::testing::Vec;
 using ::ik::testing::WaitForQueued;
 

@@ -33,8 +33,8 @@ namespace {
 using ::ik::testing::Drain;
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
-using ::ik::testing::PooledReach;
 using ::ik::testing::OneWorkerServer;
+using ::ik::testing::PooledReach;
 using ::ik::testing::WaitForQueued;
 using ::ik::testing::WaitForSample;
 
