@@ -43,10 +43,10 @@ inline constexpr std::int64_t kGoalFixedPerJoint = 4 * kJointIteration;
 // One ray tested against one plane, heightfield or mesh triangle.
 inline constexpr std::int64_t kRayTest = 8;
 // The most work a single call may ask and still run on the gRPC thread it
-// arrived on (when the solver pool has a slot free and nothing waiting):
-// a few two-bone goals (192 each on a three-joint limb), a grounding of two
-// legs on planes or a mesh, a step of a short dynamic chain -- a few
-// microseconds. Any other call takes its caller's turn on the pool.
+// arrived on, at once: a few two-bone goals (192 each on a three-joint
+// limb), a grounding of two legs on planes or a mesh, a step of a short
+// dynamic chain -- a few microseconds, less than gRPC's own cost for any
+// call. Any other call takes its caller's turn on the pool.
 inline constexpr std::int64_t kInlineWork = 1024;
 
 std::int64_t GoalWork(const ChainGoal& goal);
