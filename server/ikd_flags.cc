@@ -134,6 +134,11 @@ ABSL_FLAG(int, max_queued_calls, ik::server::ServerOptions().max_queued_calls,
           "solving calls waiting for a solver thread at most (more are "
           "answered RESOURCE_EXHAUSTED at once); clients share the pool in "
           "turn, one call each");
+ABSL_FLAG(std::int64_t, max_queued_bytes_per_caller,
+          ik::server::ServerOptions().max_queued_bytes_per_caller,
+          "bytes of requests one caller's calls waiting for a solver thread "
+          "may hold; beyond it a call is answered RESOURCE_EXHAUSTED at once "
+          "(a caller's first waiting call is never refused for its size)");
 ABSL_FLAG(int, solver_nice, ik::server::ServerOptions().solver_nice,
           "nice value of the solver threads, 0..19: above gRPC's threads "
           "(0), so reading requests and answering health checks preempt "
@@ -311,6 +316,8 @@ bool ReadConcurrencyFlags(ik::server::ServerOptions& options) {
     return false;
   }
   options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
+  options.max_queued_bytes_per_caller =
+      absl::GetFlag(FLAGS_max_queued_bytes_per_caller);
   options.solver_nice = absl::GetFlag(FLAGS_solver_nice);
   if (options.solver_nice < 0 || options.solver_nice > 19) {
     absl::FPrintF(stderr, "ikd: --solver_nice must be within [0, 19], got %d\n",
@@ -368,6 +375,8 @@ bool AllPositive(const ik::server::ServerOptions& options) {
          Positive("max_unread_answer_bytes", limits.max_unread_answer_bytes) &&
          Positive("solver_threads", options.solver_threads) &&
          Positive("max_queued_calls", options.max_queued_calls) &&
+         Positive("max_queued_bytes_per_caller",
+                  options.max_queued_bytes_per_caller) &&
          Positive("max_message_bytes", options.max_receive_message_bytes) &&
          Positive("tls_reload_seconds",
                   absl::GetFlag(FLAGS_tls_reload_seconds));

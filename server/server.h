@@ -75,6 +75,10 @@ struct ServerOptions {
   // Calls (and a tick's helper tasks) waiting for the pool at most; more
   // are answered RESOURCE_EXHAUSTED at once.
   int max_queued_calls = 1024;
+  // Bytes of requests one caller's calls waiting for the pool may hold; a
+  // call beyond it is answered RESOURCE_EXHAUSTED at once (a caller's first
+  // waiting call is never refused for its size).
+  std::int64_t max_queued_bytes_per_caller = 16 << 20;
   // Nice value of the solver threads (0..19; gRPC's threads keep 0).
   int solver_nice = 10;
   // TLS and client certificates (transport_security.h); none: plaintext.

@@ -27,6 +27,14 @@ CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
   return scope;
 }
 
+absl::Status Busy(SolverPool::Refused refused) {
+  if (refused != SolverPool::Refused::kClientFull) return Busy();
+  return absl::ResourceExhaustedError(
+      "ikd is busy: this caller's requests waiting for a solver thread hold "
+      "the most one caller's may (ikd --max_queued_bytes_per_caller); retry "
+      "once they are answered");
+}
+
 absl::Status Busy() {
   return absl::ResourceExhaustedError(
       "ikd is busy: its solver queue is full (ikd --max_queued_calls); retry "

@@ -25,6 +25,9 @@ CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
 
 // The answer when the pool's queue is full (RESOURCE_EXHAUSTED).
 absl::Status Busy();
+// The answer when PostRequest refused a call (RESOURCE_EXHAUSTED): the
+// queue full (Busy()), or the caller's waiting requests at their bound.
+absl::Status Busy(SolverPool::Refused refused);
 
 }  // namespace ik::server
 

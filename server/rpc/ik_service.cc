@@ -140,8 +140,8 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     gate_.Leave();
     return call;
   }
-  const bool posted = pool_.Post(
-      call->caller(),
+  const SolverPool::Refused refused = pool_.PostRequest(
+      call->caller(), static_cast<std::int64_t>(request->Length()),
       [this, context, request, counted, call, handler = std::move(handler)] {
         if (!counted && !call->Parse(request)) {
           gate_.Leave();
@@ -156,8 +156,8 @@ grpc::ServerUnaryReactor* IkService::OnPool(
                       : runs);
         gate_.Leave();
       });
-  if (!posted) {
-    call->Answer(Busy());
+  if (refused != SolverPool::Refused::kNone) {
+    call->Answer(Busy(refused));
     gate_.Leave();
   }
   return call;

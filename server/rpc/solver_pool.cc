@@ -11,9 +11,11 @@
 
 namespace ik::server {
 
-SolverPool::SolverPool(int threads, int max_queued, int nice)
+SolverPool::SolverPool(int threads, int max_queued, int nice,
+                       std::int64_t max_client_bytes)
     : thread_count_(std::max(threads, 1)),
-      max_queued_(std::max(max_queued, 1)) {
+      max_queued_(std::max(max_queued, 1)),
+      max_client_bytes_(max_client_bytes) {
   workers_.reserve(thread_count_);
   for (int i = 0; i < thread_count_; ++i) {
     workers_.emplace_back([this, nice] {
@@ -37,14 +39,24 @@ SolverPool::~SolverPool() {
 
 bool SolverPool::Post(absl::string_view client,
                       absl::AnyInvocable<void() &&> task) {
+  return PostRequest(client, 0, std::move(task)) == Refused::kNone;
+}
+
+SolverPool::Refused SolverPool::PostRequest(
+    absl::string_view client, std::int64_t bytes,
+    absl::AnyInvocable<void() &&> task) {
   absl::MutexLock lock(&mutex_);
-  if (queued_ >= max_queued_) return false;
-  std::deque<Task>& queue = queues_[client];
-  if (queue.empty()) turns_.emplace_back(client);
-  queue.push_back(std::move(task));
+  if (queued_ >= max_queued_) return Refused::kQueueFull;
+  Queue& queue = queues_[client];
+  if (!queue.tasks.empty() && queue.bytes + bytes > max_client_bytes_) {
+    return Refused::kClientFull;
+  }
+  if (queue.tasks.empty()) turns_.emplace_back(client);
+  queue.tasks.emplace_back(std::move(task), bytes);
+  queue.bytes += bytes;
   ++queued_;
   waiting_.store(queued_, std::memory_order_relaxed);
-  return true;
+  return Refused::kNone;
 }
 
 int SolverPool::queued() const {
@@ -65,11 +77,13 @@ SolverPool::Task SolverPool::TakeLocked(size_t turn) {
   std::string client = std::move(turns_[turn]);
   turns_.erase(turns_.begin() + static_cast<std::ptrdiff_t>(turn));
   auto found = queues_.find(client);
-  Task task = std::move(found->second.front());
-  found->second.pop_front();
+  Queue& queue = found->second;
+  Task task = std::move(queue.tasks.front().first);
+  queue.bytes -= queue.tasks.front().second;
+  queue.tasks.pop_front();
   --queued_;
   waiting_.store(queued_, std::memory_order_relaxed);
-  if (found->second.empty()) {
+  if (queue.tasks.empty()) {
     queues_.erase(found);
   } else {
     turns_.push_back(std::move(client));

@@ -20,9 +20,11 @@
 #define IK_SERVER_RPC_SOLVER_POOL_H_
 
 #include <atomic>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -37,8 +39,10 @@ namespace ik::server {
 class SolverPool {
  public:
   // `threads` >= 1 workers; `max_queued` >= 1 tasks waiting at most; the
-  // workers run at nice value `nice` (0: the process's own).
-  SolverPool(int threads, int max_queued, int nice = 0);
+  // workers run at nice value `nice` (0: the process's own); a client's
+  // waiting tasks hold `max_client_bytes` of requests at most (PostRequest).
+  SolverPool(int threads, int max_queued, int nice = 0,
+             std::int64_t max_client_bytes = INT64_MAX);
   // Runs the tasks already posted, then joins the workers.
   ~SolverPool();
   SolverPool(const SolverPool&) = delete;
@@ -49,6 +53,15 @@ class SolverPool {
   // Queues `task` for `client`; false (and `task` dropped) when `max_queued`
   // tasks are waiting already.
   bool Post(absl::string_view client, absl::AnyInvocable<void() &&> task);
+
+  // Why PostRequest did not queue a task.
+  enum class Refused { kNone, kQueueFull, kClientFull };
+  // Post for a task that holds a request of `bytes` while it waits: also
+  // refused (kClientFull) when `client` has tasks waiting already and their
+  // requests with this one would hold more than max_client_bytes (a
+  // client's first waiting request is never refused for its size).
+  Refused PostRequest(absl::string_view client, std::int64_t bytes,
+                      absl::AnyInvocable<void() &&> task);
 
   // Calls fn(i) once for every i in [0, count), on the calling thread and on
   // workers that take the helper tasks it posts for `client` (in its turn,
@@ -80,11 +93,15 @@ class SolverPool {
 
   const int thread_count_;
   const int max_queued_;
+  const std::int64_t max_client_bytes_;
   mutable absl::Mutex mutex_;
   // Each client's waiting tasks, and the clients with waiting tasks in the
   // order they take their turns.
-  absl::flat_hash_map<std::string, std::deque<Task>> queues_
-      ABSL_GUARDED_BY(mutex_);
+  struct Queue {
+    std::deque<std::pair<Task, std::int64_t>> tasks;  // and their bytes
+    std::int64_t bytes = 0;
+  };
+  absl::flat_hash_map<std::string, Queue> queues_ ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
   int queued_ ABSL_GUARDED_BY(mutex_) = 0;
   // queued_, readable without the lock (Yield's quick way out).

@@ -89,13 +89,15 @@ class TickStreamReactor final
       Answer(admitted);
       return;
     }
-    const bool posted = scope_.pool->Post(scope_.client, [this] {
-      absl::Status admitted = unread_.Admit(scope_.client);
-      Answer(admitted.ok()
-                 ? handlers_.Tick(*request_, *response_, scope_, &baselines_)
-                 : admitted);
-    });
-    if (!posted) Answer(Busy());
+    const SolverPool::Refused refused = scope_.pool->PostRequest(
+        scope_.client, static_cast<std::int64_t>(request_bytes_.Length()),
+        [this] {
+          absl::Status admitted = unread_.Admit(scope_.client);
+          Answer(admitted.ok() ? handlers_.Tick(*request_, *response_, scope_,
+                                                &baselines_)
+                               : admitted);
+        });
+    if (refused != SolverPool::Refused::kNone) Answer(Busy(refused));
   }
 
   void OnWriteDone(bool ok) override {

@@ -327,5 +327,67 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
             kTicks * kCharacters);
 }
 
+// A caller's waiting calls hold a bounded number of bytes of requests:
+// beyond it its next call is refused at once while another caller's is
+// queued; its first waiting call is never refused for its size.
+class QueuedBytesTest : public SolverQueueTest {
+ protected:
+  void SetUp() override {
+    ServerOptions options = OneWorkerServer();
+    options.trusted_proxies = {"127.0.0.1"};
+    options.max_queued_bytes_per_caller = 256;
+    StartServer(options);
+  }
+};
+
+TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedAtOnce) {
+  HeldWorker worker(server_->solver_pool());
+  // More than the bound alone: queued, as its caller's first.
+  v1::SolveChainRequest large = PooledReach();
+  for (int g = 1; g < 8; ++g) *large.add_goals() = large.goals(0);
+  ASSERT_GT(large.ByteSizeLong(), 256u);
+  struct Call {
+    grpc::ClientContext context;
+    v1::SolveChainResponse response;
+    grpc::Status status;
+    absl::Notification done;
+  };
+  Call first, other;
+  const auto send = [&](Call& call, const v1::SolveChainRequest& request,
+                        const char* caller) {
+    call.context.set_deadline(std::chrono::system_clock::now() +
+                              std::chrono::seconds(30));
+    call.context.AddMetadata("x-forwarded-for", caller);
+    stub_->async()->SolveChain(&call.context, &request, &call.response,
+                               [&call](grpc::Status status) {
+                                 call.status = std::move(status);
+                                 call.done.Notify();
+                               });
+  };
+  send(first, large, "10.0.0.1");
+  WaitForQueued(server_->solver_pool(), 1);
+  // The same caller again: refused at once, naming the flag.
+  grpc::ClientContext context;
+  context.AddMetadata("x-forwarded-for", "10.0.0.1");
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
+  v1::SolveChainResponse refused;
+  const grpc::Status status =
+      stub_->SolveChain(&context, PooledReach(), &refused);
+  EXPECT_EQ(status.error_code(), grpc::RESOURCE_EXHAUSTED);
+  EXPECT_NE(status.error_message().find("--max_queued_bytes_per_caller"),
+            std::string::npos)
+      << status.error_message();
+  // Another caller: queued.
+  const v1::SolveChainRequest small = PooledReach();
+  send(other, small, "10.0.0.2");
+  WaitForQueued(server_->solver_pool(), 2);
+  worker.Release();
+  first.done.WaitForNotification();
+  other.done.WaitForNotification();
+  EXPECT_TRUE(first.status.ok()) << first.status.error_message();
+  EXPECT_TRUE(other.status.ok()) << other.status.error_message();
+}
+
 }  // namespace
 }  // namespace ik::server
