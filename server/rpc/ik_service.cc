@@ -44,6 +44,14 @@ constexpr size_t kCountedRequestBytes = 4096;
 
 }  // namespace
 
+template <typename Request, typename Response>
+CallScope IkService::ScopeOf(grpc::CallbackServerContext* context,
+                             UnaryCall<Request, Response>& call) {
+  CallScope scope = server::ScopeOf(context, pool_, call.caller());
+  scope.uses = call.uses();
+  return scope;
+}
+
 template <typename Request>
 bool IkService::RunsInline(const Request& request) const {
   if constexpr (std::is_same_v<Request, v1::SolveChainRequest> ||
@@ -135,7 +143,7 @@ grpc::ServerUnaryReactor* IkService::OnPool(
   if (counted && RunsInline(call->request())) {
     inline_calls_.fetch_add(1, std::memory_order_relaxed);
     absl::Status answered =
-        handler(call->request(), call->response(), call->uses());
+        handler(call->request(), call->response(), ScopeOf(context, *call));
     call->Answer(std::move(answered));
     gate_.Leave();
     return call;
@@ -151,9 +159,9 @@ grpc::ServerUnaryReactor* IkService::OnPool(
         // answers are built only while they are within their bounds.
         absl::Status runs = Stopped(*context);
         if (runs.ok()) runs = unread_.Admit(call->caller());
-        call->Answer(
-            runs.ok() ? handler(call->request(), call->response(), call->uses())
-                      : runs);
+        call->Answer(runs.ok() ? handler(call->request(), call->response(),
+                                         ScopeOf(context, *call))
+                               : runs);
         gate_.Leave();
       });
   if (refused != SolverPool::Refused::kNone) {
@@ -180,7 +188,7 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     grpc::ByteBuffer* response, Method<Request, Response> method) {
   return OnPool<Request, Response>(
       context, request, response,
-      [this, method](const Request& in, Response& out, CallUses*) {
+      [this, method](const Request& in, Response& out, const CallScope&) {
         return (handlers_.*method)(in, out);
       });
 }
@@ -231,9 +239,8 @@ grpc::ServerUnaryReactor* IkService::SolveChain(
     grpc::ByteBuffer* response) {
   return OnPool<v1::SolveChainRequest, v1::SolveChainResponse>(
       context, request, response,
-      [this, context](const v1::SolveChainRequest& in,
-                      v1::SolveChainResponse& out, CallUses*) {
-        const CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
+      [this](const v1::SolveChainRequest& in, v1::SolveChainResponse& out,
+             const CallScope& scope) {
         return handlers_.SolveChain(in, out, &scope);
       });
 }
@@ -255,9 +262,8 @@ grpc::ServerUnaryReactor* IkService::RegisterTerrain(
     grpc::ByteBuffer* response) {
   return OnPool<v1::RegisterTerrainRequest, v1::RegisterTerrainResponse>(
       context, request, response,
-      [this, context](const v1::RegisterTerrainRequest& in,
-                      v1::RegisterTerrainResponse& out, CallUses*) {
-        const CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
+      [this](const v1::RegisterTerrainRequest& in,
+             v1::RegisterTerrainResponse& out, const CallScope& scope) {
         return handlers_.RegisterTerrain(in, out, &scope);
       });
 }
@@ -279,10 +285,8 @@ grpc::ServerUnaryReactor* IkService::Tick(grpc::CallbackServerContext* context,
                                           grpc::ByteBuffer* response) {
   return OnPool<wire::TickRequestBytes, wire::TickResponseBytes>(
       context, request, response,
-      [this, context](const wire::TickRequestBytes& in,
-                      wire::TickResponseBytes& out, CallUses* uses) {
-        CallScope scope = ScopeOf(context, pool_, callers_.Of(*context));
-        scope.uses = uses;
+      [this](const wire::TickRequestBytes& in, wire::TickResponseBytes& out,
+             const CallScope& scope) {
         return handlers_.Tick(in, out, scope);
       });
 }

@@ -147,12 +147,18 @@ class IkService final : public RawIkService {
   grpc::ServerUnaryReactor* Inline(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
-  // The same with the handler run on the pool in its caller's turn; a call
-  // that RunsInline runs here instead, at once.
+  // The same with handler(request, response, scope) run on the pool in its
+  // caller's turn (ScopeOf); a call that RunsInline runs here instead, at
+  // once.
   template <typename Request, typename Response, typename Handler>
   grpc::ServerUnaryReactor* OnPool(grpc::CallbackServerContext* context,
                                    const grpc::ByteBuffer* request,
                                    grpc::ByteBuffer* response, Handler handler);
+  // The scope a call's handler runs in: its caller's turns on the pool,
+  // whether it stopped, what a recorded call used.
+  template <typename Request, typename Response>
+  CallScope ScopeOf(grpc::CallbackServerContext* context,
+                    UnaryCall<Request, Response>& call);
   // Whether a call of `request` may run on the thread it arrived on: a
   // SolveChain, GroundFeet or StepDynamics whose work (IkHandlers::Work) is
   // at most kInlineWork (work.h).
