@@ -139,6 +139,12 @@ ABSL_FLAG(std::int64_t, max_queued_bytes_per_caller,
           "bytes of requests one caller's calls waiting for a solver thread "
           "may hold; beyond it a call is answered RESOURCE_EXHAUSTED at once "
           "(a caller's first waiting call is never refused for its size)");
+ABSL_FLAG(std::int64_t, max_queued_bytes,
+          ik::server::ServerOptions().max_queued_bytes,
+          "bytes of requests all callers' calls waiting for a solver thread "
+          "may hold together; beyond it a call is answered RESOURCE_EXHAUSTED "
+          "at once (a call that would wait alone is never refused for its "
+          "size)");
 ABSL_FLAG(int, solver_nice, ik::server::ServerOptions().solver_nice,
           "nice value of the solver threads, 0..19: above gRPC's threads "
           "(0), so reading requests and answering health checks preempt "
@@ -318,6 +324,7 @@ bool ReadConcurrencyFlags(ik::server::ServerOptions& options) {
   options.max_queued_calls = absl::GetFlag(FLAGS_max_queued_calls);
   options.max_queued_bytes_per_caller =
       absl::GetFlag(FLAGS_max_queued_bytes_per_caller);
+  options.max_queued_bytes = absl::GetFlag(FLAGS_max_queued_bytes);
   options.solver_nice = absl::GetFlag(FLAGS_solver_nice);
   if (options.solver_nice < 0 || options.solver_nice > 19) {
     absl::FPrintF(stderr, "ikd: --solver_nice must be within [0, 19], got %d\n",
@@ -377,6 +384,7 @@ bool AllPositive(const ik::server::ServerOptions& options) {
          Positive("max_queued_calls", options.max_queued_calls) &&
          Positive("max_queued_bytes_per_caller",
                   options.max_queued_bytes_per_caller) &&
+         Positive("max_queued_bytes", options.max_queued_bytes) &&
          Positive("max_message_bytes", options.max_receive_message_bytes) &&
          Positive("tls_reload_seconds",
                   absl::GetFlag(FLAGS_tls_reload_seconds));

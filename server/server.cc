@@ -33,7 +33,8 @@ IkServer::IkServer(const ServerOptions& options,
       store_(std::move(store)),
       tokens_(std::move(tokens)),
       pool_(options.solver_threads, options.max_queued_calls,
-            options.solver_nice, options.max_queued_bytes_per_caller),
+            options.solver_nice, options.max_queued_bytes_per_caller,
+            options.max_queued_bytes),
       service_(registry_, terrains_, options.limits, pool_, store_.get(),
                tokens_.get(), options.trusted_proxies) {}
 

@@ -79,6 +79,10 @@ struct ServerOptions {
   // call beyond it is answered RESOURCE_EXHAUSTED at once (a caller's first
   // waiting call is never refused for its size).
   std::int64_t max_queued_bytes_per_caller = 16 << 20;
+  // Bytes of requests all calls waiting for the pool may hold together; a
+  // call beyond it is answered RESOURCE_EXHAUSTED at once (a call that
+  // would wait alone is never refused for its size).
+  std::int64_t max_queued_bytes = 32 << 20;
   // Nice value of the solver threads (0..19; gRPC's threads keep 0).
   int solver_nice = 10;
   // TLS and client certificates (transport_security.h); none: plaintext.

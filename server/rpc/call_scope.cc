@@ -28,11 +28,19 @@ CallScope ScopeOf(grpc::CallbackServerContext* context, SolverPool& pool,
 }
 
 absl::Status Busy(SolverPool::Refused refused) {
-  if (refused != SolverPool::Refused::kClientFull) return Busy();
-  return absl::ResourceExhaustedError(
-      "ikd is busy: this caller's requests waiting for a solver thread hold "
-      "the most one caller's may (ikd --max_queued_bytes_per_caller); retry "
-      "once they are answered");
+  switch (refused) {
+    case SolverPool::Refused::kClientFull:
+      return absl::ResourceExhaustedError(
+          "ikd is busy: this caller's requests waiting for a solver thread "
+          "hold the most one caller's may (ikd --max_queued_bytes_per_caller); "
+          "retry once they are answered");
+    case SolverPool::Refused::kBytesFull:
+      return absl::ResourceExhaustedError(
+          "ikd is busy: the requests waiting for a solver thread hold the "
+          "most ikd holds (ikd --max_queued_bytes); retry later");
+    default:
+      return Busy();
+  }
 }
 
 absl::Status Busy() {

@@ -8,8 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "ik/base/field_error.h"
 
 namespace ik::server {
@@ -85,6 +87,25 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   details.set_message(message);
   details.add_details()->PackFrom(bad_request);
   return grpc::Status(code, std::move(message), details.SerializeAsString());
+}
+
+std::uint64_t TickSequence(const grpc::ByteBuffer& bytes) {
+  using google::protobuf::internal::WireFormatLite;
+  grpc::ByteBuffer copy(bytes);  // shares the slices
+  grpc::ProtoBufferReader reader(&copy);
+  google::protobuf::io::CodedInputStream input(&reader);
+  const int field = v1::TickRequest::kSequenceFieldNumber;
+  std::uint64_t sequence = 0;
+  for (std::uint32_t tag = input.ReadTag(); tag != 0; tag = input.ReadTag()) {
+    if (WireFormatLite::GetTagFieldNumber(tag) == field &&
+        WireFormatLite::GetTagWireType(tag) ==
+            WireFormatLite::WIRETYPE_VARINT) {
+      if (!input.ReadVarint64(&sequence)) return 0;
+    } else if (!WireFormatLite::SkipField(&input, tag)) {
+      return 0;
+    }
+  }
+  return input.ConsumedEntireMessage() ? sequence : 0;
 }
 
 }  // namespace ik::server

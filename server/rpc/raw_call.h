@@ -73,6 +73,12 @@ absl::Status ParseRequest(const grpc::ByteBuffer& bytes, Message* message) {
                    " (is the client using this method's request type?)"));
 }
 
+// The `sequence` of the TickRequest in `bytes` (its last, as protobuf
+// reads a repeated scalar), read without parsing the rest: a stream's
+// tick refused before it is parsed still echoes it. 0 when there is none
+// or the bytes are not a message.
+std::uint64_t TickSequence(const grpc::ByteBuffer& bytes);
+
 // `message` serialised into `bytes`.
 inline absl::Status SerializeAnswer(const google::protobuf::Message& message,
                                     grpc::ByteBuffer* bytes) {

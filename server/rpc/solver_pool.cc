@@ -12,10 +12,11 @@
 namespace ik::server {
 
 SolverPool::SolverPool(int threads, int max_queued, int nice,
-                       std::int64_t max_client_bytes)
+                       std::int64_t max_client_bytes, std::int64_t max_bytes)
     : thread_count_(std::max(threads, 1)),
       max_queued_(std::max(max_queued, 1)),
-      max_client_bytes_(max_client_bytes) {
+      max_client_bytes_(max_client_bytes),
+      max_bytes_(max_bytes) {
   workers_.reserve(thread_count_);
   for (int i = 0; i < thread_count_; ++i) {
     workers_.emplace_back([this, nice] {
@@ -47,13 +48,19 @@ SolverPool::Refused SolverPool::PostRequest(
     absl::AnyInvocable<void() &&> task) {
   absl::MutexLock lock(&mutex_);
   if (queued_ >= max_queued_) return Refused::kQueueFull;
-  Queue& queue = queues_[client];
-  if (!queue.tasks.empty() && queue.bytes + bytes > max_client_bytes_) {
+  auto found = queues_.find(client);
+  if (found != queues_.end() &&
+      found->second.bytes + bytes > max_client_bytes_) {
     return Refused::kClientFull;
   }
+  if (queued_ > 0 && queued_bytes_ + bytes > max_bytes_) {
+    return Refused::kBytesFull;
+  }
+  Queue& queue = found != queues_.end() ? found->second : queues_[client];
   if (queue.tasks.empty()) turns_.emplace_back(client);
   queue.tasks.emplace_back(std::move(task), bytes);
   queue.bytes += bytes;
+  queued_bytes_ += bytes;
   ++queued_;
   waiting_.store(queued_, std::memory_order_relaxed);
   return Refused::kNone;
@@ -80,6 +87,7 @@ SolverPool::Task SolverPool::TakeLocked(size_t turn) {
   Queue& queue = found->second;
   Task task = std::move(queue.tasks.front().first);
   queue.bytes -= queue.tasks.front().second;
+  queued_bytes_ -= queue.tasks.front().second;
   queue.tasks.pop_front();
   --queued_;
   waiting_.store(queued_, std::memory_order_relaxed);

@@ -40,9 +40,11 @@ class SolverPool {
  public:
   // `threads` >= 1 workers; `max_queued` >= 1 tasks waiting at most; the
   // workers run at nice value `nice` (0: the process's own); a client's
-  // waiting tasks hold `max_client_bytes` of requests at most (PostRequest).
+  // waiting tasks hold `max_client_bytes` of requests at most, and all
+  // clients' together `max_bytes` (PostRequest).
   SolverPool(int threads, int max_queued, int nice = 0,
-             std::int64_t max_client_bytes = INT64_MAX);
+             std::int64_t max_client_bytes = INT64_MAX,
+             std::int64_t max_bytes = INT64_MAX);
   // Runs the tasks already posted, then joins the workers.
   ~SolverPool();
   SolverPool(const SolverPool&) = delete;
@@ -55,11 +57,13 @@ class SolverPool {
   bool Post(absl::string_view client, absl::AnyInvocable<void() &&> task);
 
   // Why PostRequest did not queue a task.
-  enum class Refused { kNone, kQueueFull, kClientFull };
+  enum class Refused { kNone, kQueueFull, kClientFull, kBytesFull };
   // Post for a task that holds a request of `bytes` while it waits: also
   // refused (kClientFull) when `client` has tasks waiting already and their
   // requests with this one would hold more than max_client_bytes (a
-  // client's first waiting request is never refused for its size).
+  // client's first waiting request is never refused for its own size), and
+  // (kBytesFull) when other tasks wait and every waiting request with this
+  // one would hold more than max_bytes (a request alone always waits).
   Refused PostRequest(absl::string_view client, std::int64_t bytes,
                       absl::AnyInvocable<void() &&> task);
 
@@ -94,6 +98,7 @@ class SolverPool {
   const int thread_count_;
   const int max_queued_;
   const std::int64_t max_client_bytes_;
+  const std::int64_t max_bytes_;
   mutable absl::Mutex mutex_;
   // Each client's waiting tasks, and the clients with waiting tasks in the
   // order they take their turns.
@@ -104,6 +109,8 @@ class SolverPool {
   absl::flat_hash_map<std::string, Queue> queues_ ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
   int queued_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Bytes of every waiting task's request.
+  std::int64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   // queued_, readable without the lock (Yield's quick way out).
   std::atomic<int> waiting_{0};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;

@@ -79,23 +79,24 @@ class TickStreamReactor final
     reading_ = false;
     record_.start = absl::Now();
     record_.request_bytes = static_cast<std::int64_t>(request_bytes_.Length());
-    // A message that is not a TickRequest is answered like a failed tick.
-    if (absl::Status parsed = ParseRequest(request_bytes_, request_);
-        !parsed.ok()) {
-      Answer(parsed);
-      return;
-    }
+    // What a tick refused here echoes; the pool parses the rest.
+    request_->set_sequence(TickSequence(request_bytes_));
     if (absl::Status admitted = unread_.Admit(scope_.client); !admitted.ok()) {
       Answer(admitted);
       return;
     }
+    // Parsed on the pool, in the caller's turn: while it waits, the tick
+    // holds its bytes only.
     const SolverPool::Refused refused = scope_.pool->PostRequest(
         scope_.client, static_cast<std::int64_t>(request_bytes_.Length()),
         [this] {
-          absl::Status admitted = unread_.Admit(scope_.client);
-          Answer(admitted.ok() ? handlers_.Tick(*request_, *response_, scope_,
-                                                &baselines_)
-                               : admitted);
+          // A message that is not a TickRequest is answered like a failed
+          // tick.
+          absl::Status runs = ParseRequest(request_bytes_, request_);
+          if (runs.ok()) runs = unread_.Admit(scope_.client);
+          Answer(runs.ok() ? handlers_.Tick(*request_, *response_, scope_,
+                                            &baselines_)
+                           : runs);
         });
     if (refused != SolverPool::Refused::kNone) Answer(Busy(refused));
   }

@@ -48,7 +48,8 @@ TEST(DrainE2eTest, SigtermAnswersEveryCallInFlight) {
   // One caller queues every tick at once: its queued bytes unbounded here.
   IkdProcess ikd({"--solver_threads=1", "--shutdown_grace_seconds=60",
                   "--max_message_bytes=16777216",
-                  "--max_queued_bytes_per_caller=1073741824"});
+                  "--max_queued_bytes_per_caller=1073741824",
+                  "--max_queued_bytes=1073741824"});
   ASSERT_TRUE(ikd.Start()) << ikd.Log();
 
   Client client(ikd.Channel(), absl::Seconds(20));

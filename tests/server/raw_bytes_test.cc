@@ -229,5 +229,45 @@ TEST(TickAnswerBytesTest, MovedCharactersGiveTheSerializedBytes) {
   }
 }
 
+// A tick's sequence read without parsing the request is the one a full
+// parse gives, wherever the bytes are split into slices, whatever comes
+// before or after it (or twice: the last wins); a request cut short gives 0.
+TEST(TickSequenceTest, ReadsWhatAFullParseReads) {
+  std::mt19937 engine(11);
+  for (int trial = 0; trial < 60; ++trial) {
+    v1::TickRequest tick;
+    const int characters = static_cast<int>(engine() % 5);
+    for (int c = 0; c < characters; ++c) {
+      v1::TickCharacter* character = tick.add_characters();
+      character->set_rig(std::string(engine() % 300, 'r'));
+      character->set_baseline(engine());
+    }
+    if (trial % 2 == 0) tick.set_sequence(engine() | (std::uint64_t{1} << 40));
+    if (trial % 3 == 0) tick.set_job_rotations(true);
+    std::string bytes = tick.SerializeAsString();
+    if (trial % 5 == 0) {  // a second sequence after the rest
+      v1::TickRequest later;
+      later.set_sequence(engine());
+      bytes += later.SerializeAsString();
+    }
+    v1::TickRequest parsed;
+    ASSERT_TRUE(parsed.ParseFromString(bytes));
+    // In up to three slices.
+    const size_t first = bytes.empty() ? 0 : engine() % bytes.size();
+    const size_t second = first + (bytes.size() - first) / 2;
+    std::vector<grpc::Slice> slices;
+    slices.emplace_back(bytes.data(), first);
+    slices.emplace_back(bytes.data() + first, second - first);
+    slices.emplace_back(bytes.data() + second, bytes.size() - second);
+    const grpc::ByteBuffer buffer(slices.data(), slices.size());
+    EXPECT_EQ(TickSequence(buffer), parsed.sequence()) << "trial " << trial;
+    if (bytes.size() > 2 && characters > 0) {
+      const grpc::Slice cut(bytes.data(), bytes.size() - 1);
+      EXPECT_EQ(TickSequence(grpc::ByteBuffer(&cut, 1)), 0u)
+          << "trial " << trial;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ik::server

@@ -330,31 +330,34 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
 // A caller's waiting calls hold a bounded number of bytes of requests:
 // beyond it its next call is refused at once while another caller's is
 // queued; its first waiting call is never refused for its size.
+// One worker, callers told apart by x-forwarded-for, and small bounds on
+// the bytes waiting calls hold: 256 per caller, 768 in all.
 class QueuedBytesTest : public SolverQueueTest {
  protected:
-  void SetUp() override {
-    ServerOptions options = OneWorkerServer();
-    options.trusted_proxies = {"127.0.0.1"};
-    options.max_queued_bytes_per_caller = 256;
-    StartServer(options);
-  }
-};
-
-TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedAtOnce) {
-  HeldWorker worker(server_->solver_pool());
-  // More than the bound alone: queued, as its caller's first.
-  v1::SolveChainRequest large = PooledReach();
-  for (int g = 1; g < 8; ++g) *large.add_goals() = large.goals(0);
-  ASSERT_GT(large.ByteSizeLong(), 256u);
   struct Call {
     grpc::ClientContext context;
     v1::SolveChainResponse response;
     grpc::Status status;
     absl::Notification done;
   };
-  Call first, other;
-  const auto send = [&](Call& call, const v1::SolveChainRequest& request,
-                        const char* caller) {
+
+  void SetUp() override {
+    ServerOptions options = OneWorkerServer();
+    options.trusted_proxies = {"127.0.0.1"};
+    options.max_queued_bytes_per_caller = 256;
+    options.max_queued_bytes = 768;
+    StartServer(options);
+  }
+
+  // More than a caller's bound alone.
+  static v1::SolveChainRequest Large() {
+    v1::SolveChainRequest large = PooledReach();
+    for (int g = 1; g < 8; ++g) *large.add_goals() = large.goals(0);
+    return large;
+  }
+
+  void Send(Call& call, const v1::SolveChainRequest& request,
+            const char* caller) {
     call.context.set_deadline(std::chrono::system_clock::now() +
                               std::chrono::seconds(30));
     call.context.AddMetadata("x-forwarded-for", caller);
@@ -363,30 +366,83 @@ TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedAtOnce) {
                                  call.status = std::move(status);
                                  call.done.Notify();
                                });
-  };
-  send(first, large, "10.0.0.1");
+  }
+
+  // A call of `caller` that must be refused at once, naming `flag`.
+  void ExpectRefused(const v1::SolveChainRequest& request, const char* caller,
+                     const std::string& flag) {
+    grpc::ClientContext context;
+    context.AddMetadata("x-forwarded-for", caller);
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(30));
+    v1::SolveChainResponse refused;
+    const grpc::Status status = stub_->SolveChain(&context, request, &refused);
+    EXPECT_EQ(status.error_code(), grpc::RESOURCE_EXHAUSTED);
+    EXPECT_NE(status.error_message().find(flag + ")"), std::string::npos)
+        << status.error_message();
+  }
+};
+
+TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedAtOnce) {
+  HeldWorker worker(server_->solver_pool());
+  const v1::SolveChainRequest large = Large();
+  ASSERT_GT(large.ByteSizeLong(), 256u);
+  Call first, other;
+  // Queued, as its caller's first.
+  Send(first, large, "10.0.0.1");
   WaitForQueued(server_->solver_pool(), 1);
   // The same caller again: refused at once, naming the flag.
-  grpc::ClientContext context;
-  context.AddMetadata("x-forwarded-for", "10.0.0.1");
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(30));
-  v1::SolveChainResponse refused;
-  const grpc::Status status =
-      stub_->SolveChain(&context, PooledReach(), &refused);
-  EXPECT_EQ(status.error_code(), grpc::RESOURCE_EXHAUSTED);
-  EXPECT_NE(status.error_message().find("--max_queued_bytes_per_caller"),
-            std::string::npos)
-      << status.error_message();
+  ExpectRefused(PooledReach(), "10.0.0.1", "--max_queued_bytes_per_caller");
   // Another caller: queued.
   const v1::SolveChainRequest small = PooledReach();
-  send(other, small, "10.0.0.2");
+  Send(other, small, "10.0.0.2");
   WaitForQueued(server_->solver_pool(), 2);
   worker.Release();
   first.done.WaitForNotification();
   other.done.WaitForNotification();
   EXPECT_TRUE(first.status.ok()) << first.status.error_message();
   EXPECT_TRUE(other.status.ok()) << other.status.error_message();
+}
+
+TEST_F(QueuedBytesTest, CallsBeyondEveryCallersQueuedBytesAreRefusedAtOnce) {
+  HeldWorker worker(server_->solver_pool());
+  const v1::SolveChainRequest large = Large();
+  const size_t bytes = large.ByteSizeLong();
+  ASSERT_GT(bytes, 256u);
+  ASSERT_LE(2 * bytes, 768u);
+  ASSERT_GT(3 * bytes, 768u);
+  // Two callers' first calls fit together; a third caller's does not, and
+  // is refused at once although it has nothing waiting.
+  Call first, second;
+  Send(first, large, "10.0.0.1");
+  Send(second, large, "10.0.0.2");
+  WaitForQueued(server_->solver_pool(), 2);
+  ExpectRefused(large, "10.0.0.3", "--max_queued_bytes");
+  EXPECT_EQ(server_->solver_pool().queued(), 2);
+  // Once they are answered, the same call waits and is answered.
+  worker.Release();
+  first.done.WaitForNotification();
+  second.done.WaitForNotification();
+  EXPECT_TRUE(first.status.ok()) << first.status.error_message();
+  EXPECT_TRUE(second.status.ok()) << second.status.error_message();
+  HeldWorker again(server_->solver_pool());
+  Call third;
+  Send(third, large, "10.0.0.3");
+  WaitForQueued(server_->solver_pool(), 1);
+  again.Release();
+  third.done.WaitForNotification();
+  EXPECT_TRUE(third.status.ok()) << third.status.error_message();
+}
+
+TEST(SolverPoolBytesTest, ACallThatWouldWaitAloneIsNeverRefusedForItsSize) {
+  SolverPool pool(1, 16, 0, /*max_client_bytes=*/10, /*max_bytes=*/10);
+  HeldWorker worker(pool);
+  absl::Notification ran;
+  EXPECT_EQ(pool.PostRequest("a", 1000, [&ran] { ran.Notify(); }),
+            SolverPool::Refused::kNone);
+  EXPECT_EQ(pool.PostRequest("b", 1, [] {}), SolverPool::Refused::kBytesFull);
+  worker.Release();
+  ran.WaitForNotification();
 }
 
 }  // namespace
