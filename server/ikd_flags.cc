@@ -132,19 +132,22 @@ ABSL_FLAG(int, solver_threads, 0,
           "this process may run on)");
 ABSL_FLAG(int, max_queued_calls, ik::server::ServerOptions().max_queued_calls,
           "solving calls waiting for a solver thread at most (more are "
-          "answered RESOURCE_EXHAUSTED at once); clients share the pool in "
-          "turn, one call each");
+          "refused: RESOURCE_EXHAUSTED once the pool takes a waiting call); "
+          "clients share the pool in turn, one call each");
 ABSL_FLAG(std::int64_t, max_queued_bytes_per_caller,
           ik::server::ServerOptions().max_queued_bytes_per_caller,
           "bytes of requests one caller's calls waiting for a solver thread "
-          "may hold; beyond it a call is answered RESOURCE_EXHAUSTED at once "
-          "(a caller's first waiting call is never refused for its size)");
+          "may hold; beyond it a call is refused, its request freed at once "
+          "and RESOURCE_EXHAUSTED answered once the pool takes that caller's "
+          "next waiting call (a caller's first waiting call is never refused "
+          "for its size)");
 ABSL_FLAG(std::int64_t, max_queued_bytes,
           ik::server::ServerOptions().max_queued_bytes,
           "bytes of requests all callers' calls waiting for a solver thread "
-          "may hold together; beyond it a call is answered RESOURCE_EXHAUSTED "
-          "at once (a call that would wait alone is never refused for its "
-          "size)");
+          "may hold together; beyond it a call is refused, its request freed "
+          "at once and RESOURCE_EXHAUSTED answered once the pool takes a "
+          "waiting call (a call that would wait alone is never refused for "
+          "its size)");
 ABSL_FLAG(int, solver_nice, ik::server::ServerOptions().solver_nice,
           "nice value of the solver threads, 0..19: above gRPC's threads "
           "(0), so reading requests and answering health checks preempt "

@@ -73,15 +73,14 @@ struct ServerOptions {
   // Threads of the solver pool, >= 1.
   int solver_threads = 1;
   // Calls (and a tick's helper tasks) waiting for the pool at most; more
-  // are answered RESOURCE_EXHAUSTED at once.
+  // are refused. Bytes of requests one caller's calls waiting for the pool
+  // may hold (a caller's first waiting call is never refused for its size),
+  // and all calls together (a call that would wait alone is never refused
+  // for its size). A refused call's request is freed at once and its
+  // RESOURCE_EXHAUSTED answered when the pool takes a waiting call (its
+  // caller's, for the caller's bound): SolverPool::PostRequest.
   int max_queued_calls = 1024;
-  // Bytes of requests one caller's calls waiting for the pool may hold; a
-  // call beyond it is answered RESOURCE_EXHAUSTED at once (a caller's first
-  // waiting call is never refused for its size).
   std::int64_t max_queued_bytes_per_caller = 16 << 20;
-  // Bytes of requests all calls waiting for the pool may hold together; a
-  // call beyond it is answered RESOURCE_EXHAUSTED at once (a call that
-  // would wait alone is never refused for its size).
   std::int64_t max_queued_bytes = 32 << 20;
   // Nice value of the solver threads (0..19; gRPC's threads keep 0).
   int solver_nice = 10;

@@ -1,5 +1,6 @@
 #include "rpc/ik_service.h"
 
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/notification.h"
 #include "handlers/work.h"
 #include "rpc/call_scope.h"
 #include "rpc/raw_call.h"
@@ -148,6 +150,7 @@ grpc::ServerUnaryReactor* IkService::OnPool(
     gate_.Leave();
     return call;
   }
+  auto parked = std::make_shared<absl::Notification>();
   const SolverPool::Refused refused = pool_.PostRequest(
       call->caller(), static_cast<std::int64_t>(request->Length()),
       [this, context, request, counted, call, handler = std::move(handler)] {
@@ -163,11 +166,20 @@ grpc::ServerUnaryReactor* IkService::OnPool(
                                          ScopeOf(context, *call))
                                : runs);
         gate_.Leave();
+      },
+      [this, call, parked](SolverPool::Refused refused) {
+        parked->WaitForNotification();
+        call->Answer(Busy(refused));
+        gate_.Leave();
       });
   if (refused != SolverPool::Refused::kNone) {
-    call->Answer(Busy(refused));
-    gate_.Leave();
+    // Answered when the pool has made room (SolverPool::PostRequest), its
+    // request freed meanwhile: gRPC only destroys it when the call ends. A
+    // refusal for load is not recorded: it says nothing of the request.
+    const_cast<grpc::ByteBuffer*>(request)->Clear();
+    call->RecordTo(nullptr, {}, nullptr);
   }
+  parked->Notify();  // the refusal may answer from here on
   return call;
 }
 

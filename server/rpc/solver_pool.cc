@@ -43,18 +43,32 @@ bool SolverPool::Post(absl::string_view client,
   return PostRequest(client, 0, std::move(task)) == Refused::kNone;
 }
 
-SolverPool::Refused SolverPool::PostRequest(
-    absl::string_view client, std::int64_t bytes,
-    absl::AnyInvocable<void() &&> task) {
+SolverPool::Refused SolverPool::PostRequest(absl::string_view client,
+                                            std::int64_t bytes,
+                                            absl::AnyInvocable<void() &&> task,
+                                            Refusal refuse) {
   absl::MutexLock lock(&mutex_);
-  if (queued_ >= max_queued_) return Refused::kQueueFull;
   auto found = queues_.find(client);
-  if (found != queues_.end() &&
-      found->second.bytes + bytes > max_client_bytes_) {
-    return Refused::kClientFull;
+  Refused refused = Refused::kNone;
+  if (queued_ >= max_queued_) {
+    refused = Refused::kQueueFull;
+  } else if (found != queues_.end() &&
+             found->second.bytes + bytes > max_client_bytes_) {
+    refused = Refused::kClientFull;
+  } else if (queued_ > 0 && queued_bytes_ + bytes > max_bytes_) {
+    refused = Refused::kBytesFull;
   }
-  if (queued_ > 0 && queued_bytes_ + bytes > max_bytes_) {
-    return Refused::kBytesFull;
+  if (refused != Refused::kNone) {
+    // Tasks wait (every bound above needs one), so a taking releases it.
+    if (refuse) {
+      ++refusals_waiting_;
+      if (refused == Refused::kClientFull) {
+        found->second.refusals.push_back(std::move(refuse));
+      } else {
+        refusals_.emplace_back(std::move(refuse), refused);
+      }
+    }
+    return refused;
   }
   Queue& queue = found != queues_.end() ? found->second : queues_[client];
   if (queue.tasks.empty()) turns_.emplace_back(client);
@@ -64,6 +78,16 @@ SolverPool::Refused SolverPool::PostRequest(
   ++queued_;
   waiting_.store(queued_, std::memory_order_relaxed);
   return Refused::kNone;
+}
+
+int SolverPool::refusals_waiting() const {
+  absl::MutexLock lock(&mutex_);
+  return refusals_waiting_;
+}
+
+void SolverPool::Released::Answer() {
+  for (auto& [refuse, why] : refusals) std::move(refuse)(why);
+  refusals.clear();
 }
 
 int SolverPool::queued() const {
@@ -80,7 +104,7 @@ thread_local bool yielding = false;
 
 }  // namespace
 
-SolverPool::Task SolverPool::TakeLocked(size_t turn) {
+SolverPool::Task SolverPool::TakeLocked(size_t turn, Released& released) {
   std::string client = std::move(turns_[turn]);
   turns_.erase(turns_.begin() + static_cast<std::ptrdiff_t>(turn));
   auto found = queues_.find(client);
@@ -91,6 +115,22 @@ SolverPool::Task SolverPool::TakeLocked(size_t turn) {
   queue.tasks.pop_front();
   --queued_;
   waiting_.store(queued_, std::memory_order_relaxed);
+  // One refusal per room made: the client's for its own bound, anyone's
+  // for the pool's; all of them once nothing of theirs waits.
+  const auto release = [&](Refusal refuse, Refused why) {
+    released.refusals.emplace_back(std::move(refuse), why);
+    --refusals_waiting_;
+  };
+  while (!queue.refusals.empty() &&
+         (queue.tasks.empty() || released.refusals.empty())) {
+    release(std::move(queue.refusals.front()), Refused::kClientFull);
+    queue.refusals.pop_front();
+  }
+  for (bool first = true; !refusals_.empty() && (first || queued_ == 0);
+       first = false) {
+    release(std::move(refusals_.front().first), refusals_.front().second);
+    refusals_.pop_front();
+  }
   if (queue.tasks.empty()) {
     queues_.erase(found);
   } else {
@@ -105,15 +145,17 @@ void SolverPool::Yield(absl::string_view client) {
     return;
   }
   Task task;
+  Released released;
   {
     absl::MutexLock lock(&mutex_);
     for (size_t turn = 0; turn < turns_.size(); ++turn) {
       if (turns_[turn] != client) {
-        task = TakeLocked(turn);
+        task = TakeLocked(turn, released);
         break;
       }
     }
   }
+  released.Answer();
   if (!task) return;
   yielding = true;
   std::move(task)();
@@ -124,6 +166,7 @@ void SolverPool::Work() {
   worker_of = this;
   for (;;) {
     absl::AnyInvocable<void() &&> task;
+    Released released;
     {
       absl::MutexLock lock(&mutex_);
       mutex_.Await(absl::Condition(
@@ -133,8 +176,9 @@ void SolverPool::Work() {
           this));
       if (queued_ == 0) return;  // stopping, and nothing left
       // The next client in turn gives one task.
-      task = TakeLocked(0);
+      task = TakeLocked(0, released);
     }
+    released.Answer();
     std::move(task)();
   }
 }

@@ -58,14 +58,27 @@ class SolverPool {
 
   // Why PostRequest did not queue a task.
   enum class Refused { kNone, kQueueFull, kClientFull, kBytesFull };
+  // What a refused task's caller answers, told why.
+  using Refusal = absl::AnyInvocable<void(Refused) &&>;
   // Post for a task that holds a request of `bytes` while it waits: also
   // refused (kClientFull) when `client` has tasks waiting already and their
   // requests with this one would hold more than max_client_bytes (a
   // client's first waiting request is never refused for its own size), and
   // (kBytesFull) when other tasks wait and every waiting request with this
   // one would hold more than max_bytes (a request alone always waits).
+  //
+  // A refused task is dropped. With `refuse`, the refusal is paced: `refuse`
+  // runs on a worker once the pool has taken a task that made room for it
+  // (the next of `client`'s for kClientFull, the next of anyone's
+  // otherwise), so a client that sends again as soon as it is refused sends
+  // at the pool's pace, not its own. Refusals wait only while tasks wait:
+  // when the last is taken, every one left runs.
   Refused PostRequest(absl::string_view client, std::int64_t bytes,
-                      absl::AnyInvocable<void() &&> task);
+                      absl::AnyInvocable<void() &&> task,
+                      Refusal refuse = nullptr);
+
+  // Refusals waiting for their turn to be answered (PostRequest's `refuse`).
+  int refusals_waiting() const;
 
   // Calls fn(i) once for every i in [0, count), on the calling thread and on
   // workers that take the helper tasks it posts for `client` (in its turn,
@@ -90,10 +103,17 @@ class SolverPool {
 
  private:
   using Task = absl::AnyInvocable<void() &&>;
+  // Refusals a taken task releases, answered outside the lock.
+  struct Released {
+    std::vector<std::pair<Refusal, Refused>> refusals;
+    void Answer();
+  };
   void Work();
   // Takes the first task of the client at turns_[turn]; that client goes to
-  // the back of the line if it has more.
-  Task TakeLocked(size_t turn) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // the back of the line if it has more. Moves the refusals the taking
+  // releases into `released`.
+  Task TakeLocked(size_t turn, Released& released)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   const int thread_count_;
   const int max_queued_;
@@ -105,12 +125,17 @@ class SolverPool {
   struct Queue {
     std::deque<std::pair<Task, std::int64_t>> tasks;  // and their bytes
     std::int64_t bytes = 0;
+    // Refusals for the client's own bound (kClientFull).
+    std::deque<Refusal> refusals;
   };
   absl::flat_hash_map<std::string, Queue> queues_ ABSL_GUARDED_BY(mutex_);
   std::deque<std::string> turns_ ABSL_GUARDED_BY(mutex_);
   int queued_ ABSL_GUARDED_BY(mutex_) = 0;
   // Bytes of every waiting task's request.
   std::int64_t queued_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Refusals for the pool's own bounds (kQueueFull, kBytesFull), and why.
+  std::deque<std::pair<Refusal, Refused>> refusals_ ABSL_GUARDED_BY(mutex_);
+  int refusals_waiting_ ABSL_GUARDED_BY(mutex_) = 0;
   // queued_, readable without the lock (Yield's quick way out).
   std::atomic<int> waiting_{0};
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;

@@ -87,7 +87,7 @@ class TickStreamReactor final
     }
     // Parsed on the pool, in the caller's turn: while it waits, the tick
     // holds its bytes only.
-    const SolverPool::Refused refused = scope_.pool->PostRequest(
+    scope_.pool->PostRequest(
         scope_.client, static_cast<std::int64_t>(request_bytes_.Length()),
         [this] {
           // A message that is not a TickRequest is answered like a failed
@@ -97,8 +97,13 @@ class TickStreamReactor final
           Answer(runs.ok() ? handlers_.Tick(*request_, *response_, scope_,
                                             &baselines_)
                            : runs);
+        },
+        // Answered when the pool has made room: the stream sends its next
+        // tick at the pool's pace. Not recorded: a refusal for load says
+        // nothing of the tick.
+        [this](SolverPool::Refused why) {
+          Answer(Busy(why), /*record=*/false);
         });
-    if (refused != SolverPool::Refused::kNone) Answer(Busy(refused));
   }
 
   void OnWriteDone(bool ok) override {
@@ -160,7 +165,7 @@ class TickStreamReactor final
 
   // Writes the tick's answer, or only `status` when the tick failed as a
   // whole.
-  void Answer(const absl::Status& status) {
+  void Answer(const absl::Status& status, bool record = true) {
     if (!status.ok()) {
       response_->Clear();
       response_->set_sequence(request_->sequence());
@@ -175,7 +180,7 @@ class TickStreamReactor final
     }
     const auto code = static_cast<absl::StatusCode>(response_->status().code());
     Report(code);
-    if (recorder_ != nullptr) {
+    if (recorder_ != nullptr && record) {
       recorder_->Record(record_.method, recorded_stream_, recorded_ticks_++,
                         request_bytes_, &response_bytes_,
                         absl::Status(code, response_->status().message()),

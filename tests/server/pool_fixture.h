@@ -78,6 +78,13 @@ inline void WaitForQueued(server::SolverPool& pool, int count) {
   }
 }
 
+// Waits until `count` refusals wait for the pool to make room.
+inline void WaitForRefusals(server::SolverPool& pool, int count) {
+  while (pool.refusals_waiting() < count) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // Returns once every queued task has run, on a one-worker pool: the worker
 // runs a probe that finds nothing else waiting (clients take turns, so one
 // probe may run before a client's second task; then another follows it).

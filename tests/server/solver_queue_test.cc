@@ -27,6 +27,7 @@ using ::ik::testing::OneWorkerServer;
 using ::ik::testing::PooledReach;
 using ::ik::testing::Vec;
 using ::ik::testing::WaitForQueued;
+using ::ik::testing::WaitForRefusals;
 
 class SolverQueueTest : public IkServiceTest {
  protected:
@@ -37,65 +38,89 @@ class SolverQueueTest : public IkServiceTest {
   }
 };
 
-TEST_F(SolverQueueTest, AFullQueueRefusesAtOnceAndServesWhatItHolds) {
+// A call, sent without waiting for its answer.
+struct Pending {
+  grpc::ClientContext context;
+  v1::SolveChainResponse response;
+  grpc::Status status;
+  absl::Notification done;
+};
+
+void Send(v1::IkService::Stub& stub, Pending& call,
+          const v1::SolveChainRequest& request, const char* caller = nullptr) {
+  call.context.set_deadline(std::chrono::system_clock::now() +
+                            std::chrono::seconds(30));
+  if (caller != nullptr) call.context.AddMetadata("x-forwarded-for", caller);
+  stub.async()->SolveChain(&call.context, &request, &call.response,
+                           [&call](grpc::Status status) {
+                             call.status = std::move(status);
+                             call.done.Notify();
+                           });
+}
+
+TEST_F(SolverQueueTest, AFullQueueRefusesWhenItMakesRoomAndServesWhatItHolds) {
   HeldWorker worker(server_->solver_pool());
 
   // Two calls fill the queue.
   const v1::SolveChainRequest request = PooledReach();
-  struct Pending {
-    grpc::ClientContext context;
-    v1::SolveChainResponse response;
-    grpc::Status status;
-    absl::Notification done;
-  };
   Pending pending[2];
-  for (Pending& call : pending) {
-    call.context.set_deadline(std::chrono::system_clock::now() +
-                              std::chrono::seconds(30));
-    stub_->async()->SolveChain(&call.context, &request, &call.response,
-                               [&call](grpc::Status status) {
-                                 call.status = std::move(status);
-                                 call.done.Notify();
-                               });
-  }
+  for (Pending& call : pending) Send(*stub_, call, request);
   WaitForQueued(server_->solver_pool(), 2);
 
-  // A third is refused at once, a tick too, and a stream's tick in its
-  // answer; the registry and health are not queued.
-  v1::SolveChainResponse refused;
-  grpc::Status status = Solve(request, &refused);
-  EXPECT_EQ(status.error_code(), grpc::RESOURCE_EXHAUSTED);
-  EXPECT_EQ(status.error_message().rfind("ikd is busy: ", 0), 0u)
-      << status.error_message();
+  // A third call, a tick and a stream's tick are refused, each answered
+  // only once the pool makes room, so a client that sends again at once is
+  // paced by the pool; the registry and health are not queued.
+  Pending third;
+  Send(*stub_, third, request);
   v1::TickRequest tick;
   v1::TickCharacter* character = tick.add_characters();
   character->set_rig("humanoid");
   *character->mutable_goals() = request.goals();
   v1::TickResponse ticked;
-  EXPECT_EQ(stub_->Tick(Context().get(), tick, &ticked).error_code(),
-            grpc::RESOURCE_EXHAUSTED);
+  grpc::ClientContext tick_context;
+  tick_context.set_deadline(std::chrono::system_clock::now() +
+                            std::chrono::seconds(30));
+  absl::Notification tick_done;
+  grpc::Status tick_status;
+  stub_->async()->Tick(&tick_context, &tick, &ticked, [&](grpc::Status status) {
+    tick_status = std::move(status);
+    tick_done.Notify();
+  });
   grpc::ClientContext stream_context;
   auto stream = stub_->TickStream(&stream_context);
-  tick.set_sequence(7);
-  ASSERT_TRUE(stream->Write(tick));
-  ASSERT_TRUE(stream->Read(&ticked));
-  EXPECT_EQ(ticked.sequence(), 7u);
-  EXPECT_EQ(ticked.status().code(), grpc::RESOURCE_EXHAUSTED);
-  EXPECT_EQ(ticked.characters_size(), 0);
+  v1::TickRequest streamed = tick;
+  streamed.set_sequence(7);
+  ASSERT_TRUE(stream->Write(streamed));
+  WaitForRefusals(server_->solver_pool(), 3);
+  EXPECT_FALSE(third.done.HasBeenNotified());
+  EXPECT_FALSE(tick_done.HasBeenNotified());
   v1::ListRigsResponse rigs;
   EXPECT_TRUE(
       stub_->ListRigs(Context().get(), v1::ListRigsRequest(), &rigs).ok());
 
-  // Freed, the worker answers the queued calls, and the stream goes on.
+  // Freed, the worker answers the refusals and the queued calls, and the
+  // stream goes on.
   worker.Release();
+  third.done.WaitForNotification();
+  EXPECT_EQ(third.status.error_code(), grpc::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(third.status.error_message().rfind("ikd is busy: ", 0), 0u)
+      << third.status.error_message();
+  tick_done.WaitForNotification();
+  EXPECT_EQ(tick_status.error_code(), grpc::RESOURCE_EXHAUSTED);
+  v1::TickResponse refused_tick;
+  ASSERT_TRUE(stream->Read(&refused_tick));
+  EXPECT_EQ(refused_tick.sequence(), 7u);
+  EXPECT_EQ(refused_tick.status().code(), grpc::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(refused_tick.characters_size(), 0);
+  EXPECT_EQ(server_->solver_pool().refusals_waiting(), 0);
   for (Pending& call : pending) {
     call.done.WaitForNotification();
     EXPECT_TRUE(call.status.ok()) << call.status.error_message();
     ASSERT_EQ(call.response.results_size(), 1);
     EXPECT_TRUE(call.response.results(0).reached());
   }
-  tick.set_sequence(8);
-  ASSERT_TRUE(stream->Write(tick));
+  streamed.set_sequence(8);
+  ASSERT_TRUE(stream->Write(streamed));
   ASSERT_TRUE(stream->Read(&ticked));
   EXPECT_EQ(ticked.sequence(), 8u);
   EXPECT_EQ(ticked.status().code(), 0);
@@ -334,13 +359,6 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
 // the bytes waiting calls hold: 256 per caller, 768 in all.
 class QueuedBytesTest : public SolverQueueTest {
  protected:
-  struct Call {
-    grpc::ClientContext context;
-    v1::SolveChainResponse response;
-    grpc::Status status;
-    absl::Notification done;
-  };
-
   void SetUp() override {
     ServerOptions options = OneWorkerServer();
     options.trusted_proxies = {"127.0.0.1"};
@@ -356,55 +374,40 @@ class QueuedBytesTest : public SolverQueueTest {
     return large;
   }
 
-  void Send(Call& call, const v1::SolveChainRequest& request,
-            const char* caller) {
-    call.context.set_deadline(std::chrono::system_clock::now() +
-                              std::chrono::seconds(30));
-    call.context.AddMetadata("x-forwarded-for", caller);
-    stub_->async()->SolveChain(&call.context, &request, &call.response,
-                               [&call](grpc::Status status) {
-                                 call.status = std::move(status);
-                                 call.done.Notify();
-                               });
-  }
-
-  // A call of `caller` that must be refused at once, naming `flag`.
-  void ExpectRefused(const v1::SolveChainRequest& request, const char* caller,
-                     const std::string& flag) {
-    grpc::ClientContext context;
-    context.AddMetadata("x-forwarded-for", caller);
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(30));
-    v1::SolveChainResponse refused;
-    const grpc::Status status = stub_->SolveChain(&context, request, &refused);
-    EXPECT_EQ(status.error_code(), grpc::RESOURCE_EXHAUSTED);
-    EXPECT_NE(status.error_message().find(flag + ")"), std::string::npos)
-        << status.error_message();
+  // A refused call, answered RESOURCE_EXHAUSTED naming `flag`.
+  static void ExpectRefused(Pending& call, const std::string& flag) {
+    call.done.WaitForNotification();
+    EXPECT_EQ(call.status.error_code(), grpc::RESOURCE_EXHAUSTED);
+    EXPECT_NE(call.status.error_message().find(flag + ")"), std::string::npos)
+        << call.status.error_message();
   }
 };
 
-TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedAtOnce) {
+TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedInItsTurn) {
   HeldWorker worker(server_->solver_pool());
   const v1::SolveChainRequest large = Large();
   ASSERT_GT(large.ByteSizeLong(), 256u);
-  Call first, other;
   // Queued, as its caller's first.
-  Send(first, large, "10.0.0.1");
+  Pending first, again, other;
+  Send(*stub_, first, large, "10.0.0.1");
   WaitForQueued(server_->solver_pool(), 1);
-  // The same caller again: refused at once, naming the flag.
-  ExpectRefused(PooledReach(), "10.0.0.1", "--max_queued_bytes_per_caller");
-  // Another caller: queued.
+  // The same caller again: refused once its first call is taken.
   const v1::SolveChainRequest small = PooledReach();
-  Send(other, small, "10.0.0.2");
+  Send(*stub_, again, small, "10.0.0.1");
+  WaitForRefusals(server_->solver_pool(), 1);
+  // Another caller: queued.
+  Send(*stub_, other, small, "10.0.0.2");
   WaitForQueued(server_->solver_pool(), 2);
+  EXPECT_FALSE(again.done.HasBeenNotified());
   worker.Release();
+  ExpectRefused(again, "--max_queued_bytes_per_caller");
   first.done.WaitForNotification();
   other.done.WaitForNotification();
   EXPECT_TRUE(first.status.ok()) << first.status.error_message();
   EXPECT_TRUE(other.status.ok()) << other.status.error_message();
 }
 
-TEST_F(QueuedBytesTest, CallsBeyondEveryCallersQueuedBytesAreRefusedAtOnce) {
+TEST_F(QueuedBytesTest, CallsBeyondEveryCallersQueuedBytesAreRefusedInTurn) {
   HeldWorker worker(server_->solver_pool());
   const v1::SolveChainRequest large = Large();
   const size_t bytes = large.ByteSizeLong();
@@ -412,26 +415,28 @@ TEST_F(QueuedBytesTest, CallsBeyondEveryCallersQueuedBytesAreRefusedAtOnce) {
   ASSERT_LE(2 * bytes, 768u);
   ASSERT_GT(3 * bytes, 768u);
   // Two callers' first calls fit together; a third caller's does not, and
-  // is refused at once although it has nothing waiting.
-  Call first, second;
-  Send(first, large, "10.0.0.1");
-  Send(second, large, "10.0.0.2");
+  // is refused although it has nothing waiting.
+  Pending first, second, third;
+  Send(*stub_, first, large, "10.0.0.1");
+  Send(*stub_, second, large, "10.0.0.2");
   WaitForQueued(server_->solver_pool(), 2);
-  ExpectRefused(large, "10.0.0.3", "--max_queued_bytes");
+  Send(*stub_, third, large, "10.0.0.3");
+  WaitForRefusals(server_->solver_pool(), 1);
   EXPECT_EQ(server_->solver_pool().queued(), 2);
-  // Once they are answered, the same call waits and is answered.
   worker.Release();
+  ExpectRefused(third, "--max_queued_bytes");
   first.done.WaitForNotification();
   second.done.WaitForNotification();
   EXPECT_TRUE(first.status.ok()) << first.status.error_message();
   EXPECT_TRUE(second.status.ok()) << second.status.error_message();
+  // Once they are answered, the same call waits and is answered.
   HeldWorker again(server_->solver_pool());
-  Call third;
-  Send(third, large, "10.0.0.3");
+  Pending fourth;
+  Send(*stub_, fourth, large, "10.0.0.3");
   WaitForQueued(server_->solver_pool(), 1);
   again.Release();
-  third.done.WaitForNotification();
-  EXPECT_TRUE(third.status.ok()) << third.status.error_message();
+  fourth.done.WaitForNotification();
+  EXPECT_TRUE(fourth.status.ok()) << fourth.status.error_message();
 }
 
 TEST(SolverPoolBytesTest, ACallThatWouldWaitAloneIsNeverRefusedForItsSize) {
@@ -443,6 +448,37 @@ TEST(SolverPoolBytesTest, ACallThatWouldWaitAloneIsNeverRefusedForItsSize) {
   EXPECT_EQ(pool.PostRequest("b", 1, [] {}), SolverPool::Refused::kBytesFull);
   worker.Release();
   ran.WaitForNotification();
+}
+
+// A refused client's refusals are answered one per task of its taken, and
+// all once none of its tasks waits: on the worker, before the task runs.
+TEST(SolverPoolBytesTest, RefusalsAreAnsweredAsTheClientsTasksAreTaken) {
+  SolverPool pool(1, 16, 0, /*max_client_bytes=*/20);
+  HeldWorker worker(pool);
+  std::vector<int> answered_before;  // at each of a's tasks
+  int answered = 0;
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_EQ(
+        pool.PostRequest("a", 8, [&] { answered_before.push_back(answered); }),
+        SolverPool::Refused::kNone);
+  }
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(pool.PostRequest(
+                  "a", 8, [] {},
+                  [&](SolverPool::Refused why) {
+                    EXPECT_EQ(why, SolverPool::Refused::kClientFull);
+                    ++answered;
+                  }),
+              SolverPool::Refused::kClientFull);
+  }
+  EXPECT_EQ(pool.refusals_waiting(), 3);
+  EXPECT_EQ(answered, 0);
+  absl::Notification done;
+  ASSERT_TRUE(pool.Post("b", [&done] { done.Notify(); }));
+  worker.Release();
+  done.WaitForNotification();
+  EXPECT_EQ(answered_before, (std::vector<int>{1, 3}));
+  EXPECT_EQ(pool.refusals_waiting(), 0);
 }
 
 }  // namespace
