@@ -93,7 +93,7 @@ absl::Status ReadPackedRotation(const Rig& rig, int joint, Quat rotation,
                   ? absl::StrCat("not a unit quaternion (norm ", norm, ")")
                   : std::string("not finite")));
     }
-    rotation = rotation / norm;
+    rotation = Unit(rotation, norm);
   }
   local.rotation = rotation;
   return absl::OkStatus();

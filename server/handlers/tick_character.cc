@@ -35,9 +35,13 @@ absl::Status RequireUnsetInJob(const std::string& rig,
 }
 
 // The pose check on the claimed pose `claimed` (raw): its report into
-// `answer`, the repaired pose into `repaired` (as the jobs read it).
+// `answer`, the repaired pose into `repaired` (as the jobs read it). A
+// joint the check did not repair then has its claimed rotation made unit
+// (Unit) in `claimed` too: the final pose, which lists the joints whose
+// rotation differs from `claimed`'s, lists a joint for its repair or a
+// job's change, never for normalisation alone.
 absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
-                       const DensePose& claimed, DensePose& repaired,
+                       DensePose& claimed, DensePose& repaired,
                        v1::PoseCheckResult& answer) {
   thread_local std::vector<PoseViolation> violations;
   repaired.root = claimed.root;
@@ -49,14 +53,22 @@ absl::Status CheckPose(const Rig& rig, const v1::PoseCheck& check,
   job.violations = &violations;
   job.repaired = absl::MakeSpan(repaired.locals);
   if (absl::Status status = RunCore(job); !status.ok()) return status;
-  PoseCheckToProto(rig, violations, repaired, answer);
-  // The repaired rotations enter the jobs as a caller's would that sent
-  // them in a single call (divided by their norm), as each job's answer
-  // enters the next; a rotation only normalised is the caller's own, read.
+  // A repaired rotation made unit (Unit) before it is reported: the jobs
+  // read it as a single call would read it from check.rotations, to the
+  // bit, and a joint no job moves ends with exactly the repair's bits.
+  thread_local std::vector<bool> was_repaired;
+  was_repaired.assign(claimed.locals.size(), false);
   for (const int j : RepairedRotations(violations)) {
     Quat& rotation = repaired.locals[j].rotation;
-    rotation = rotation / Norm(rotation);
+    rotation = Unit(rotation);
+    was_repaired[j] = true;
   }
+  for (size_t j = 0; j < claimed.locals.size(); ++j) {
+    if (!was_repaired[j]) {
+      claimed.locals[j].rotation = repaired.locals[j].rotation;
+    }
+  }
+  PoseCheckToProto(rig, violations, repaired, answer);
   return absl::OkStatus();
 }
 

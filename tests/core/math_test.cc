@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -310,6 +311,58 @@ TEST(NormTest, IsFiniteAndAccurateForAnyFiniteInputAndPlainElsewhere) {
   EXPECT_EQ(Length(Vec3(-most, 0.0, 0.0)), most);
   EXPECT_TRUE(std::isinf(Norm(MakeQuat(most, most, most, most))));
   EXPECT_TRUE(std::isnan(Norm(MakeQuat(std::nan(""), 1.0, 0.0, 0.0))));
+}
+
+bool SameBits(const Quat& a, const Quat& b) {
+  return std::memcmp(&a, &b, sizeof(Quat)) == 0;
+}
+
+// Unit is idempotent, and a value made unit is within kUnitRounding of 1,
+// for seeded quaternions and vectors of every magnitude and of norms within
+// a few ulps of 1 (what clients' own normalisations send).
+TEST(UnitTest, IsIdempotentForValuesOfEveryMagnitude) {
+  std::mt19937_64 engine(23);
+  std::uniform_real_distribution<double> component(-1.0, 1.0);
+  std::uniform_int_distribution<int> exponent(-300, 300);
+  std::uniform_int_distribution<int> ulps(-6, 6);
+  for (int trial = 0; trial < 400000; ++trial) {
+    Quat q = MakeQuat(component(engine), component(engine), component(engine),
+                      component(engine));
+    if (!(Norm(q) > 0.0)) continue;
+    switch (trial % 3) {
+      case 0:  // anywhere
+        q = q * std::ldexp(1.0, exponent(engine));
+        break;
+      case 1: {  // near unit: normalised, then nudged by a few ulps
+        q = q / Norm(q);
+        q.w = q.w + ulps(engine) * std::numeric_limits<double>::epsilon();
+        break;
+      }
+      default:  // as a client normalises in float, read as double
+        q = q / Norm(q);
+        q = MakeQuat(static_cast<float>(q.x), static_cast<float>(q.y),
+                     static_cast<float>(q.z), static_cast<float>(q.w));
+        break;
+    }
+    const Quat once = Unit(q);
+    ASSERT_LE(std::abs(Norm(once) - 1.0), kUnitRounding) << "trial " << trial;
+    ASSERT_TRUE(SameBits(Unit(once), once)) << "trial " << trial;
+    const Vec3 v(q.x, q.y, q.z);
+    const double length = Length(v);
+    if (!(length > 0.0) || !std::isfinite(length)) continue;
+    const Vec3 unit = Unit(v, length);
+    ASSERT_LE(std::abs(Length(unit) - 1.0), kUnitRounding) << "trial " << trial;
+    const Vec3 again = Unit(unit, Length(unit));
+    ASSERT_EQ(std::memcmp(&again, &unit, sizeof(Vec3)), 0) << "trial " << trial;
+  }
+}
+
+TEST(UnitTest, KeepsAValueThatIsUnitToRoundingAndDividesAnyOther) {
+  const Quat unit = MakeQuat(0.0, 0.0, 0.0, 1.0 + 2e-16);
+  EXPECT_TRUE(SameBits(Unit(unit), unit));
+  const Quat off = MakeQuat(-0.0436194, 0.0, 0.0, 0.9990482);
+  EXPECT_FALSE(SameBits(Unit(off), off));
+  EXPECT_TRUE(SameBits(Unit(off), off / Norm(off)));
 }
 
 }  // namespace

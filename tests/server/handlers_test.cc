@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_rigs.h"
@@ -17,6 +18,8 @@ namespace ik::server {
 namespace {
 
 using ::ik::testing::ArmRig;
+using ::ik::testing::Rotation;
+using ::ik::testing::Vec;
 
 // Draws request values from a pool that mixes sane numbers with the ones
 // that break naive code (NaN, infinities, huge and tiny magnitudes).
@@ -207,6 +210,81 @@ TEST(HandlersRobustnessTest, RandomSolveRequestsNeverCrash) {
   EXPECT_GT(reached, 100);
 }
 
+// Registers `got`'s rig (a rig as GetRig gave it) again under its name:
+// the same revision, and GetRig gives the same bytes again.
+void ExpectStoredFormKeepsItsRevision(IkHandlers& handlers,
+                                      const v1::GetRigResponse& got) {
+  v1::RegisterRigRequest again;
+  *again.mutable_rig() = got.rig();
+  again.set_replace(true);
+  v1::RegisterRigResponse registered;
+  ASSERT_TRUE(handlers.RegisterRig(again, registered).ok());
+  EXPECT_EQ(registered.revision(), got.revision()) << got.rig().name();
+  v1::GetRigRequest get;
+  get.set_name(got.rig().name());
+  v1::GetRigResponse got_again;
+  ASSERT_TRUE(handlers.GetRig(get, got_again).ok());
+  EXPECT_EQ(got_again.rig().SerializeAsString(), got.rig().SerializeAsString())
+      << got.rig().name();
+}
+
+// Rigs whose rest rotations and limit axes are unit only to the precision
+// a client wrote them with (float rounding, 7 decimals as the Python
+// example writes them, a few ulps off): each registers, and its stored
+// form registers again to the same revision. (ArmRig has no limits, so
+// every such rig is accepted.)
+TEST(HandlersRobustnessTest, ARigsStoredFormRegistersToItsRevision) {
+  RigRegistry registry(1024);
+  TerrainRegistry terrains(8);
+  IkHandlers handlers(registry, terrains, ServiceLimits());
+  std::mt19937_64 engine(41);
+  std::normal_distribution<double> normal;
+  for (int trial = 0; trial < 300; ++trial) {
+    v1::Rig rig = ArmRig();
+    rig.set_name(absl::StrCat("arm", trial));
+    for (v1::Joint& joint : *rig.mutable_joints()) {
+      double q[4];
+      double norm = 0.0;
+      for (double& c : q) {
+        c = normal(engine);
+        norm += c * c;
+      }
+      norm = std::sqrt(norm);
+      for (double& c : q) {
+        c /= norm;
+        switch (trial % 3) {
+          case 0:
+            c = static_cast<float>(c);
+            break;
+          case 1:
+            c = std::round(c * 1e7) / 1e7;
+            break;
+          default:
+            c += (static_cast<int>(engine() % 7) - 3) *
+                 std::numeric_limits<double>::epsilon();
+            break;
+        }
+      }
+      *joint.mutable_rest()->mutable_rotation() =
+          Rotation(q[0], q[1], q[2], q[3]);
+      if (joint.has_limit() && joint.limit().has_hinge()) {
+        *joint.mutable_limit()->mutable_hinge()->mutable_axis() =
+            Vec(normal(engine), normal(engine), normal(engine));
+      }
+    }
+    v1::RegisterRigRequest request;
+    *request.mutable_rig() = rig;
+    v1::RegisterRigResponse response;
+    const absl::Status status = handlers.RegisterRig(request, response);
+    ASSERT_TRUE(status.ok()) << status;
+    v1::GetRigRequest get;
+    get.set_name(rig.name());
+    v1::GetRigResponse got;
+    ASSERT_TRUE(handlers.GetRig(get, got).ok());
+    ExpectStoredFormKeepsItsRevision(handlers, got);
+  }
+}
+
 TEST(HandlersRobustnessTest, RandomRigsAreRegisteredWholeOrNotAtAll) {
   RigRegistry registry(1024);
   TerrainRegistry terrains(8);
@@ -230,6 +308,8 @@ TEST(HandlersRobustnessTest, RandomRigsAreRegisteredWholeOrNotAtAll) {
     v1::GetRigResponse got;
     ASSERT_TRUE(handlers.GetRig(get, got).ok());
     EXPECT_EQ(got.revision(), response.revision());
+    // The stored form registers to the same revision.
+    ExpectStoredFormKeepsItsRevision(handlers, got);
     std::vector<std::string> chains;
     for (const v1::Chain& chain : request.rig().chains()) {
       chains.push_back(chain.name());

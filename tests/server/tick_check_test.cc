@@ -4,6 +4,8 @@
 // repaired pose.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -184,6 +186,70 @@ TEST_P(TickTest, TheRepairEntersTheJobsAsTheChainedSingleCallsReadIt) {
   // Both kinds were drawn: repairs, and claims only normalised.
   EXPECT_GT(repaired, 100);
   EXPECT_GT(normalised_only, 20);
+}
+
+// With the check and no job, the final pose is the repair, to the bit: it
+// lists exactly the joints check.rotations lists, each with check.rotations'
+// bits, and no joint whose claim was only normalised (off unit within the
+// tolerance, or by a few ulps).
+TEST_P(TickTest, WithNoJobTheFinalPoseIsTheRepairToTheBit) {
+  int repaired = 0, normalised_only = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 engine(seed * 104729);
+    std::bernoulli_distribution broken(0.3);
+    std::uniform_int_distribution<int> ulps(-4, 4);
+    v1::TickRequest request = Crowd(seed, 8);
+    for (v1::TickCharacter& character : *request.mutable_characters()) {
+      character.clear_ground();
+      character.clear_goals();
+      character.clear_dynamics();
+      character.mutable_check();
+      for (int joint = 0; joint < 28; ++joint) {
+        const v1::Quat claimed =
+            RotationIn(character.pose(), joint).value_or(Rotation(0, 0, 0, 1));
+        v1::Quat sent = claimed;
+        if (broken(engine)) {
+          sent = BrokenRotation(engine, claimed);
+        } else if (engine() % 2 == 0) {
+          sent.set_w(claimed.w() +
+                     ulps(engine) * std::numeric_limits<double>::epsilon());
+        }
+        SetJointRotation(*character.mutable_pose(), joint, sent);
+      }
+    }
+    v1::TickResponse response;
+    ASSERT_TRUE(Tick(request, &response).ok());
+    for (int k = 0; k < request.characters_size(); ++k) {
+      SCOPED_TRACE(absl::StrCat("seed ", seed, " character ", k));
+      const v1::TickCharacterResult& out = response.characters(k);
+      ASSERT_EQ(out.status().code(), 0) << out.status().message();
+      ASSERT_EQ(out.check_status().code(), 0) << out.check_status().message();
+      std::vector<const v1::JointRotation*> repairs;
+      for (const v1::JointRotation& rotation : out.check().rotations()) {
+        repairs.push_back(&rotation);
+      }
+      std::sort(repairs.begin(), repairs.end(),
+                [](const v1::JointRotation* a, const v1::JointRotation* b) {
+                  return a->index() < b->index();
+                });
+      ASSERT_EQ(out.joints_size(), static_cast<int>(repairs.size()));
+      ASSERT_EQ(out.rotations_size(), 4 * out.joints_size());
+      for (int i = 0; i < out.joints_size(); ++i) {
+        EXPECT_EQ(out.joints(i), repairs[i]->index());
+        const v1::Quat& repair = repairs[i]->rotation();
+        const double expected[4] = {repair.x(), repair.y(), repair.z(),
+                                    repair.w()};
+        EXPECT_EQ(std::memcmp(expected, out.rotations().data() + 4 * i,
+                              sizeof(expected)),
+                  0)
+            << "joint " << out.joints(i);
+      }
+      repaired += out.joints_size();
+      normalised_only += 28 - out.joints_size();
+    }
+  }
+  EXPECT_GT(repaired, 100);
+  EXPECT_GT(normalised_only, 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(PoolSizes, TickTest, ::testing::Values(1, 3),

@@ -96,14 +96,14 @@ void BeforeJob(const TickBatchJob& batch, const CharacterTick& tick,
 }
 
 // With read_back, after a job that succeeded: each rotation it changed
-// divided by its norm, as the next single job would read it.
+// made unit (Unit), as the next single job would read it.
 void ReadBack(const TickBatchJob& batch, CharacterTick& tick, size_t slot) {
   if (!tick.read_back) return;
   const std::vector<Quat>& before = batch.scratch->before_job[slot];
   for (size_t j = 0; j < tick.locals.size(); ++j) {
     Quat& rotation = tick.locals[j].rotation;
     if (std::memcmp(&rotation, &before[j], sizeof(Quat)) != 0) {
-      rotation = rotation / Norm(rotation);
+      rotation = Unit(rotation);
     }
   }
 }

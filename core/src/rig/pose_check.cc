@@ -40,7 +40,7 @@ std::optional<Quat> UnitRotation(int joint, const Quat& claimed,
     violations.push_back(
         {joint, Kind::kRotationNotUnit, Reported(std::abs(norm - 1.0))});
   }
-  if (std::isfinite(norm)) return claimed / norm;
+  if (std::isfinite(norm)) return Unit(claimed, norm);
   // A norm beyond the largest double: the rotation shrunk first.
   const Quat shrunk = claimed * 0x1p-4;
   return shrunk / Norm(shrunk);

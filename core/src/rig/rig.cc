@@ -28,7 +28,7 @@ absl::StatusOr<Vec3> NormalizeAxis(const Vec3& axis, absl::string_view path) {
   if (!(length >= kMinDirectionLength)) {
     return InvalidField(path, "zero length");
   }
-  return axis / length;
+  return Unit(axis, length);
 }
 
 absl::Status ValidateAngleRange(const AngleRange& range,
@@ -94,7 +94,7 @@ absl::StatusOr<Quat> NormalizeRotation(const Quat& rotation,
                                        absl::string_view path) {
   const double norm = Norm(rotation);
   // Written so NaN and infinity fail; the error path then says which.
-  if (std::abs(norm - 1.0) <= kUnitQuatTolerance) return rotation / norm;
+  if (std::abs(norm - 1.0) <= kUnitQuatTolerance) return Unit(rotation, norm);
   if (!IsFinite(rotation)) return InvalidField(path, "not finite");
   return InvalidField(path,
                       absl::StrCat("not a unit quaternion (norm ", norm, ")"));
@@ -120,7 +120,7 @@ absl::StatusOr<Transform> ValidateTransform(const Transform& transform,
         absl::StrCat("must be finite and positive, got ", FormatVec3(scale)));
   }
   Transform result = transform;
-  result.rotation = transform.rotation / norm;
+  result.rotation = Unit(transform.rotation, norm);
   return result;
 }
 
@@ -304,7 +304,7 @@ absl::StatusOr<Rig> Rig::Create(RigDefinition definition) {
       !(glm::length(definition.forward) >= 1e-12)) {
     return InvalidField("forward", "must be a finite, non-zero direction");
   }
-  rig.forward_ = glm::normalize(definition.forward);
+  rig.forward_ = Unit(definition.forward, Length(definition.forward));
   return rig;
 }
 

@@ -159,6 +159,27 @@ inline double Length(const Vec3& v) {
   return Norm(MakeQuat(v.x, v.y, v.z, 0.0));
 }
 
+// How far a computed norm may be from 1 for a value to count as unit
+// already. Dividing any finite, non-zero quaternion or vector by its norm
+// leaves it within this (math_test checks seeded values of every
+// magnitude), so Unit is idempotent: Unit(Unit(q)) is Unit(q), bit for bit.
+inline constexpr double kUnitRounding =
+    8 * std::numeric_limits<double>::epsilon();
+
+// q on the unit sphere, canonically: q itself when `norm` (its Norm) is 1
+// to rounding, else q / norm. A rig's rotations and axes, a pose's
+// rotations, a repair's and a job's answer read by the next job all go
+// through it, so a value that is unit already keeps its bits: a rig's
+// stored form registers to the same revision, and a repaired rotation is
+// the final rotation.
+inline Quat Unit(const Quat& q, double norm) {
+  return std::abs(norm - 1.0) <= kUnitRounding ? q : q / norm;
+}
+inline Quat Unit(const Quat& q) { return Unit(q, Norm(q)); }
+inline Vec3 Unit(const Vec3& v, double length) {
+  return std::abs(length - 1.0) <= kUnitRounding ? v : v / length;
+}
+
 }  // namespace ik
 
 #endif  // IK_MATH_H_
