@@ -22,10 +22,10 @@ absl::Status TooLarge(absl::string_view path, absl::string_view what,
 
 }  // namespace
 
-absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
-                                                 int max_samples,
-                                                 absl::string_view limit_flag,
-                                                 absl::string_view path) {
+absl::Status HeightfieldSizeWithin(const v1::Heightfield& field,
+                                   int max_samples,
+                                   absl::string_view limit_flag,
+                                   absl::string_view path) {
   const int64_t samples = static_cast<int64_t>(field.columns()) * field.rows();
   const std::string heights_path = absl::StrCat(path, ".heights");
   if (field.columns() >= 2 && field.rows() >= 2 && samples > max_samples) {
@@ -38,21 +38,11 @@ absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
     return TooLarge(heights_path, "heights", field.heights_size(), max_samples,
                     limit_flag);
   }
-  HeightfieldDefinition definition;
-  definition.origin = FromProto(field.origin());
-  definition.spacing_x = field.spacing_x();
-  definition.spacing_z = field.spacing_z();
-  definition.columns = field.columns();
-  definition.rows = field.rows();
-  definition.heights.assign(field.heights().begin(), field.heights().end());
-  return Heightfield::Create(std::move(definition), path);
+  return absl::OkStatus();
 }
 
-absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
-                                           int max_triangles,
-                                           absl::string_view path,
-                                           absl::FunctionRef<void()> pause) {
-  Pacer pacer(pause);
+absl::Status MeshSizeWithin(const v1::TriangleMesh& mesh, int max_triangles,
+                            absl::string_view path) {
   const std::string vertices_path = absl::StrCat(path, ".vertices");
   if (mesh.vertices_size() % 3 != 0) {
     return InvalidField(
@@ -70,6 +60,39 @@ absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
                     mesh.indices_size() / 3, max_triangles,
                     "max_mesh_triangles");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
+                                                 int max_samples,
+                                                 absl::string_view limit_flag,
+                                                 absl::string_view path) {
+  if (absl::Status status =
+          HeightfieldSizeWithin(field, max_samples, limit_flag, path);
+      !status.ok()) {
+    return status;
+  }
+  HeightfieldDefinition definition;
+  definition.origin = FromProto(field.origin());
+  definition.spacing_x = field.spacing_x();
+  definition.spacing_z = field.spacing_z();
+  definition.columns = field.columns();
+  definition.rows = field.rows();
+  definition.heights.assign(field.heights().begin(), field.heights().end());
+  return Heightfield::Create(std::move(definition), path);
+}
+
+absl::StatusOr<TriangleMesh> MeshFromProto(const v1::TriangleMesh& mesh,
+                                           int max_triangles,
+                                           absl::string_view path,
+                                           absl::FunctionRef<void()> pause) {
+  if (absl::Status status = MeshSizeWithin(mesh, max_triangles, path);
+      !status.ok()) {
+    return status;
+  }
+  Pacer pacer(pause);
+  const std::string vertices_path = absl::StrCat(path, ".vertices");
+  const int vertex_count = mesh.vertices_size() / 3;
   for (int i = 0; i < mesh.vertices_size(); ++i) {
     pacer.Step();
     const double value = mesh.vertices(i);

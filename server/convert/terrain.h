@@ -24,6 +24,16 @@ absl::StatusOr<Heightfield> HeightfieldFromProto(const v1::Heightfield& field,
                                                  absl::string_view limit_flag,
                                                  absl::string_view path);
 
+// The size checks of HeightfieldFromProto and MeshFromProto alone: cheap,
+// and specific (RESOURCE_EXHAUSTED naming the flag and the field), so a
+// registration runs them before any estimate of its memory.
+absl::Status HeightfieldSizeWithin(const v1::Heightfield& field,
+                                   int max_samples,
+                                   absl::string_view limit_flag,
+                                   absl::string_view path);
+absl::Status MeshSizeWithin(const v1::TriangleMesh& mesh, int max_triangles,
+                            absl::string_view path);
+
 // Validates and builds the BVH. RESOURCE_EXHAUSTED when the mesh has more
 // than `max_triangles` triangles or vertices; vertex values are checked one
 // by one (path "....vertices[5]" names the value, vertex 1's z). `pause`

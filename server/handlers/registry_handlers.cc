@@ -154,6 +154,11 @@ absl::Status IkHandlers::RegisterTerrain(
   if (!request.has_terrain()) {
     return InvalidField("terrain", "required");
   }
+  if (absl::Status status =
+          TerrainSizeWithin(request.terrain(), limits_, "terrain");
+      !status.ok()) {
+    return status;
+  }
   // A mesh is built in pieces; other callers' calls may run between them.
   const auto pause = [scope] {
     if (scope != nullptr) scope->Yield();

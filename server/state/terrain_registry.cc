@@ -29,6 +29,22 @@ const Aabb& TerrainEntry::bounds() const {
   return mesh.has_value() ? mesh->bounds() : heightfield->bounds();
 }
 
+absl::Status TerrainSizeWithin(const v1::Terrain& terrain,
+                               const ServiceLimits& limits,
+                               absl::string_view path) {
+  switch (terrain.shape_case()) {
+    case v1::Terrain::kHeightfield:
+      return HeightfieldSizeWithin(
+          terrain.heightfield(), limits.max_heightfield_samples,
+          "max_heightfield_samples", FieldPath(path, "heightfield"));
+    case v1::Terrain::kMesh:
+      return MeshSizeWithin(terrain.mesh(), limits.max_mesh_triangles,
+                            FieldPath(path, "mesh"));
+    default:
+      return absl::OkStatus();  // BuildTerrainEntry says what is wrong
+  }
+}
+
 absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
     absl::string_view path, absl::FunctionRef<void()> pause) {

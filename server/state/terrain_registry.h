@@ -49,6 +49,14 @@ absl::StatusOr<std::shared_ptr<const TerrainEntry>> BuildTerrainEntry(
     const v1::Terrain& terrain, const ServiceLimits& limits,
     absl::string_view path, absl::FunctionRef<void()> pause = NoPause);
 
+// BuildTerrainEntry's size limits alone (--max_mesh_triangles,
+// --max_heightfield_samples), checked before anything is estimated or
+// built: a terrain over its limit is refused for that limit, with its own
+// field path, whatever else it would also exceed.
+absl::Status TerrainSizeWithin(const v1::Terrain& terrain,
+                               const ServiceLimits& limits,
+                               absl::string_view path);
+
 class TerrainRegistry : public Registry<TerrainEntry> {
  public:
   explicit TerrainRegistry(int max_terrains, RegistryBudget* budget = nullptr)

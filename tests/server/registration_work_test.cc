@@ -71,6 +71,25 @@ TEST_F(RegistrationBudgetTest, ABuildTheBudgetCannotHoldIsRefusedBeforeIt) {
   EXPECT_EQ(terrains.terrains_size(), 0);
 }
 
+// A mesh over --max_mesh_triangles that the budget could not hold either is
+// refused for its own limit, with its own field: the cheap, specific check
+// comes first.
+TEST_F(RegistrationBudgetTest, AMeshOverItsLimitIsRefusedForItBeforeTheBudget) {
+  ServerOptions options;
+  options.max_registry_bytes = std::int64_t{1} << 20;
+  options.limits.max_mesh_triangles = 1000;
+  StartServer(options);
+  v1::RegisterTerrainResponse response;
+  const grpc::Status status =
+      stub_->RegisterTerrain(Context().get(), BrokenMesh("large"), &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(absl::StartsWith(status.error_message(), "terrain.mesh."))
+      << status.error_message();
+  EXPECT_TRUE(
+      absl::StrContains(status.error_message(), "(ikd --max_mesh_triangles)"))
+      << status.error_message();
+}
+
 // With the pool's only worker held: mesh registrations from one caller,
 // then a solve from another, then a probe. Registrations wait for the
 // pool like solves, and take turns with the other caller's calls.

@@ -1,9 +1,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ik/rig/pose_check.h"
 #include "state/directory_loader.h"
 
 namespace ik::server {
@@ -108,6 +110,38 @@ TEST_F(RigLoaderTest, BundledExamplesLoad) {
   ASSERT_TRUE(tail.ok());
   ASSERT_FALSE((*tail)->rig().chains().empty());
   EXPECT_GE((*tail)->rig().chains()[0].joints.size(), 12u);
+}
+
+// The bundled rigs allow their rest pose and the identity pose (every
+// local rotation the identity, as an engine's unanimated skeleton sends
+// it): the pose check finds nothing on either.
+TEST_F(RigLoaderTest, BundledRigsAllowTheirRestAndIdentityPoses) {
+  ASSERT_TRUE(LoadRigDirectory(std::string(IK_EXAMPLES_DIR) + "/rigs",
+                               ServiceLimits(), registry_)
+                  .ok());
+  for (const auto& entry : registry_.List()) {
+    const Rig& rig = entry->rig();
+    std::vector<Transform> rest(rig.rest_pose().begin(), rig.rest_pose().end());
+    std::vector<Transform> identity = rest;
+    for (Transform& local : identity) local.rotation = Quat(1, 0, 0, 0);
+    for (const std::vector<Transform>* claimed : {&rest, &identity}) {
+      std::vector<PoseViolation> violations;
+      std::vector<Transform> repaired(claimed->size());
+      PoseCheckJob check;
+      check.rig = &rig;
+      check.claimed = *claimed;
+      check.violations = &violations;
+      check.repaired = absl::MakeSpan(repaired);
+      ASSERT_TRUE(check.Run().ok());
+      for (const PoseViolation& violation : violations) {
+        ADD_FAILURE() << rig.name() << " "
+                      << (claimed == &rest ? "rest" : "identity")
+                      << " pose: joint " << rig.joint(violation.joint).name
+                      << " violates kind " << static_cast<int>(violation.kind)
+                      << " by " << violation.amount;
+      }
+    }
+  }
 }
 
 }  // namespace
