@@ -259,7 +259,13 @@ TEST_F(FairQueueTest, ACallerWithEightConnectionsGetsTheShareOfOne) {
 // A flood of ticks from one caller: a tick gives way to other callers
 // between its characters, so the victim's light call waits for one
 // character of the flood's tick, not for the tick (nor for the flood).
-TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
+// The flood: `kTicks` ticks of caller 10.0.0.1, as unary Ticks or as one
+// tick on each of as many TickStreams; then a victim and a probe.
+class TickFloodTest : public FairQueueTest,
+                      public ::testing::WithParamInterface<bool> {};
+
+TEST_P(TickFloodTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
+  const bool streams = GetParam();
   HeldWorker worker(server_->solver_pool());
   auto flood = OwnConnection(server_->port());
   auto victim = OwnConnection(server_->port());
@@ -289,6 +295,8 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
     grpc::Status status;
   };
   Tick ticks[kTicks];
+  std::unique_ptr<grpc::ClientReaderWriter<v1::TickRequest, v1::TickResponse>>
+      opened[kTicks];
   grpc::ClientContext victim_context;
   v1::SolveChainResponse victim_response;
   grpc::Status victim_status;
@@ -299,12 +307,17 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
   for (int t = 0; t < kTicks; ++t) {
     ticks[t].context.set_deadline(deadline);
     ticks[t].context.AddMetadata("x-forwarded-for", "10.0.0.1");
-    flood->async()->Tick(&ticks[t].context, &tick, &ticks[t].response,
-                         [&, t](grpc::Status status) {
-                           absl::MutexLock lock(&mutex);
-                           ticks[t].status = std::move(status);
-                           ++finished;
-                         });
+    if (streams) {
+      opened[t] = flood->TickStream(&ticks[t].context);
+      ASSERT_TRUE(opened[t]->Write(tick));
+    } else {
+      flood->async()->Tick(&ticks[t].context, &tick, &ticks[t].response,
+                           [&, t](grpc::Status status) {
+                             absl::MutexLock lock(&mutex);
+                             ticks[t].status = std::move(status);
+                             ++finished;
+                           });
+    }
     WaitForQueued(server_->solver_pool(), t + 1);
   }
   victim_context.set_deadline(deadline);
@@ -328,10 +341,19 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
   }));
   worker.Release();
   probed.WaitForNotification();
+  for (int t = 0; streams && t < kTicks; ++t) {
+    ASSERT_TRUE(opened[t]->Read(&ticks[t].response));
+    opened[t]->WritesDone();
+    ticks[t].status = opened[t]->Finish();
+  }
+  struct Done {
+    int* finished;
+    int wanted;
+  } done{&finished, streams ? 1 : kTicks + 1};
   {
     absl::MutexLock lock(&mutex);
     mutex.Await(absl::Condition(
-        +[](int* done) { return *done == kTicks + 1; }, &finished));
+        +[](Done* d) { return *d->finished == d->wanted; }, &done));
   }
   EXPECT_TRUE(victim_status.ok()) << victim_status.error_message();
   for (const Tick& t : ticks) {
@@ -351,6 +373,11 @@ TEST_F(FairQueueTest, AVictimWaitsForACharacterOfATickNotForTheTick) {
   EXPECT_EQ(server_->solve_counters().solver(SolverKind::kTwoBone).goals,
             kTicks * kCharacters);
 }
+
+INSTANTIATE_TEST_SUITE_P(UnaryAndStreams, TickFloodTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "TickStreams" : "Ticks";
+                         });
 
 // A caller's waiting calls hold a bounded number of bytes of requests:
 // beyond it its next call is refused at once while another caller's is
