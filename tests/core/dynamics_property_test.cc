@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -178,6 +179,75 @@ TEST(StepDynamicsPropertyTest, ReplaysBitForBit) {
         0)
         << "seed " << seed;
   }
+}
+
+// One step's sensitivity to its animated pose: from the states of seeded
+// random motion (chains with wind and colliders), the same step with the
+// whole animated pose turned by eps = 1e-7 rad about its root (the size of
+// a float32 rotation's rounding) moves no joint by more than K x eps x the
+// chain's reach, K = 0.5 (measured: median 0.04, largest 0.13). Prints the
+// distribution of the measured factor.
+TEST(StepDynamicsPropertyTest,
+     OneStepMovesTheChainByABoundedMultipleOfAPoseChange) {
+  constexpr double kEps = 1e-7;
+  std::vector<double> factors;
+  for (int seed = 1; seed <= kSeeds; ++seed) {
+    std::mt19937_64 engine(1000 + seed);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    DynamicChain chain = RandomChain(engine);
+    chain.teleport_distance = 100.0;
+    double reach = 0.0;
+    for (const DynamicJoint& joint : chain.joints) reach += joint.length;
+    Simulation simulation(
+        chain, StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0)));
+    Vec3 root(0.0, 1.6, 0.0);
+    Vec3 velocity(0.0);
+    for (int step = 0; step < 400; ++step) {
+      const double dt = 1.0 / 60.0;
+      velocity += testing::DrawVec3(unit, engine) * Vec3(1.0, 0.3, 1.0);
+      velocity *= 0.9;
+      root += velocity * dt;
+      simulation.MoveTo(root);
+      const Quat turn = AngleAxis(0.05 * unit(engine), Vec3(0.0, 1.0, 0.0));
+      for (Transform& transform : simulation.animated()) {
+        transform.rotation = glm::normalize(turn * transform.rotation);
+      }
+      simulation.colliders() = {
+          SphereCollider(root + Vec3(0.0, -0.2, 0.1), 0.12),
+          CapsuleCollider(root + Vec3(-0.2, -0.3, -0.05),
+                          root + Vec3(0.2, -0.3, -0.05), 0.06)};
+      if (step >= 100 && step % 3 == 0) {
+        // The same step with the animated pose turned by eps about the root.
+        Simulation turned = simulation;
+        const Quat nudge =
+            AngleAxis(kEps, glm::normalize(testing::DrawVec3(unit, engine) +
+                                           Vec3(1e-3, 0.0, 0.0)));
+        for (Transform& transform : turned.animated()) {
+          transform.translation = root + nudge * (transform.translation - root);
+          transform.rotation = glm::normalize(nudge * transform.rotation);
+        }
+        Simulation plain = simulation;
+        ASSERT_TRUE(plain.Step(dt).ok());
+        ASSERT_TRUE(turned.Step(dt).ok());
+        double moved = 0.0;
+        for (size_t i = 0; i < plain.positions().size(); ++i) {
+          moved = std::max(
+              moved, glm::length(plain.positions()[i] - turned.positions()[i]));
+        }
+        factors.push_back(moved / (kEps * reach));
+      }
+      ASSERT_TRUE(simulation.Step(dt).ok());
+    }
+  }
+  std::sort(factors.begin(), factors.end());
+  const auto at = [&](double q) {
+    return factors[static_cast<size_t>(q * (factors.size() - 1))];
+  };
+  std::printf(
+      "[ sensitivity ] %zu steps: K median %.3g, 99th percentile %.3g, "
+      "largest %.3g\n",
+      factors.size(), at(0.5), at(0.99), factors.back());
+  EXPECT_LE(factors.back(), 0.5);
 }
 
 }  // namespace
