@@ -1,9 +1,11 @@
 #include "rpc/tick_stream.h"
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "convert/tick.h"
 #include "handlers/tick_baselines.h"
@@ -87,7 +89,8 @@ class TickStreamReactor final
     }
     // Parsed on the pool, in the caller's turn: while it waits, the tick
     // holds its bytes only.
-    scope_.pool->PostRequest(
+    auto parked = std::make_shared<absl::Notification>();
+    const SolverPool::Refused refused = scope_.pool->PostRequest(
         scope_.client, static_cast<std::int64_t>(request_bytes_.Length()),
         [this] {
           // A message that is not a TickRequest is answered like a failed
@@ -101,9 +104,13 @@ class TickStreamReactor final
         // Answered when the pool has made room: the stream sends its next
         // tick at the pool's pace. Not recorded: a refusal for load says
         // nothing of the tick.
-        [this](SolverPool::Refused why) {
+        [this, parked](SolverPool::Refused why) {
+          parked->WaitForNotification();
           Answer(Busy(why), /*record=*/false);
         });
+    // A refused tick's bytes are freed while its refusal waits.
+    if (refused != SolverPool::Refused::kNone) request_bytes_.Clear();
+    parked->Notify();  // the refusal may answer from here on
   }
 
   void OnWriteDone(bool ok) override {
