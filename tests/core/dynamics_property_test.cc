@@ -53,6 +53,33 @@ DynamicChain RandomChain(std::mt19937_64& engine) {
   return chain;
 }
 
+// Seeded root motion for `simulation`, a step at a time: the velocity
+// pushed by up to `push` per axis and damped, the root moved by it (and,
+// with `respawns`, now and then 10 m away), the animated pose turned about
+// Y by up to `turn` rad, and a sphere and a capsule placed around the root.
+struct RootMotion {
+  Vec3 root{0.0, 1.6, 0.0};
+  Vec3 velocity{0.0};
+
+  void Advance(Simulation& simulation, std::mt19937_64& engine,
+               std::uniform_real_distribution<double>& unit, const Vec3& push,
+               double turn, double dt, bool respawns) {
+    velocity += testing::DrawVec3(unit, engine) * push;
+    velocity *= 0.9;
+    root += velocity * dt;
+    if (respawns && unit(engine) > 0.995) root += Vec3(10.0, 0.0, 0.0);
+    simulation.MoveTo(root);
+    const Quat rotation = AngleAxis(turn * unit(engine), Vec3(0.0, 1.0, 0.0));
+    for (Transform& transform : simulation.animated()) {
+      transform.rotation = glm::normalize(rotation * transform.rotation);
+    }
+    simulation.colliders() = {
+        SphereCollider(root + Vec3(0.0, -0.2, 0.1), 0.12),
+        CapsuleCollider(root + Vec3(-0.2, -0.3, -0.05),
+                        root + Vec3(0.2, -0.3, -0.05), 0.06)};
+  }
+};
+
 // Ten seconds of random (seeded) root motion: jerky velocity changes,
 // turning, occasional respawns; steps of random length, sometimes huge.
 TEST(StepDynamicsPropertyTest, TenSecondsOfRandomRootMotionStayFinite) {
@@ -64,27 +91,14 @@ TEST(StepDynamicsPropertyTest, TenSecondsOfRandomRootMotionStayFinite) {
     ASSERT_TRUE(chain.Validate().ok());
     Simulation simulation(
         chain, StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0)));
-    Vec3 root(0.0, 1.6, 0.0);
-    Vec3 velocity(0.0);
+    RootMotion motion;
     double time = 0.0;
     int resets = 0;
     while (time < 10.0) {
       double dt = step_length(engine);
       if (unit(engine) > 0.99) dt = 2.0;  // a hitch: clamped
-      velocity += testing::DrawVec3(unit, engine) * Vec3(3.0, 0.9, 3.0);
-      velocity *= 0.9;
-      root += velocity * dt;
-      if (unit(engine) > 0.995) root += Vec3(10.0, 0.0, 0.0);  // respawn
-      simulation.MoveTo(root);
-      // Random animated rotations, and colliders around the root.
-      const Quat turn = AngleAxis(0.5 * unit(engine), Vec3(0.0, 1.0, 0.0));
-      for (Transform& transform : simulation.animated()) {
-        transform.rotation = glm::normalize(turn * transform.rotation);
-      }
-      simulation.colliders() = {
-          SphereCollider(root + Vec3(0.0, -0.2, 0.1), 0.12),
-          CapsuleCollider(root + Vec3(-0.2, -0.3, -0.05),
-                          root + Vec3(0.2, -0.3, -0.05), 0.06)};
+      motion.Advance(simulation, engine, unit, Vec3(3.0, 0.9, 3.0), 0.5, dt,
+                     /*respawns=*/true);
       ASSERT_TRUE(simulation.Step(dt).ok()) << "seed " << seed;
       time += dt;
       if (simulation.report().reset != DynamicsReset::kNone) ++resets;
@@ -200,22 +214,12 @@ TEST(StepDynamicsPropertyTest,
     for (const DynamicJoint& joint : chain.joints) reach += joint.length;
     Simulation simulation(
         chain, StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0)));
-    Vec3 root(0.0, 1.6, 0.0);
-    Vec3 velocity(0.0);
+    RootMotion motion;
     for (int step = 0; step < 400; ++step) {
       const double dt = 1.0 / 60.0;
-      velocity += testing::DrawVec3(unit, engine) * Vec3(1.0, 0.3, 1.0);
-      velocity *= 0.9;
-      root += velocity * dt;
-      simulation.MoveTo(root);
-      const Quat turn = AngleAxis(0.05 * unit(engine), Vec3(0.0, 1.0, 0.0));
-      for (Transform& transform : simulation.animated()) {
-        transform.rotation = glm::normalize(turn * transform.rotation);
-      }
-      simulation.colliders() = {
-          SphereCollider(root + Vec3(0.0, -0.2, 0.1), 0.12),
-          CapsuleCollider(root + Vec3(-0.2, -0.3, -0.05),
-                          root + Vec3(0.2, -0.3, -0.05), 0.06)};
+      motion.Advance(simulation, engine, unit, Vec3(1.0, 0.3, 1.0), 0.05, dt,
+                     /*respawns=*/false);
+      const Vec3& root = motion.root;
       if (step >= 100 && step % 3 == 0) {
         // The same step with the animated pose turned by eps about the root.
         Simulation turned = simulation;
