@@ -4,12 +4,16 @@
 #ifndef IK_TESTS_SERVER_POOL_FIXTURE_H_
 #define IK_TESTS_SERVER_POOL_FIXTURE_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <chrono>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "ik/v1/ik.grpc.pb.h"
 #include "ik/v1/ik.pb.h"
 #include "rpc/solver_pool.h"
 #include "server.h"
@@ -70,6 +74,29 @@ class HeldWorker {
   absl::Notification held_;
   absl::Notification open_;
 };
+
+// A SolveChain sent without waiting for its answer (SendSolve).
+struct PendingSolve {
+  grpc::ClientContext context;
+  v1::SolveChainResponse response;
+  grpc::Status status;
+  absl::Notification done;
+};
+
+// Sends `request` on `stub` as `call`, within 30 s, from `caller` (its
+// x-forwarded-for) when given.
+inline void SendSolve(v1::IkService::Stub& stub, PendingSolve& call,
+                      const v1::SolveChainRequest& request,
+                      const char* caller = nullptr) {
+  call.context.set_deadline(std::chrono::system_clock::now() +
+                            std::chrono::seconds(30));
+  if (caller != nullptr) call.context.AddMetadata("x-forwarded-for", caller);
+  stub.async()->SolveChain(&call.context, &request, &call.response,
+                           [&call](grpc::Status status) {
+                             call.status = std::move(status);
+                             call.done.Notify();
+                           });
+}
 
 // Waits until `count` tasks are queued (calls arrive over the channel).
 inline void WaitForQueued(server::SolverPool& pool, int count) {

@@ -1,6 +1,6 @@
 // The solver queue over a real channel: with the pool's only worker held
-// and the queue full, solving calls are refused at once with
-// RESOURCE_EXHAUSTED (a TickStream's tick in its answer, the stream staying
+// and the queue full, solving calls are refused with RESOURCE_EXHAUSTED once
+// the pool makes room (a TickStream's tick in its answer, the stream staying
 // open), the registry and health still answer, and the queued calls complete
 // once the worker is free; callers (not connections) take turns, and a heavy
 // call (many goals, a tick's characters) gives way between its pieces. The
@@ -24,7 +24,9 @@ namespace {
 using ::ik::testing::HeldWorker;
 using ::ik::testing::LightReach;
 using ::ik::testing::OneWorkerServer;
+using ::ik::testing::PendingSolve;
 using ::ik::testing::PooledReach;
+using ::ik::testing::SendSolve;
 using ::ik::testing::Vec;
 using ::ik::testing::WaitForQueued;
 using ::ik::testing::WaitForRefusals;
@@ -38,40 +40,20 @@ class SolverQueueTest : public IkServiceTest {
   }
 };
 
-// A call, sent without waiting for its answer.
-struct Pending {
-  grpc::ClientContext context;
-  v1::SolveChainResponse response;
-  grpc::Status status;
-  absl::Notification done;
-};
-
-void Send(v1::IkService::Stub& stub, Pending& call,
-          const v1::SolveChainRequest& request, const char* caller = nullptr) {
-  call.context.set_deadline(std::chrono::system_clock::now() +
-                            std::chrono::seconds(30));
-  if (caller != nullptr) call.context.AddMetadata("x-forwarded-for", caller);
-  stub.async()->SolveChain(&call.context, &request, &call.response,
-                           [&call](grpc::Status status) {
-                             call.status = std::move(status);
-                             call.done.Notify();
-                           });
-}
-
 TEST_F(SolverQueueTest, AFullQueueRefusesWhenItMakesRoomAndServesWhatItHolds) {
   HeldWorker worker(server_->solver_pool());
 
   // Two calls fill the queue.
   const v1::SolveChainRequest request = PooledReach();
-  Pending pending[2];
-  for (Pending& call : pending) Send(*stub_, call, request);
+  PendingSolve pending[2];
+  for (PendingSolve& call : pending) SendSolve(*stub_, call, request);
   WaitForQueued(server_->solver_pool(), 2);
 
   // A third call, a tick and a stream's tick are refused, each answered
   // only once the pool makes room, so a client that sends again at once is
   // paced by the pool; the registry and health are not queued.
-  Pending third;
-  Send(*stub_, third, request);
+  PendingSolve third;
+  SendSolve(*stub_, third, request);
   v1::TickRequest tick;
   v1::TickCharacter* character = tick.add_characters();
   character->set_rig("humanoid");
@@ -113,7 +95,7 @@ TEST_F(SolverQueueTest, AFullQueueRefusesWhenItMakesRoomAndServesWhatItHolds) {
   EXPECT_EQ(refused_tick.status().code(), grpc::RESOURCE_EXHAUSTED);
   EXPECT_EQ(refused_tick.characters_size(), 0);
   EXPECT_EQ(server_->solver_pool().refusals_waiting(), 0);
-  for (Pending& call : pending) {
+  for (PendingSolve& call : pending) {
     call.done.WaitForNotification();
     EXPECT_TRUE(call.status.ok()) << call.status.error_message();
     ASSERT_EQ(call.response.results_size(), 1);
@@ -378,135 +360,6 @@ INSTANTIATE_TEST_SUITE_P(UnaryAndStreams, TickFloodTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "TickStreams" : "Ticks";
                          });
-
-// A caller's waiting calls hold a bounded number of bytes of requests:
-// beyond it its next call is refused at once while another caller's is
-// queued; its first waiting call is never refused for its size.
-// One worker, callers told apart by x-forwarded-for, and small bounds on
-// the bytes waiting calls hold: 256 per caller, 768 in all.
-class QueuedBytesTest : public SolverQueueTest {
- protected:
-  void SetUp() override {
-    ServerOptions options = OneWorkerServer();
-    options.trusted_proxies = {"127.0.0.1"};
-    options.max_queued_bytes_per_caller = 256;
-    options.max_queued_bytes = 768;
-    StartServer(options);
-  }
-
-  // More than a caller's bound alone.
-  static v1::SolveChainRequest Large() {
-    v1::SolveChainRequest large = PooledReach();
-    for (int g = 1; g < 8; ++g) *large.add_goals() = large.goals(0);
-    return large;
-  }
-
-  // A refused call, answered RESOURCE_EXHAUSTED naming `flag`.
-  static void ExpectRefused(Pending& call, const std::string& flag) {
-    call.done.WaitForNotification();
-    EXPECT_EQ(call.status.error_code(), grpc::RESOURCE_EXHAUSTED);
-    EXPECT_NE(call.status.error_message().find(flag + ")"), std::string::npos)
-        << call.status.error_message();
-  }
-};
-
-TEST_F(QueuedBytesTest, ACallerBeyondItsQueuedBytesIsRefusedInItsTurn) {
-  HeldWorker worker(server_->solver_pool());
-  const v1::SolveChainRequest large = Large();
-  ASSERT_GT(large.ByteSizeLong(), 256u);
-  // Queued, as its caller's first.
-  Pending first, again, other;
-  Send(*stub_, first, large, "10.0.0.1");
-  WaitForQueued(server_->solver_pool(), 1);
-  // The same caller again: refused once its first call is taken.
-  const v1::SolveChainRequest small = PooledReach();
-  Send(*stub_, again, small, "10.0.0.1");
-  WaitForRefusals(server_->solver_pool(), 1);
-  // Another caller: queued.
-  Send(*stub_, other, small, "10.0.0.2");
-  WaitForQueued(server_->solver_pool(), 2);
-  EXPECT_FALSE(again.done.HasBeenNotified());
-  worker.Release();
-  ExpectRefused(again, "--max_queued_bytes_per_caller");
-  first.done.WaitForNotification();
-  other.done.WaitForNotification();
-  EXPECT_TRUE(first.status.ok()) << first.status.error_message();
-  EXPECT_TRUE(other.status.ok()) << other.status.error_message();
-}
-
-TEST_F(QueuedBytesTest, CallsBeyondEveryCallersQueuedBytesAreRefusedInTurn) {
-  HeldWorker worker(server_->solver_pool());
-  const v1::SolveChainRequest large = Large();
-  const size_t bytes = large.ByteSizeLong();
-  ASSERT_GT(bytes, 256u);
-  ASSERT_LE(2 * bytes, 768u);
-  ASSERT_GT(3 * bytes, 768u);
-  // Two callers' first calls fit together; a third caller's does not, and
-  // is refused although it has nothing waiting.
-  Pending first, second, third;
-  Send(*stub_, first, large, "10.0.0.1");
-  Send(*stub_, second, large, "10.0.0.2");
-  WaitForQueued(server_->solver_pool(), 2);
-  Send(*stub_, third, large, "10.0.0.3");
-  WaitForRefusals(server_->solver_pool(), 1);
-  EXPECT_EQ(server_->solver_pool().queued(), 2);
-  worker.Release();
-  ExpectRefused(third, "--max_queued_bytes");
-  first.done.WaitForNotification();
-  second.done.WaitForNotification();
-  EXPECT_TRUE(first.status.ok()) << first.status.error_message();
-  EXPECT_TRUE(second.status.ok()) << second.status.error_message();
-  // Once they are answered, the same call waits and is answered.
-  HeldWorker again(server_->solver_pool());
-  Pending fourth;
-  Send(*stub_, fourth, large, "10.0.0.3");
-  WaitForQueued(server_->solver_pool(), 1);
-  again.Release();
-  fourth.done.WaitForNotification();
-  EXPECT_TRUE(fourth.status.ok()) << fourth.status.error_message();
-}
-
-TEST(SolverPoolBytesTest, ACallThatWouldWaitAloneIsNeverRefusedForItsSize) {
-  SolverPool pool(1, 16, 0, /*max_client_bytes=*/10, /*max_bytes=*/10);
-  HeldWorker worker(pool);
-  absl::Notification ran;
-  EXPECT_EQ(pool.PostRequest("a", 1000, [&ran] { ran.Notify(); }),
-            SolverPool::Refused::kNone);
-  EXPECT_EQ(pool.PostRequest("b", 1, [] {}), SolverPool::Refused::kBytesFull);
-  worker.Release();
-  ran.WaitForNotification();
-}
-
-// A refused client's refusals are answered one per task of its taken, and
-// all once none of its tasks waits: on the worker, before the task runs.
-TEST(SolverPoolBytesTest, RefusalsAreAnsweredAsTheClientsTasksAreTaken) {
-  SolverPool pool(1, 16, 0, /*max_client_bytes=*/20);
-  HeldWorker worker(pool);
-  std::vector<int> answered_before;  // at each of a's tasks
-  int answered = 0;
-  for (int t = 0; t < 2; ++t) {
-    EXPECT_EQ(
-        pool.PostRequest("a", 8, [&] { answered_before.push_back(answered); }),
-        SolverPool::Refused::kNone);
-  }
-  for (int r = 0; r < 3; ++r) {
-    EXPECT_EQ(pool.PostRequest(
-                  "a", 8, [] {},
-                  [&](SolverPool::Refused why) {
-                    EXPECT_EQ(why, SolverPool::Refused::kClientFull);
-                    ++answered;
-                  }),
-              SolverPool::Refused::kClientFull);
-  }
-  EXPECT_EQ(pool.refusals_waiting(), 3);
-  EXPECT_EQ(answered, 0);
-  absl::Notification done;
-  ASSERT_TRUE(pool.Post("b", [&done] { done.Notify(); }));
-  worker.Release();
-  done.WaitForNotification();
-  EXPECT_EQ(answered_before, (std::vector<int>{1, 3}));
-  EXPECT_EQ(pool.refusals_waiting(), 0);
-}
 
 }  // namespace
 }  // namespace ik::server
