@@ -2,11 +2,14 @@
 // seeded paths of targets made by in-limit poses moving smoothly (so every
 // target is reachable within the limits; steps of at most 1.5 cm), followed
 // by a chain's solver with the incoming pose the previous answer ("warm"), a
-// fixed in-limit pose, a separate smooth in-limit animation, or an animation
-// near the goal (the pose that makes the target, each joint turned further
-// by a smooth offset: what IK corrects in a game). A step counts as a snap
-// when a joint turns by more than max(3 x the target's angular step about
-// the chain's root, 5 degrees) and neither answer of the step says
+// fixed in-limit pose, a separate smooth in-limit animation that eases in
+// and out (there and back), or an animation near the goal (the pose that
+// makes the target, each joint turned further by a smooth offset: what IK
+// corrects in a game). A step's bound is max(3 x (the target's angular
+// step + the incoming tip's angular step) about the chain's root,
+// 5 degrees) plus the largest turn of a joint of the incoming pose (both
+// none for the previous answer fed back); it counts as a snap when a joint
+// turns by more than that and neither answer of the step says
 // branch_switch nor has its EE axis near a singular direction of its plane
 // (near_singularity); "flagged" counts the steps whose answer says
 // branch_switch. FollowPaths prints the figures docs/accuracy.md quotes.
@@ -75,6 +78,11 @@ inline std::vector<Transform> Between(const Rig& rig, const Chain& chain,
   }
   return pose;
 }
+
+// An animation's phase at `t` in [0, 1]: there and back, easing in and out
+// as an engine's clips do (still at the ends and the turn, up to pi / 2 times
+// its mean rate between them).
+inline double Eased(double t) { return 0.5 - 0.5 * std::cos(2.0 * kPi * t); }
 
 // Two in-limit poses of the chain whose slerps stay within the limits all
 // the way (checked at 65 points): a path that needs no clamp, so smooth.
@@ -209,6 +217,8 @@ inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
   PathFigures figures;
   std::vector<Transform> answer = Between(rig, chain, path.from, path.to, 0.0);
   std::vector<Quat> before;
+  std::vector<Quat> incoming_before;
+  Vec3 incoming_tip_before(0.0);
   Vec3 target_before(0.0);
   bool flagged_before = false;
   bool singular_before = false;
@@ -221,8 +231,14 @@ inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
         : c.incoming == Incoming::kFixed
             ? Between(rig, chain, fixed, fixed, 0.0)
         : c.incoming == Incoming::kAnimated
-            ? Between(rig, chain, animation.from, animation.to, t)
+            ? Between(rig, chain, animation.from, animation.to, Eased(t))
             : NearTheGoal(rig, chain, path, animation, t);
+    std::vector<Quat> incoming_now;
+    for (int k = 0; k < Turned(chain); ++k) {
+      incoming_now.push_back(locals[chain.joints[k]].rotation);
+    }
+    const Vec3 incoming_tip =
+        testing::ModelTransforms(rig, locals)[tip].translation;
     absl::StatusOr<ChainSolveResult> result =
         solver.Solve(goal, Transform(), absl::MakeSpan(locals));
     EXPECT_TRUE(result.ok()) << result.status();
@@ -246,11 +262,23 @@ inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
     if (i > 0) {
       const double target_step =
           AngleBetween(target_before - root, goal.target_world - root);
-      const double bound = std::max(3.0 * target_step, 5.0 * kPi / 180.0);
       double turn = 0.0;
+      double incoming_turn = 0.0;
       for (int k = 0; k < Turned(chain); ++k) {
         turn = std::max(turn, RotationAngle(before[k], now[k]));
+        if (c.incoming != Incoming::kWarm) {
+          incoming_turn =
+              std::max(incoming_turn,
+                       RotationAngle(incoming_before[k], incoming_now[k]));
+        }
       }
+      const double incoming_tip_step =
+          c.incoming == Incoming::kWarm
+              ? 0.0
+              : AngleBetween(incoming_tip_before - root, incoming_tip - root);
+      const double bound =
+          std::max(3.0 * (target_step + incoming_tip_step), 5.0 * kPi / 180.0) +
+          incoming_turn;
       ++figures.steps;
       // A jump sits next to a flagged answer on either side of the step.
       const bool flagged = flagged_before || result->report.branch_switch;
@@ -274,6 +302,8 @@ inline PathFigures FollowPath(const PathCase& c, std::mt19937_64& engine) {
     singular_before = result->near_singularity;
     singularity_before = result->singularity_angle;
     before = now;
+    incoming_before = incoming_now;
+    incoming_tip_before = incoming_tip;
     target_before = goal.target_world;
     answer = locals;
   }

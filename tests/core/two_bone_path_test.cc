@@ -51,11 +51,12 @@ void FollowEveryMode(const Rig& rig, const char* chain_name, const char* label,
 
 // The two-bone limbs: exact on every step; a step over the bound has a
 // flagged answer or one near a singular direction, up to the rates of arc
-// ends near tangency, of the shortest-arc swing from poses far from the
-// target and of the pole's plane just outside the flip warning (under 2 x
-// the bound; without a pole, warm or near the goal, under 1 x); flagged answers
-// (no allowed arc holds the incoming swivel) stay within 1 % of the steps, with
-// an animation near the goal too.
+// ends near tangency, of the swing through the rest limb a little outside
+// the flip warning (an incoming limb far from the target swings through
+// it) and of the pole's plane just outside the flip warning (under 2 x the
+// bound; without a pole, warm or near the goal, under 1 x); flagged answers
+// (no allowed arc holds the incoming swivel) stay within 1 % of the steps,
+// from a separate animation and near the goal too.
 TEST_P(TwoBonePathTest, ExactAlongSmoothPaths) {
   absl::StatusOr<Rig> rig = testing::HumanoidRig();
   ASSERT_TRUE(rig.ok());
@@ -98,11 +99,10 @@ TEST(TwoBonePathTest, TheHistoryFreeChoiceSnapsOnTheSamePaths) {
 // The same limbs without limits (targets from free poses): exact, none
 // flagged (no limit closes an arc), and every step away from the singular
 // directions -- the free middle joint's included: the incoming limb near
-// straight, where the plane it bends in flips -- under 4 x the bound (the
-// largest, 3.6 x, the shortest-arc swing of an animated leg 14 degrees from
-// the direction opposite it, just outside the 10 degree warning); fed the
-// previous answer or an animation near the goal, without a pole, within
-// the bound itself.
+// straight, where the plane it bends in flips -- under 4 x the bound (a
+// free root swings by the shortest arc, whose singular direction, opposite
+// the incoming tip, moves with an animation); fed the previous answer or
+// an animation near the goal, without a pole, within the bound itself.
 TEST_P(TwoBonePathTest, FreeLimbsStayWithinTheBound) {
   absl::StatusOr<Rig> rig =
       Rig::Create(WithoutLimits(testing::HumanoidRigDefinition()));
@@ -129,43 +129,65 @@ INSTANTIATE_TEST_SUITE_P(Limbs, TwoBonePathTest,
                          });
 
 // The two-bone solver's own plane flips where the target lies opposite the
-// limb's root -> tip (keeping the incoming bend plane is a shortest-arc
-// swing) and where a pole crosses the root -> target line: targets at the
-// rest limb's own distance (so the bend stays as it came) turned by a known
-// angle from those directions report that angle, and flag it within the
-// chain's flip_warning_angle.
+// direction the incoming limb swings through (a ball-and-socket root's rest
+// limb, for an incoming limb far from the target; without a limit, the
+// limb's own root -> tip, the swing then being a shortest arc) and where a
+// pole crosses the root -> target line: from the rest pose, targets
+// at the rest limb's own distance (so the bend stays as it came) turned by a
+// known angle from those directions report that angle, and flag it within
+// the chain's flip_warning_angle.
 TEST(TwoBoneSingularityTest, ReportsTheSingularDirectionsOfItsOwnPlane) {
-  absl::StatusOr<Rig> rig = testing::HumanoidRig();
-  ASSERT_TRUE(rig.ok());
-  for (const char* name : {"left_arm", "right_leg"}) {
-    const Chain& chain = *rig->FindChain(name);
-    const std::vector<Transform> model =
-        testing::ModelTransforms(*rig, rig->rest_pose());
-    const Vec3 root = model[chain.joints[0]].translation;
-    const Vec3 limb = model[chain.joints[2]].translation - root;
-    const Vec3 across = glm::normalize(glm::cross(limb, Vec3(0.3, 0.5, 0.8)));
-    testing::ChainSolveRunner solver(*rig);
-    for (const double angle : {0.02, 0.1, 0.3, 1.0}) {
-      // Opposite the rest limb, turned by `angle`.
-      ChainGoal goal;
-      goal.chain = &chain;
-      goal.target_world = root + AngleAxis(angle, across) * -limb;
-      std::vector<Transform> locals(rig->rest_pose().begin(),
-                                    rig->rest_pose().end());
-      absl::StatusOr<ChainSolveResult> result =
-          solver.Solve(goal, Transform(), absl::MakeSpan(locals));
-      ASSERT_TRUE(result.ok()) << result.status();
-      EXPECT_NEAR(result->singularity_angle, angle, 1e-6) << name;
-      EXPECT_EQ(result->near_singularity, angle <= chain.flip_warning_angle)
-          << name << " " << angle;
-      // A pole on the line through the root, turned by angle / 2 (nearer
-      // than the opposite direction), towards a target along the limb.
-      goal.target_world = root + limb;
-      goal.pole_world = root + AngleAxis(0.5 * angle, across) * (-0.5 * limb);
-      locals.assign(rig->rest_pose().begin(), rig->rest_pose().end());
-      result = solver.Solve(goal, Transform(), absl::MakeSpan(locals));
-      ASSERT_TRUE(result.ok()) << result.status();
-      EXPECT_NEAR(result->singularity_angle, 0.5 * angle, 1e-6) << name;
+  absl::StatusOr<Rig> limited = testing::HumanoidRig();
+  ASSERT_TRUE(limited.ok());
+  // The limbs' roots without their limits (the hinges kept, so the
+  // incoming plane stays the hinge's).
+  RigDefinition definition = testing::HumanoidRigDefinition();
+  for (JointDefinition& joint : definition.joints) {
+    if (joint.name == "left_shoulder" || joint.name == "right_hip") {
+      joint.limit = JointLimit();
+    }
+  }
+  absl::StatusOr<Rig> free_roots = Rig::Create(definition);
+  ASSERT_TRUE(free_roots.ok());
+  for (const Rig* rig : {&*limited, &*free_roots}) {
+    for (const char* name : {"left_arm", "right_leg"}) {
+      const Chain& chain = *rig->FindChain(name);
+      const std::vector<Transform> model =
+          testing::ModelTransforms(*rig, rig->rest_pose());
+      const Vec3 root = model[chain.joints[0]].translation;
+      const Vec3 limb = model[chain.joints[2]].translation - root;
+      // Seen from the rest pose, the swing through the rest limb and the
+      // shortest arc flip at the same target: opposite the rest limb.
+      const Vec3 centre = glm::normalize(limb);
+      const Vec3 across =
+          glm::normalize(glm::cross(centre, Vec3(0.3, 0.5, 0.8)));
+      testing::ChainSolveRunner solver(*rig);
+      for (const double angle : {0.02, 0.1, 0.3, 1.0}) {
+        // Opposite the centre, turned by `angle`.
+        ChainGoal goal;
+        goal.chain = &chain;
+        goal.target_world =
+            root + AngleAxis(angle, across) * (-glm::length(limb) * centre);
+        std::vector<Transform> locals(rig->rest_pose().begin(),
+                                      rig->rest_pose().end());
+        absl::StatusOr<ChainSolveResult> result =
+            solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+        ASSERT_TRUE(result.ok()) << result.status();
+        EXPECT_NEAR(result->singularity_angle, angle, 1e-6) << name;
+        EXPECT_EQ(result->near_singularity, angle <= chain.flip_warning_angle)
+            << name << " " << angle;
+        // A pole on the line through the root, turned by angle / 2 (nearer
+        // than the opposite direction), towards a target along the limb.
+        goal.target_world = root + limb;
+        const Vec3 across_limb =
+            glm::normalize(glm::cross(limb, Vec3(0.3, 0.5, 0.8)));
+        goal.pole_world =
+            root + AngleAxis(0.5 * angle, across_limb) * (-0.5 * limb);
+        locals.assign(rig->rest_pose().begin(), rig->rest_pose().end());
+        result = solver.Solve(goal, Transform(), absl::MakeSpan(locals));
+        ASSERT_TRUE(result.ok()) << result.status();
+        EXPECT_NEAR(result->singularity_angle, 0.5 * angle, 1e-6) << name;
+      }
     }
   }
 }

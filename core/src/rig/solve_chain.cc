@@ -169,16 +169,19 @@ std::optional<internal::AngleArguments> IncomingBendPlaneAngle(
 
 // The singular directions of the two-bone solver's own plane, into the
 // answer's flip report: keeping the incoming bend plane swings the bent limb
-// onto the target by the shortest arc, which flips when the target lies
-// opposite the bent limb's root -> tip direction (with the incoming root
-// rotation); a pole flips its plane as it crosses the root -> target line;
-// and a middle joint without a hinge takes the incoming limb's plane, which
-// flips as that limb passes through straight (`incoming_plane`, its
-// IncomingBendPlaneAngle). The bent limb's angle and the next one's are
-// taken in one pair of SIMD lanes (each lane with Atan2's bits).
+// (with the incoming root rotation) onto the target through its root's
+// swing cone's axis, which flips where the limb's tip or the target lies
+// opposite that axis, or for a root without a cone by the shortest arc,
+// which flips when the target lies opposite the bent limb's root -> tip
+// direction (internal::SwingSingularity); a pole flips its plane as it
+// crosses the root -> target line; and a middle joint without a hinge takes
+// the incoming limb's plane, which flips as that limb passes through
+// straight (`incoming_plane`, its IncomingBendPlaneAngle). The bent limb's
+// angle and the next one's are taken in one pair of SIMD lanes (each lane
+// with Atan2's bits).
 void ReportBendPlaneSingularity(
     const SolveChainJob& job, const Transform& root_model,
-    const PreparedGoal& prepared,
+    const Quat& parent_rotation, const PreparedGoal& prepared,
     const std::optional<internal::AngleArguments>& incoming_plane,
     ChainSolveResult& answer) {
   const Chain& chain = *job.goal->chain;
@@ -187,9 +190,11 @@ void ReportBendPlaneSingularity(
       TransformPoint(mid_model, job.locals[chain.joints[2]].translation) -
       root_model.translation;
   const Vec3 to_target = prepared.target_model - root_model.translation;
-  const internal::AngleArguments bent{
-      glm::length(glm::cross(bent_tip, to_target)),
-      -glm::dot(bent_tip, to_target)};
+  const internal::AngleArguments bent = internal::LimbSwingSingularity(
+      bent_tip, to_target,
+      internal::SwingCentre(job.rig->joint(chain.joints[0]),
+                            job.rig->joint(chain.joints[1]),
+                            job.rig->joint(chain.joints[2]), parent_rotation));
   std::optional<internal::AngleArguments> pole;
   if (prepared.pole_model.has_value()) {
     const Vec3 to_pole = *prepared.pole_model - root_model.translation;
@@ -364,8 +369,8 @@ absl::Status ChainGoalSteps::Finish(const absl::Status& solved) {
     return ChainRefusedPose(job, chain, status);
   }
   if (!job.goal->swivel.has_value()) {
-    ReportBendPlaneSingularity(job, root_model_, prepared_, incoming_plane_,
-                               answer_);
+    ReportBendPlaneSingularity(job, root_model_, parent_model_.rotation,
+                               prepared_, incoming_plane_, answer_);
   }
   Answer();
   return absl::OkStatus();

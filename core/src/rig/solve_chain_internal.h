@@ -19,13 +19,6 @@
 
 namespace ik::internal {
 
-// An angle in [0, pi] as the arguments of its atan2 (y >= 0), so that two
-// angles can be taken in one pair of SIMD lanes.
-struct AngleArguments {
-  double y = 0.0;
-  double x = 1.0;
-};
-
 // A goal checked against its job, in the solver's terms.
 struct PreparedGoal {
   SolverKind solver = SolverKind::kTwoBone;

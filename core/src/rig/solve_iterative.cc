@@ -239,6 +239,20 @@ TorqueJob PassJob(const SolveChainJob& job, const ChainJob& first,
   return pass;
 }
 
+// FABRIK's passes on `locals` (the chain's joints, changed in place) with
+// `first`'s target and settings; whether they reach it.
+bool FabrikFrom(const ChainJob& first, Transform* locals) {
+  SolveReport report;
+  StopReason stop_reason = StopReason::kReached;
+  std::uint64_t mask = 0;
+  ChainJob fabrik = first;
+  fabrik.locals = absl::MakeSpan(locals, first.locals.size());
+  fabrik.report = &report;
+  fabrik.stop_reason = &stop_reason;
+  fabrik.limited_mask = &mask;
+  return FabrikJob{fabrik}.Run().ok() && stop_reason == StopReason::kReached;
+}
+
 // RelaxTowardsPreferred with the incoming springs on `locals` (the
 // chain's joints, changed in place). On reaching the target, sets the
 // answer's report (the solver's iteration count kept) and `mask`, and
@@ -282,10 +296,12 @@ bool RelaxToTarget(const SolveChainJob& job, const ChainJob& first,
 // 2 times from every start. Where that walk stops short within the
 // iterations, the solver's answer relaxed towards the incoming pose
 // instead (the exact answer near it reached from the answer), and where
-// that too, the answer as solved. Returns the chain locals to keep.
+// that too, the answer as solved: answers of another family, which may lie
+// far from the pass's answer for a neighbouring target, so `*fell_back` is
+// set. Returns the chain locals to keep.
 Transform* RelaxTowardsIncoming(const SolveChainJob& job, const ChainJob& first,
                                 Transform* solved, ChainSolveResult& answer,
-                                std::uint64_t& mask) {
+                                std::uint64_t& mask, bool* fell_back) {
   Transform* locals = IncomingCopy(job, solved);
   SetSprings(job, first, locals);
   SolveReport report;
@@ -296,9 +312,16 @@ Transform* RelaxTowardsIncoming(const SolveChainJob& job, const ChainJob& first,
           .ok()) {
     SpringFreeJointsTowards(job, locals);
     if (RelaxToTarget(job, first, locals, answer, mask)) return locals;
+    // The walk stopped short: FABRIK's passes from where it stopped (a
+    // small move), then the walk onto the target again.
+    if (FabrikFrom(first, locals) &&
+        RelaxToTarget(job, first, locals, answer, mask)) {
+      return locals;
+    }
   }
   // The incoming pose's springs (IncomingCopy fills `locals` again), then
   // the solver's answer relaxed towards them.
+  *fell_back = true;
   SetSprings(job, first, IncomingCopy(job, solved));
   std::copy(solved, solved + first.locals.size(), locals);
   return RelaxToTarget(job, first, locals, answer, mask) ? locals : solved;
@@ -384,6 +407,26 @@ void ReportArcSingularity(const Chain& chain, double incoming_angle,
   answer.near_singularity = opposite <= chain.flip_warning_angle;
 }
 
+// The continuity rule's last steps on an answer (`solved`): its last limb
+// keeps the incoming swivel (chains of three joints or more), the flip
+// report names the pass's singular direction where nearer, and an answer
+// the pass fell back from (`fell_back`, RelaxTowardsIncoming) says
+// branch_switch: it comes from another family.
+void KeepIncomingSwivelAndReport(const SolveChainJob& job,
+                                 const Transform& parent_model,
+                                 const Vec3& target_model, bool fell_back,
+                                 Transform* solved, ChainSolveResult& answer,
+                                 std::uint64_t& mask) {
+  const Chain& chain = *job.goal->chain;
+  const double incoming_angle = IncomingAngle(job, parent_model, target_model);
+  if (chain.joints.size() >= 3) {
+    KeepIncomingLimbSwivel(job, parent_model, incoming_angle, solved, answer,
+                           mask);
+  }
+  ReportArcSingularity(chain, incoming_angle, answer);
+  if (fell_back) answer.report.branch_switch = true;
+}
+
 }  // namespace
 
 absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
@@ -427,19 +470,16 @@ absl::Status SolveIterative(const SolveChainJob& job, SolverKind solver,
     solved =
         RetryShortOfReach(job, solver, parent_model, chain_job, answer, mask);
   }
+  bool fell_back = false;
   if (answer.stop_reason == StopReason::kReached &&
       answer.report.iterations > 0 && !goal.history_free &&
       !goal.swivel.has_value()) {
-    solved = RelaxTowardsIncoming(job, chain_job, solved, answer, mask);
+    solved =
+        RelaxTowardsIncoming(job, chain_job, solved, answer, mask, &fell_back);
   }
   if (!goal.history_free && !goal.swivel.has_value()) {
-    const double incoming_angle =
-        IncomingAngle(job, parent_model, target_model);
-    if (count >= 3) {
-      KeepIncomingLimbSwivel(job, parent_model, incoming_angle, solved, answer,
-                             mask);
-    }
-    ReportArcSingularity(chain, incoming_angle, answer);
+    KeepIncomingSwivelAndReport(job, parent_model, target_model, fell_back,
+                                solved, answer, mask);
   }
   for (int k = 0; k + 1 < count; ++k) {
     job.locals[chain.joints[k]].rotation = solved[k].rotation;

@@ -38,41 +38,53 @@ constexpr double kOnHingeSlack = 1e-12;
 struct TurnDirection {
   double x = 1.0;
   double y = 0.0;
+  // The swing went along the route through a centre (base/swing.h).
+  bool centred = false;
 };
 
 // The incoming pose's swivel on `circle`: the turn about its axis from
 // the solved limb's middle joint to where keeping the incoming bend plane
 // puts it -- the incoming limb, bent as solved (`bent_tip`, root -> tip
-// with the incoming root rotation), swung onto the target by the shortest
-// arc (TwoBoneJob's answer without a pole; `upper`, root -> middle joint
-// with the incoming root rotation). nullopt when either middle joint lies
-// on the axis (a limb straight along it).
+// with the incoming root rotation; `upper`, root -> middle joint), swung
+// onto the target by the shortest arc (TwoBoneJob's answer without a
+// pole), or with a `centre` along the route through its waypoint
+// (base/swing.h). nullopt when either middle joint lies on the axis (a limb
+// straight along it).
 std::optional<TurnDirection> IncomingSwivel(const LimbCircle& circle,
                                             const Vec3& upper,
                                             const Vec3& bent_tip,
-                                            const Vec3& upper_local) {
+                                            const Vec3& upper_local,
+                                            const std::optional<Vec3>& centre) {
   const Vec3& axis = circle.axis_model;
   const auto across = [&](const Vec3& middle) {
     return middle - glm::dot(middle, axis) * axis;
   };
   const Vec3 solved =
       across(circle.parent_rotation * (circle.root_solved * upper_local));
-  const Vec3 kept = across(FromTo(bent_tip, axis) * upper);
   const double floor = kOnAxisSine * kOnAxisSine * glm::dot(upper, upper);
-  if (!(glm::dot(solved, solved) > floor && glm::dot(kept, kept) > floor)) {
+  const Vec3 kept = across(FromTo(bent_tip, axis) * upper);
+  Vec3 through = kept;
+  if (centre.has_value()) {
+    const Vec3 from = glm::normalize(bent_tip);
+    const Vec3 waypoint =
+        SwingWaypoint(from, axis, *centre, SwingCentreWeight(bent_tip, axis));
+    through = across(FromTo(waypoint, axis) * (FromTo(from, waypoint) * upper));
+  }
+  if (!(glm::dot(solved, solved) > floor && glm::dot(kept, kept) > floor &&
+        glm::dot(through, through) > floor)) {
     return std::nullopt;
   }
-  return TurnDirection{glm::dot(solved, kept),
-                       glm::dot(axis, glm::cross(solved, kept))};
+  return TurnDirection{glm::dot(solved, through),
+                       glm::dot(axis, glm::cross(solved, through)),
+                       centre.has_value()};
 }
 
-// IncomingSwivel for the limb of `joints` bent by `mid_turned`; no turn
-// without a pole, where the solver's plane keeps the incoming bend plane.
+// IncomingSwivel for the limb of `joints` bent by `mid_turned`, swung
+// through `centre` (SwingCentre).
 std::optional<TurnDirection> IncomingSwivelOf(
-    const LimbCircle& circle, const TwoBoneJoints& joints,
-    const Transform& root_model, const Quat& mid_turned, bool pole,
-    absl::Span<const Transform> locals) {
-  if (!pole) return TurnDirection{};
+    const LimbCircle& circle, const std::optional<Vec3>& centre,
+    const TwoBoneJoints& joints, const Transform& root_model,
+    const Quat& mid_turned, absl::Span<const Transform> locals) {
   Transform mid_local = locals[joints.mid];
   mid_local.rotation = mid_turned;
   const Transform mid_model = Compose(root_model, mid_local);
@@ -80,7 +92,7 @@ std::optional<TurnDirection> IncomingSwivelOf(
       circle, mid_model.translation - root_model.translation,
       TransformPoint(mid_model, locals[joints.tip].translation) -
           root_model.translation,
-      locals[joints.mid].translation);
+      locals[joints.mid].translation, centre);
 }
 
 // Whether the continuity rule, from the incoming swivel `turn`, surely
@@ -118,18 +130,21 @@ struct IncomingChoice {
   bool keep = false;
   std::optional<double> incoming;
 };
-IncomingChoice ChooseFromIncoming(const LimbCircle& circle,
-                                  const BallSocketLimit& limit,
-                                  const TwoBoneJoints& joints,
-                                  const Transform& root_model,
-                                  const Quat& mid_turned, bool pole,
-                                  bool clamped,
-                                  absl::Span<const Transform> locals) {
+IncomingChoice ChooseFromIncoming(
+    const LimbCircle& circle, const JointDefinition& root,
+    const std::optional<Vec3>& centre, const TwoBoneJoints& joints,
+    const Transform& root_model, const Quat& mid_turned, bool pole,
+    bool clamped, absl::Span<const Transform> locals) {
   IncomingChoice choice;
+  // Without a pole the solver's plane is already the incoming swivel
+  // (HoldSwivelWithoutPole).
   const std::optional<TurnDirection> swivel =
-      IncomingSwivelOf(circle, joints, root_model, mid_turned, pole, locals);
+      pole ? IncomingSwivelOf(circle, centre, joints, root_model, mid_turned,
+                              locals)
+           : TurnDirection{};
   if (!swivel.has_value()) return choice;
-  choice.keep = !clamped && KeepsTheSolversPlane(circle, limit, *swivel);
+  choice.keep =
+      !clamped && KeepsTheSolversPlane(circle, root.limit.ball_socket, *swivel);
   if (!choice.keep) choice.incoming = Atan2(swivel->y, swivel->x);
   return choice;
 }
@@ -167,6 +182,7 @@ bool BreaksFromIncoming(double incoming_angle, const Quat& root_in,
 // `root_limited` (kept when no turn is allowed); sets *branch_switch.
 void TurnOnCircle(const JointDefinition& root,
                   const JointConstraint& root_constraint,
+                  const std::optional<Vec3>& centre,
                   const TwoBoneJoints& joints, const Transform& root_model,
                   const Vec3& to_target, const Quat& root_solved,
                   const Quat& mid_turned, bool pole, bool history_free,
@@ -175,10 +191,10 @@ void TurnOnCircle(const JointDefinition& root,
   const LimbCircle circle = CircleOf(
       root, root_model, locals[joints.root].rotation, root_solved, to_target);
   const IncomingChoice choice =
-      history_free ? IncomingChoice{}
-                   : ChooseFromIncoming(circle, root.limit.ball_socket, joints,
-                                        root_model, mid_turned, pole,
-                                        root_limited.clamped, locals);
+      history_free
+          ? IncomingChoice{}
+          : ChooseFromIncoming(circle, root, centre, joints, root_model,
+                               mid_turned, pole, root_limited.clamped, locals);
   if (!choice.keep && (root_limited.clamped || choice.incoming)) {
     if (const std::optional<AllowedTurn> turn = NearestAllowedTurn(
             circle, root.limit.ball_socket, root_constraint, choice.incoming)) {
@@ -199,6 +215,24 @@ void TurnOnCircle(const JointDefinition& root,
   }
 }
 
+// Without a pole, the solved root `root_solved` turned about the root ->
+// target line onto the incoming swivel (IncomingSwivelOf): the job swings
+// the incoming limb onto the target by the shortest arc, and an incoming
+// limb far from the target swings through SwingCentre instead.
+Quat HoldSwivelWithoutPole(const JointDefinition& root,
+                           const std::optional<Vec3>& centre,
+                           const TwoBoneJoints& joints,
+                           const Transform& root_model, const Vec3& to_target,
+                           const Quat& root_solved, const Quat& mid_turned,
+                           absl::Span<const Transform> locals) {
+  const LimbCircle circle = CircleOf(
+      root, root_model, locals[joints.root].rotation, root_solved, to_target);
+  const std::optional<TurnDirection> swivel =
+      IncomingSwivelOf(circle, centre, joints, root_model, mid_turned, locals);
+  if (!swivel.has_value() || !swivel->centred) return root_solved;
+  return TurnedRoot(circle, Atan2(swivel->y, swivel->x));
+}
+
 // Applies the corrections, then holds the joints to their limits; returns
 // the mask of the joints a limit clamped (the root too when it chose another
 // point of the circle for it). A hinge's turn stays on it and in range (up to
@@ -210,23 +244,33 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     const Quat& root_correction, const Quat& mid_correction, bool pole,
     bool history_free, absl::Span<Transform> locals, bool* branch_switch) {
   const Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
-  const JointConstraint root_constraint =
-      JointConstraintOf(rig.joint(joints.root));
-  const Quat root_solved =
+  const JointDefinition& root = rig.joint(joints.root);
+  const JointConstraint root_constraint = JointConstraintOf(root);
+  const Vec3 to_target = target_model - root_model.translation;
+  const bool on_circle = root.limit.kind == JointLimit::Kind::kBallSocket &&
+                         glm::length(to_target) >= kMinDirectionLength;
+  Quat root_solved =
       NormalizeNearUnit(locals[joints.root].rotation * root_correction);
+  const std::optional<Vec3> centre =
+      on_circle
+          ? SwingCentre(root, rig.joint(joints.mid), rig.joint(joints.tip),
+                        root_model.rotation *
+                            glm::conjugate(locals[joints.root].rotation))
+          : std::nullopt;
+  if (on_circle && !pole && !history_free) {
+    root_solved =
+        HoldSwivelWithoutPole(root, centre, joints, root_model, to_target,
+                              root_solved, mid_turned, locals);
+  }
   LimitedRotation root_limited =
       ApplyJointConstraint(root_constraint, root_solved);
-  const JointDefinition& root = rig.joint(joints.root);
-  const Vec3 to_target = target_model - root_model.translation;
   // The circle of exact solutions: where the limit would pull the tip off,
   // another point of it may be within the limit; and with a pole, the point
   // the continuity rule keeps to may not be the pole's. (Without a pole the
-  // incoming swivel is the solver's own plane: a root the limit leaves
-  // alone already holds it.)
-  if (root.limit.kind == JointLimit::Kind::kBallSocket &&
-      glm::length(to_target) >= kMinDirectionLength &&
-      (root_limited.clamped || (pole && !history_free))) {
-    TurnOnCircle(root, root_constraint, joints, root_model, to_target,
+  // solver's plane now holds the incoming swivel: a root the limit leaves
+  // alone keeps it.)
+  if (on_circle && (root_limited.clamped || (pole && !history_free))) {
+    TurnOnCircle(root, root_constraint, centre, joints, root_model, to_target,
                  root_solved, mid_turned, pole, history_free, locals,
                  root_limited, branch_switch);
   }
@@ -244,6 +288,25 @@ std::uint64_t ApplyCorrectionsWithinLimits(
 }
 
 }  // namespace
+
+std::optional<Vec3> SwingCentre(const JointDefinition& root,
+                                const JointDefinition& mid,
+                                const JointDefinition& tip,
+                                const Quat& parent_rotation) {
+  if (root.limit.kind != JointLimit::Kind::kBallSocket) return std::nullopt;
+  const Vec3 rest_tip =
+      mid.rest.translation + mid.rest.rotation * tip.rest.translation;
+  const double length = glm::length(rest_tip);
+  if (!(length >= kMinDirectionLength)) return std::nullopt;
+  return parent_rotation * (root.rest.rotation * (rest_tip / length));
+}
+
+AngleArguments LimbSwingSingularity(const Vec3& bent_tip, const Vec3& to_target,
+                                    const std::optional<Vec3>& centre) {
+  return SwingSingularity(
+      bent_tip, to_target, centre.has_value() ? &*centre : nullptr,
+      centre.has_value() ? SwingCentreWeight(bent_tip, to_target) : 0.0);
+}
 
 MidStart StartMidWithinLimit(const JointDefinition& mid,
                              const JointConstraint& mid_constraint,
@@ -382,11 +445,12 @@ LimbSwivelHold HoldIncomingLimbSwivel(
   const Vec3 upper = incoming_model * mid_local.translation;
   const Vec3 bent_tip = incoming_model * (mid_local.translation +
                                           mid_local.rotation * tip_translation);
-  const std::optional<TurnDirection> swivel =
-      IncomingSwivel(circle, upper, bent_tip, mid_local.translation);
+  const std::optional<TurnDirection> swivel = IncomingSwivel(
+      circle, upper, bent_tip, mid_local.translation, std::nullopt);
   if (!swivel.has_value()) return hold;
-  hold.singularity_angle = Atan2(glm::length(glm::cross(bent_tip, to_tip)),
-                                 -glm::dot(bent_tip, to_tip));
+  const AngleArguments singularity =
+      LimbSwingSingularity(bent_tip, to_tip, std::nullopt);
+  hold.singularity_angle = Atan2(singularity.y, singularity.x);
   const double incoming = Atan2(swivel->y, swivel->x);
   if (incoming == 0.0) return hold;
   Quat turned = TurnedRoot(circle, incoming);

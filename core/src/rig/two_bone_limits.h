@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+#include "base/swing.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
 #include "ik/rig/rig.h"
@@ -16,6 +17,24 @@
 #include "ik/solvers/two_bone.h"
 
 namespace ik::internal {
+
+// The centre the continuity rule swings an incoming limb through
+// (base/swing.h; model space, unit): the limb's rest root -> tip direction
+// (`root`, `mid` and `tip` its joints, the root under the model rotation
+// `parent_rotation`) where its root has a ball-and-socket limit; nullopt
+// for any other root, whose incoming limb swings onto the target by the
+// shortest arc (a free limb reaches every direction: the singular one is
+// best left where the incoming pose puts it).
+std::optional<Vec3> SwingCentre(const JointDefinition& root,
+                                const JointDefinition& mid,
+                                const JointDefinition& tip,
+                                const Quat& parent_rotation);
+
+// The angle from the swing's singular direction (SwingSingularity of
+// base/swing.h) for the incoming limb's root -> tip `bent_tip` and the root
+// -> target `to_target`, the limb swung through `centre` (SwingCentre).
+AngleArguments LimbSwingSingularity(const Vec3& bent_tip, const Vec3& to_target,
+                                    const std::optional<Vec3>& centre);
 
 // A rig joint's limit as the solvers take it.
 inline JointConstraint JointConstraintOf(const JointDefinition& joint) {
@@ -79,7 +98,7 @@ absl::Status SolveTwoBoneWithLimits(
 // axis is whatever the iterations drifted to. The limb is turned to the
 // incoming pose's swivel (the incoming root rotation `incoming_root` with
 // the solved bend, swung onto the tip by the shortest arc: the two-bone
-// solver's plane without a pole), or, where the root's ball-and-socket
+// solver's plane near the goal), or, where the root's ball-and-socket
 // limit forbids that, to the end of the allowed arc nearest it
 // (NearestAllowedTurn with the swivel as the solver's plane); a break from
 // the incoming pose (its tip `incoming_angle` radians from the target
