@@ -90,10 +90,12 @@ struct ChainSolveResult {
   // within the chain's flip_warning_angle. Near a singular direction the
   // plane turns fast as the target moves, and flips through it. With a
   // swivel: the directions of its zero-plane map, in the chain's swivel
-  // space ([0, pi/2]). Without one, for the two-bone solver ([0, pi]): the
-  // direction opposite the limb's root -> tip once bent, with the incoming
-  // root rotation (keeping the incoming bend plane is a shortest-arc swing),
-  // with a pole, the pole's line, and for a middle joint without a hinge
+  // space ([0, pi/2]). Without one, for the two-bone solver ([0, pi]): where
+  // its swing of the incoming limb flips (base/swing.h: opposite the limb's
+  // root -> tip once bent, with the incoming root rotation, for the
+  // shortest arc; opposite the rest limb, or the incoming tip if nearer,
+  // where it swings through the rest direction), with a pole, the pole's
+  // line, and for a middle joint without a hinge
   // (it bends in the incoming limb's plane) the incoming limb straight or
   // folded (the angle is then the incoming limb's own from straight or
   // folded). FABRIK, CCD and the torque solver
@@ -198,8 +200,10 @@ struct SolveChainJob {
   // back, in the null space of the tip's move, towards its incoming
   // rotation held to its limit (a joint with a limit) or where the arc left
   // it (one without), until a step moves no joint by 2e-3 rad or after
-  // max_iterations; where that stops short, the solver's answer relaxed
-  // towards the incoming pose; report.iterations counts the solver's own),
+  // max_iterations; where that stops short, FABRIK's passes from there and
+  // the walk again, and where that too stops short, the solver's answer
+  // relaxed towards the incoming pose, flagged branch_switch;
+  // report.iterations counts the solver's own),
   // and FABRIK,
   // CCD and the torque solver then turn the chain's last limb about its
   // root -> tip axis (the tip stays) to the incoming pose's swivel, or to
