@@ -192,9 +192,9 @@ void ReportBendPlaneSingularity(
   const Vec3 to_target = prepared.target_model - root_model.translation;
   const internal::AngleArguments bent = internal::LimbSwingSingularity(
       bent_tip, to_target,
-      internal::SwingCentre(job.rig->joint(chain.joints[0]),
-                            job.rig->joint(chain.joints[1]),
-                            job.rig->joint(chain.joints[2]), parent_rotation));
+      internal::SwingCentre(
+          job.rig->joint(chain.joints[0]), job.locals[chain.joints[1]],
+          job.locals[chain.joints[2]].translation, parent_rotation));
   std::optional<internal::AngleArguments> pole;
   if (prepared.pole_model.has_value()) {
     const Vec3 to_pole = *prepared.pole_model - root_model.translation;

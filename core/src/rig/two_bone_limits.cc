@@ -252,11 +252,13 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   Quat root_solved =
       NormalizeNearUnit(locals[joints.root].rotation * root_correction);
   const std::optional<Vec3> centre =
-      on_circle
-          ? SwingCentre(root, rig.joint(joints.mid), rig.joint(joints.tip),
-                        root_model.rotation *
-                            glm::conjugate(locals[joints.root].rotation))
-          : std::nullopt;
+      on_circle ? SwingCentre(root,
+                              Transform{locals[joints.mid].translation,
+                                        mid_turned, locals[joints.mid].scale},
+                              locals[joints.tip].translation,
+                              root_model.rotation *
+                                  glm::conjugate(locals[joints.root].rotation))
+                : std::nullopt;
   if (on_circle && !pole && !history_free) {
     root_solved =
         HoldSwivelWithoutPole(root, centre, joints, root_model, to_target,
@@ -290,12 +292,11 @@ std::uint64_t ApplyCorrectionsWithinLimits(
 }  // namespace
 
 std::optional<Vec3> SwingCentre(const JointDefinition& root,
-                                const JointDefinition& mid,
-                                const JointDefinition& tip,
+                                const Transform& mid_local,
+                                const Vec3& tip_translation,
                                 const Quat& parent_rotation) {
   if (root.limit.kind != JointLimit::Kind::kBallSocket) return std::nullopt;
-  const Vec3 rest_tip =
-      mid.rest.translation + mid.rest.rotation * tip.rest.translation;
+  const Vec3 rest_tip = TransformPoint(mid_local, tip_translation);
   const double length = glm::length(rest_tip);
   if (!(length >= kMinDirectionLength)) return std::nullopt;
   return parent_rotation * (root.rest.rotation * (rest_tip / length));

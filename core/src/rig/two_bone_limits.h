@@ -19,15 +19,17 @@
 namespace ik::internal {
 
 // The centre the continuity rule swings an incoming limb through
-// (base/swing.h; model space, unit): the limb's rest root -> tip direction
-// (`root`, `mid` and `tip` its joints, the root under the model rotation
-// `parent_rotation`) where its root has a ball-and-socket limit; nullopt
-// for any other root, whose incoming limb swings onto the target by the
-// shortest arc (a free limb reaches every direction: the singular one is
-// best left where the incoming pose puts it).
+// (base/swing.h; model space, unit): the limb bent as solved (`mid_local`,
+// the middle joint's solved local transform, and `tip_translation`, the
+// tip's) with its root `root` at its rest rotation, under the model
+// rotation `parent_rotation`, where the root has a ball-and-socket limit:
+// from the rest pose the swing is the shortest arc, and its singular
+// direction, opposite the rest limb, is one a limited limb hardly reaches.
+// nullopt for any other root, whose incoming limb swings onto the target
+// by the shortest arc (a free limb reaches every direction).
 std::optional<Vec3> SwingCentre(const JointDefinition& root,
-                                const JointDefinition& mid,
-                                const JointDefinition& tip,
+                                const Transform& mid_local,
+                                const Vec3& tip_translation,
                                 const Quat& parent_rotation);
 
 // The angle from the swing's singular direction (SwingSingularity of
