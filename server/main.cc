@@ -13,10 +13,15 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -123,6 +128,36 @@ void SizeConnections(rlim_t file_limit, ik::server::ServerOptions& options) {
   }
 }
 
+// The process's signals: SIGTERM and SIGINT blocked in every thread
+// (gRPC's threads inherit the mask) and returned, for main to take
+// synchronously; SIGXFSZ ignored: a write past a file-size limit (ulimit
+// -f) would end the process, and ignored it fails with EFBIG instead,
+// which the recording handles as a full disk (the calls are served, the
+// dropped records counted and logged).
+sigset_t TakeSignals() {
+  signal(SIGXFSZ, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
+}
+
+// absl::ParseCommandLine, except that help asked for (--help, --helpfull,
+// --helpshort, --help=SUBSTRING) is printed to stdout and exits 0, as a
+// program's help does; Abseil's own handling exits 1.
+static std::vector<char*> ParseFlagsHelpingWithSuccess(int argc, char** argv) {
+  std::vector<char*> positional = absl::flags_internal::ParseCommandLineImpl(
+      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
+      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
+      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
+  const int usage = absl::flags_internal::HandleUsageFlags(
+      std::cout, absl::ProgramUsageMessage());
+  if (usage != -1) std::exit(usage == 1 ? 0 : usage);
+  return positional;
+}
+
 int main(int argc, char** argv) {
   ConfigureHelp();
   absl::SetProgramUsageMessage(
@@ -130,7 +165,7 @@ int main(int argc, char** argv) {
       "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [--terrain_dir=DIR] "
       "[--state_dir=DIR] "
       "[limits...]");
-  absl::ParseCommandLine(argc, argv);
+  ParseFlagsHelpingWithSuccess(argc, argv);
   // Abseil's mutexes check every lock order for cycles unless told not to
   // (a global graph updated on each lock: several microseconds a call); the
   // tests keep the check, the server does not pay for it.
@@ -144,13 +179,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 16 << 20);
 
-  // Block the stop signals in every thread (gRPC's threads inherit the mask)
-  // and take them synchronously below.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const sigset_t stop_signals = TakeSignals();
 
   std::optional<ik::server::ServerOptions> options = OptionsFromFlags();
   if (!options.has_value()) return 2;

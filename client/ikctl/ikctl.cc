@@ -22,11 +22,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -354,6 +357,20 @@ void ConfigureHelp() {
   absl::SetFlagsUsageConfig(config);
 }
 
+// absl::ParseCommandLine, except that help asked for (--help, --helpfull,
+// --helpshort, --help=SUBSTRING) is printed to stdout and exits 0, as a
+// program's help does; Abseil's own handling exits 1.
+std::vector<char*> ParseFlagsHelpingWithSuccess(int argc, char** argv) {
+  std::vector<char*> positional = absl::flags_internal::ParseCommandLineImpl(
+      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
+      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
+      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
+  const int usage = absl::flags_internal::HandleUsageFlags(
+      std::cout, absl::ProgramUsageMessage());
+  if (usage != -1) std::exit(usage == 1 ? 0 : usage);
+  return positional;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -370,7 +387,7 @@ int main(int argc, char** argv) {
                                      "chain", import_chains);
   }
   std::vector<char*> positional =
-      absl::ParseCommandLine(static_cast<int>(rest.size()), rest.data());
+      ParseFlagsHelpingWithSuccess(static_cast<int>(rest.size()), rest.data());
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty()) return Usage("no command");
 

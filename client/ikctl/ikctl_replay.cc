@@ -5,7 +5,13 @@
 // and the answers' bytes are compared as received (gRPC's ByteBuffer, no
 // re-serialisation); where they differ, protobuf's MessageDifferencer names
 // the fields. A TickStream's ticks go, in order, on one stream of their
-// own, as they did.
+// own, as they did. A recording is a file from anywhere: only the solving
+// calls (SolveChain, GroundFeet, StepDynamics, Tick, TickStream) are sent
+// unless --allow_registry_changes also sends its RegisterRig, DeleteRig,
+// RegisterTerrain and DeleteTerrain calls; any other method is skipped, and
+// the summary counts what was skipped. A file that is not a recording or
+// ends inside a record is named with the record it stopped at and what it
+// replayed, and the directory's other files go on.
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
 #include <google/protobuf/util/message_differencer.h>
@@ -36,6 +42,10 @@
 
 ABSL_FLAG(int, max_differences, 10,
           "replay: differences printed at most (all are counted)");
+ABSL_FLAG(bool, allow_registry_changes, false,
+          "replay: also send the recording's RegisterRig, DeleteRig, "
+          "RegisterTerrain and DeleteTerrain calls (by default only its "
+          "solving calls are sent)");
 ABSL_DECLARE_FLAG(bool, replace);
 ABSL_DECLARE_FLAG(double, timeout);
 
@@ -43,6 +53,18 @@ namespace ik::ctl {
 namespace {
 
 using Stream = grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>;
+
+// What replay does with a recorded method.
+enum class Sent { kAlways, kWhenAllowed, kNever };
+Sent SentOf(const std::string& method) {
+  static const std::set<std::string> solving = {
+      "SolveChain", "GroundFeet", "StepDynamics", "Tick", "TickStream"};
+  static const std::set<std::string> registry = {
+      "RegisterRig", "DeleteRig", "RegisterTerrain", "DeleteTerrain"};
+  if (solving.count(method) > 0) return Sent::kAlways;
+  if (registry.count(method) > 0) return Sent::kWhenAllowed;
+  return Sent::kNever;
+}
 
 // The recording's files: FILE itself, or DIR's *.ikrec in name order
 // (files of one recording sort in the order they were written).
@@ -147,7 +169,8 @@ class Replay {
   explicit Replay(ik::Client& client) : client_(client) {}
   ~Replay() { CloseStreams(); }
 
-  // Reads and replays one file's entries; false when it is not a recording.
+  // Reads and replays one file's entries; false (the reason on stderr) when
+  // it is not a recording or ends inside a record.
   bool File(const std::string& path);
   void CloseStreams();
   int Summary() const;
@@ -169,6 +192,8 @@ class Replay {
   std::map<std::uint64_t, std::unique_ptr<grpc::ClientContext>> contexts_;
   std::map<std::uint64_t, std::unique_ptr<Stream>> streams_;
   int calls_ = 0;
+  std::map<std::string, int> skipped_;  // by method
+  int bad_files_ = 0;
   int differing_ = 0;
   int printed_ = 0;
   int gaps_ = 0;
@@ -191,10 +216,13 @@ bool Replay::File(const std::string& path) {
   v1::RecordEntry entry;
   bool first = true;
   bool clean_eof = false;
+  int records = 0;
+  const int calls_before = calls_;
   // Parsing merges into the message: cleared after each entry.
   for (; google::protobuf::util::ParseDelimitedFromZeroCopyStream(
            &entry, &stream, &clean_eof);
        entry.Clear()) {
+    ++records;
     if (first &&
         (!entry.has_header() || entry.header().format() != "ikd recording 1")) {
       break;
@@ -210,9 +238,14 @@ bool Replay::File(const std::string& path) {
     }
   }
   if (first || !clean_eof) {
-    absl::FPrintF(stderr, "ikctl: %s: %s\n", path,
-                  first ? "not an ikd recording"
-                        : "the file ends inside a record (cut short?)");
+    ++bad_files_;
+    absl::FPrintF(
+        stderr, "ikctl: %s: %s; %d calls of it replayed\n", path,
+        first ? "not an ikd recording (no header record)"
+              : absl::StrCat("record ", records + 1,
+                             " does not parse (the file was cut short, or "
+                             "its bytes changed)"),
+        calls_ - calls_before);
     return false;
   }
   return true;
@@ -311,6 +344,12 @@ grpc::Status Replay::Send(const v1::RecordedCall& call, std::string& answer) {
 }
 
 void Replay::Call(const v1::RecordedCall& call) {
+  const Sent sent = SentOf(call.method());
+  if (sent == Sent::kNever || (sent == Sent::kWhenAllowed &&
+                               !absl::GetFlag(FLAGS_allow_registry_changes))) {
+    ++skipped_[call.method()];
+    return;
+  }
   ++calls_;
   Register(call);
   std::string answer;
@@ -350,6 +389,20 @@ void Replay::CloseStreams() {
 }
 
 int Replay::Summary() const {
+  for (const auto& [method, count] : skipped_) {
+    absl::PrintF("skipped %d %s call(s): %s\n", count,
+                 method.empty() ? "unnamed" : method,
+                 SentOf(method) == Sent::kWhenAllowed
+                     ? "a registry change (--allow_registry_changes sends them)"
+                     : "not a call replay sends");
+  }
+  if (bad_files_ > 0) {
+    absl::PrintF(
+        "replayed %d calls; %d file(s) could not be read to the end "
+        "(named above)\n",
+        calls_, bad_files_);
+    return kFailed;
+  }
   if (differing_ == 0) {
     absl::PrintF("replayed %d calls: every answer identical, bit for bit%s\n",
                  calls_,
@@ -370,9 +423,7 @@ int ReplayCommand(ik::Client& client, const std::vector<std::string>& args) {
   absl::StatusOr<std::vector<std::string>> files = RecordingFiles(args[0]);
   if (!files.ok()) return Failed(files.status());
   Replay replay(client);
-  for (const std::string& file : *files) {
-    if (!replay.File(file)) return kFailed;
-  }
+  for (const std::string& file : *files) replay.File(file);
   replay.CloseStreams();
   return replay.Summary();
 }

@@ -1,5 +1,6 @@
 #include "inspection.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -45,8 +46,12 @@ void WriteTerrain(const v1::RecordedTerrain& recorded, JsonWriter& json) {
   const v1::Heightfield& field = terrain.heightfield();
   const int columns = field.columns();
   const int rows = field.rows();
-  const bool grid = terrain.has_heightfield() && columns >= 2 && rows >= 2 &&
-                    field.heights_size() == columns * rows;
+  // The product in 64 bits: a recording is a file from anywhere, and its
+  // counts need not match its heights (or fit an int when multiplied).
+  const bool grid =
+      terrain.has_heightfield() && columns >= 2 && rows >= 2 &&
+      static_cast<int64_t>(field.heights_size()) ==
+          static_cast<int64_t>(columns) * static_cast<int64_t>(rows);
   if (grid) {
     for (int r = 0; r < rows; ++r) {
       for (int c = 0; c < columns; ++c) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `ikd --help` and `ikctl --help` print each program's own usage and flags,
-# with no source path of the build in them. Usage: help_test.sh IKD IKCTL
+# with no source path of the build in them, and exit 0. Usage: help_test.sh
+# IKD IKCTL
 set -euo pipefail
 IKD=$1
 IKCTL=$2
@@ -19,10 +20,10 @@ check() {  # check NAME OUTPUT FLAG...
   echo "ok: $name --help ($(wc -l <<<"$out") lines)"
 }
 
-ikd_help=$("$IKD" --help 2>&1 || true)
+ikd_help=$("$IKD" --help 2>&1) || fail "ikd --help exited $?"
 grep -q "inverse kinematics as a gRPC service" <<<"$ikd_help" || fail "ikd --help: no usage"
 check ikd "$ikd_help" listen rig_dir state_dir max_work_per_call metrics_listen
 
-ikctl_help=$("$IKCTL" --help 2>&1 || true)
+ikctl_help=$("$IKCTL" --help 2>&1) || fail "ikctl --help exited $?"
 grep -q "usage: ikctl" <<<"$ikctl_help" || fail "ikctl --help: no usage"
 check ikctl "$ikctl_help" server json rig chain target characters svg

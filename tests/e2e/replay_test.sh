@@ -5,7 +5,11 @@
 # on a fresh ikd that holds no rig or terrain (the recording brings its
 # own); on an ikd whose humanoid differs, the replay names the changed field
 # and fails, and --replace registers the recorded rig and replays cleanly.
-# A server with tokens writes none to its recording or its log.
+# A server with tokens writes none to its recording or its log. A recording
+# is a file from anywhere: a crafted DeleteRig call is skipped (and named)
+# unless --allow_registry_changes, and a directory with a file cut short
+# replays its other files and names the cut one. Under a file-size limit
+# ikd keeps serving and drops the records that do not fit.
 # Usage: replay_test.sh IKD IKCTL
 source "$(dirname "$0")/lib.sh"
 IKD=$1
@@ -108,6 +112,74 @@ ls "$WORK"/rec-tokens/ikd-*.ikrec >/dev/null || fail "no recording with tokens"
 grep -rqa -e "token-5f0c9e2a7b1d" -e "token-93e4c1a8d6f2" "$WORK/rec-tokens" \
   && fail "a token was written to the recording"
 grep -qa -e "token-5f0c9e2a7b1d" "$LOG" && fail "a token was logged"
+
+# A crafted recording: the real one with a DeleteRig call of humanoid
+# appended (RecordEntry.call, RecordedCall.method and .request, each a
+# length-delimited field).
+first=$(ls "$WORK"/rec/ikd-*.ikrec | head -1)
+mkdir -p "$WORK/crafted"
+/usr/bin/python3 - "$first" "$WORK/crafted/a.ikrec" <<'PY'
+import sys
+def varint(n):
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def field(number, payload):
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+request = field(1, b"humanoid")                       # DeleteRigRequest.name
+call = field(1, b"DeleteRig") + field(4, request)      # RecordedCall
+entry = field(4, call)                                 # RecordEntry.call
+data = open(sys.argv[1], "rb").read() + varint(len(entry)) + entry
+open(sys.argv[2], "wb").write(data)
+PY
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --terrain_dir="$REPO/examples/terrains"
+out=$(ik replay "$WORK/crafted/a.ikrec") || fail "crafted replay: $out"
+[[ "$out" == *"skipped 1 DeleteRig call(s): a registry change"* ]] \
+  || fail "the skipped DeleteRig is not named: $out"
+ik rigs list | grep -q humanoid || fail "a replay deleted humanoid"
+out=$(ik replay --allow_registry_changes "$WORK/crafted/a.ikrec" 2>&1) || true
+ik rigs list | grep -q humanoid \
+  && fail "--allow_registry_changes did not send the DeleteRig call"
+stop_server
+
+# A directory whose first file is cut short: the rest replays, the cut file
+# is named with its record and what of it was replayed.
+mkdir -p "$WORK/cut"
+size=$(stat -c %s "$first")
+head -c $((size - 7)) "$first" >"$WORK/cut/a.ikrec"
+cp "$first" "$WORK/cut/b.ikrec"
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$WORK/empty" \
+  --terrain_dir="$WORK/empty"
+out=$(ik replay "$WORK/cut/b.ikrec") || fail "replay of the whole file: $out"
+whole=$(echo "$out" | sed -n 's/^replayed \([0-9]*\) calls.*/\1/p')
+out=$(ik replay "$WORK/cut" 2>&1) && fail "a cut recording replayed cleanly"
+[[ "$out" == *"a.ikrec: record "*" does not parse"*"calls of it replayed"* ]] \
+  || fail "the cut file is not named: $out"
+[[ "$out" == *"file(s) could not be read to the end"* ]] \
+  || fail "no summary for the cut file: $out"
+count=$(echo "$out" | sed -n 's/^replayed \([0-9]*\) calls.*/\1/p')
+[[ -n "$whole" && "$count" -ge "$whole" ]] \
+  || fail "the file after the cut one was not replayed: $out"
+stop_server
+
+# A file-size limit of 64 KiB (ulimit -f): writes past it fail (SIGXFSZ
+# ignored), ikd keeps serving and logs the dropped records.
+start_server bash -c 'ulimit -f 64 && exec "$@"' ikd "$IKD" \
+  --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --terrain_dir="$REPO/examples/terrains" --record_dir="$WORK/rec-limit" \
+  --record_methods=Tick
+ik tick --rig=humanoid --characters=64 --ticks=30 >/dev/null \
+  || fail "ticks under a file-size limit"
+ik health >/dev/null || fail "ikd stopped serving under a file-size limit"
+stop_server
+# The recorder writes behind the calls: its log line is there once ikd stops.
+grep -q "ikd: recording: .*File too large; .*record(s) dropped" "$LOG" \
+  || fail "the dropped records are not logged"
 
 # Not a recording.
 echo "hello" >"$WORK/not.ikrec"
