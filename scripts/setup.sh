@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(python3 python3-grpcio python3-protobuf podman debootstrap
+  packages+=(python3 python3-grpcio python3-protobuf python3-venv podman debootstrap
              uidmap slirp4netns runc clang openssl prometheus
              assimp-testmodels)
   # The failover test's load balancer (tests/e2e/failover_test.cc) and the
