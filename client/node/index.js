@@ -34,15 +34,23 @@ export {
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
+// A packed package (npm pack: pack_protos.sh) carries every .proto it
+// loads in its own protos/.
+const PACKED = path.join(HERE, 'protos');
+const packed = fs.existsSync(path.join(PACKED, 'ik/v1/ik.proto'));
+
 /** Where the .proto files are looked for unless ClientOptions say otherwise. */
 export const DEFAULT_PROTO_PATHS = Object.freeze({
-  // The repository's proto/ (this package lives in client/node/).
-  protoDir: process.env.IKD_PROTO_DIR || path.resolve(HERE, '../../proto'),
-  // Debian's golang-github-gogo-googleapis-dev: google/rpc/*.proto.
+  // The package's own protos/ when packed, else the repository's proto/
+  // (this package lives in client/node/).
+  protoDir: process.env.IKD_PROTO_DIR ||
+    (packed ? PACKED : path.resolve(HERE, '../../proto')),
+  // Packed, or Debian's golang-github-gogo-googleapis-dev: google/rpc/*.proto.
   googleapisDir: process.env.IKD_GOOGLEAPIS_DIR ||
-    '/usr/share/gocode/src/github.com/gogo/googleapis',
-  // Debian's grpc-proto: grpc/health/v1/health.proto.
-  grpcProtoDir: process.env.IKD_GRPC_PROTO_DIR || '/usr/share/grpc-proto',
+    (packed ? PACKED : '/usr/share/gocode/src/github.com/gogo/googleapis'),
+  // Packed, or Debian's grpc-proto: grpc/health/v1/health.proto.
+  grpcProtoDir: process.env.IKD_GRPC_PROTO_DIR ||
+    (packed ? PACKED : '/usr/share/grpc-proto'),
 });
 
 /** The default deadline of every call, milliseconds. */
@@ -79,8 +87,11 @@ function loadDefinitions(paths) {
     ['grpcProtoDir', path.join(paths.grpcProtoDir, 'grpc/health/v1/health.proto')],
   ]) {
     if (!fs.existsSync(file)) {
-      throw new Error(`ikd client: ${file} not found (set ClientOptions.${name}` +
-        ' or install the Debian packages: scripts/setup.sh)');
+      const variable = { protoDir: 'IKD_PROTO_DIR', googleapisDir: 'IKD_GOOGLEAPIS_DIR',
+        grpcProtoDir: 'IKD_GRPC_PROTO_DIR' }[name];
+      throw new Error(`ikd client: ${file} not found (set ClientOptions.${name} or ` +
+        `${variable}; a package made by npm pack carries its protos, and in the ` +
+        'repository scripts/setup.sh installs the Debian packages)');
     }
   }
   const ik = grpc.loadPackageDefinition(protoLoader.loadSync('ik/v1/ik.proto', {
