@@ -27,6 +27,7 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ikd_flags.h"
@@ -56,6 +57,17 @@ void LogListening(const ik::server::ServerOptions& options,
       server.loaded_terrains(),
       options.terrain_dir.empty() ? "nowhere" : options.terrain_dir,
       server.solver_threads());
+  const ik::server::RecorderOptions& record = options.record;
+  if (!record.dir.empty()) {
+    absl::FPrintF(
+        stderr, "ikd: recording %s to %s (%s; characters %s)\n",
+        absl::StrJoin(record.methods, ", "), record.dir,
+        record.sample >= 1.0
+            ? std::string("every call")
+            : absl::StrCat("a share ", record.sample, " of the calls"),
+        record.characters.empty() ? std::string("all")
+                                  : absl::StrJoin(record.characters, ", "));
+  }
   const ik::server::TlsFiles& tls = options.tls;
   absl::FPrintF(stderr, "ikd: %s%s\n",
                 tls.tls() ? "TLS" : "plaintext (no --tls_cert)",
@@ -187,8 +199,11 @@ int main(int argc, char** argv) {
   SizeConnections(file_limit, *options);
   auto server = ik::server::IkServer::Start(*options);
   if (!server.ok()) {
-    absl::FPrintF(stderr, "ikd: %s\n", server.status().ToString());
-    return 1;
+    // The message names the flag or file (its payload, the field path, is
+    // for RPC clients); a flag's value refused is a usage error, exit 2, a
+    // file that cannot be served 1.
+    absl::FPrintF(stderr, "ikd: %s\n", server.status().message());
+    return absl::StartsWith(server.status().message(), "--") ? 2 : 1;
   }
   LogListening(*options, **server);
   absl::FPrintF(stderr,

@@ -305,7 +305,12 @@ int HealthCommand(ik::Client& client, const std::vector<std::string>& args) {
   if (!args.empty()) return Usage("health: takes no arguments");
   absl::StatusOr<bool> serving = client.CheckHealth();
   if (!serving.ok()) return Failed(serving.status());
-  absl::PrintF("%s\n", *serving ? "SERVING" : "NOT_SERVING");
+  const char* status = *serving ? "SERVING" : "NOT_SERVING";
+  if (absl::GetFlag(FLAGS_json)) {
+    absl::PrintF("{\"status\": \"%s\"}\n", status);
+  } else {
+    absl::PrintF("%s\n", status);
+  }
   return *serving ? kOk : kFailed;
 }
 
@@ -413,6 +418,18 @@ int main(int argc, char** argv) {
     return ik::ctl::GroundCommand(client, args, planes);
   }
   if (command == "tick") return ik::ctl::TickCommand(client, args);
+  // These write a report, a page or a file, not an answer: --json has
+  // nothing to print as JSON, and says so rather than print text.
+  if (absl::GetFlag(FLAGS_json) &&
+      (command == "replay" || command == "inspect" || command == "render")) {
+    return Usage(command + ": --json has no JSON form (" +
+                 (command == "render" ? "the answer is the --svg file"
+                  : command == "replay"
+                      ? "the differences are text; the exit status says "
+                        "whether every answer was identical"
+                      : "the recording is shown in a browser") +
+                 ")");
+  }
   if (command == "replay") return ik::ctl::ReplayCommand(client, args);
   if (command == "inspect") return ik::ctl::InspectCommand(args);
   if (command == "render") {

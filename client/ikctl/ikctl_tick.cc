@@ -66,6 +66,30 @@ TickSummary Summarise(const v1::TickResponse& answer) {
   return summary;
 }
 
+// The crowd aims its hands with the rig's arm chains (options.goal_chains
+// cut to those `rig` has), grounds its legs and steps its dynamic chains:
+// false when the rig has none of them, nothing to drive. Says on stderr when
+// there are no hands to aim.
+bool DriveableBy(const v1::Rig& rig, CrowdOptions& options) {
+  std::vector<std::string> arms;
+  for (const v1::Chain& chain : rig.chains()) {
+    for (const std::string& goal : options.goal_chains) {
+      if (chain.name() == goal) arms.push_back(goal);
+    }
+  }
+  options.goal_chains = arms;
+  if (arms.empty() && rig.legs_size() == 0 && rig.dynamic_chains_size() == 0) {
+    return false;
+  }
+  if (arms.empty()) {
+    absl::FPrintF(stderr,
+                  "ikctl: tick: rig %s has no left_arm or right_arm chain: "
+                  "no hand goals\n",
+                  rig.name());
+  }
+  return true;
+}
+
 }  // namespace
 
 int TickCommand(ik::Client& client, const std::vector<std::string>& args) {
@@ -86,6 +110,12 @@ int TickCommand(ik::Client& client, const std::vector<std::string>& args) {
   if (!ParseCrowdPoseForm(absl::GetFlag(FLAGS_pose_form), &options.pose_form)) {
     return Usage(absl::StrCat("--pose_form must be ", kCrowdPoseFormNames));
   }
+  if (!DriveableBy(rig->rig(), options)) {
+    return Usage(absl::StrCat("tick: rig ", rig_name,
+                              " has no left_arm or right_arm chain, no legs "
+                              "and no dynamic chains: the crowd has nothing "
+                              "to drive"));
+  }
   SyntheticCrowd crowd(rig->rig(), options);
   std::optional<TickStream> stream;
   if (absl::GetFlag(FLAGS_stream)) stream.emplace(client);
@@ -102,6 +132,11 @@ int TickCommand(ik::Client& client, const std::vector<std::string>& args) {
     if (!answer.ok()) return Failed(answer.status());
     crowd.Absorb(*answer);
     const TickSummary s = Summarise(*answer);
+    failures += s.failed_characters + s.failed_jobs;
+    if (absl::GetFlag(FLAGS_json)) {  // each tick's whole answer, in order
+      absl::PrintF("%s\n", ik::ToJson(*answer));
+      continue;
+    }
     absl::PrintF(
         "tick %d: %d characters in %.2f ms; feet grounded %d/%d, goals "
         "reached %d/%d, dynamic chains stepped %d; failed: %d characters, %d "
@@ -111,7 +146,6 @@ int TickCommand(ik::Client& client, const std::vector<std::string>& args) {
     for (const std::string& failure : s.failures) {
       absl::PrintF("  %s\n", failure);
     }
-    failures += s.failed_characters + s.failed_jobs;
   }
   return failures == 0 ? kOk : kFailed;
 }

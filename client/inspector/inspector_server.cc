@@ -3,6 +3,7 @@
 #include <CivetServer.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <utility>
@@ -78,7 +79,20 @@ int TickIndex(const mg_request_info& request) {
 
 }  // namespace
 
-std::string DefaultAssetsDirectory() { return IK_INSPECTOR_ASSETS; }
+std::string DefaultAssetsDirectory() {
+  // Installed: PREFIX/share/ikd/inspector beside PREFIX/bin/ikctl.
+  std::error_code error;
+  const std::filesystem::path program =
+      std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path installed =
+        program.parent_path().parent_path() / IK_INSPECTOR_INSTALLED_ASSETS;
+    if (std::filesystem::exists(installed / "index.html", error)) {
+      return installed.string();
+    }
+  }
+  return IK_INSPECTOR_ASSETS;
+}
 
 class InspectorServer::Handler : public CivetHandler {
  public:

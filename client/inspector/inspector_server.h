@@ -32,7 +32,9 @@ class CivetServer;
 
 namespace ik::inspector {
 
-// The page's folder in the source tree ikctl was built from.
+// The page's folder: share/ikd/inspector of the prefix ikctl is installed
+// in (PREFIX/bin/ikctl) when it is there, else the source tree ikctl was
+// built from.
 std::string DefaultAssetsDirectory();
 
 class InspectorServer {

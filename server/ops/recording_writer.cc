@@ -249,9 +249,18 @@ bool RecordingWriter::PutUses(const CallUses& uses, v1::RecordedCall& call) {
 }
 
 void RecordingWriter::Write(RecordedCallBytes& call) {
-  if (IsTick(call.method) && !options_.characters.empty() &&
-      !FilterCharacters(options_.characters, call.request, call.response)) {
-    return;
+  if (IsTick(call.method) && !options_.characters.empty()) {
+    if (!FilterCharacters(options_.characters, call.request, call.response)) {
+      // A filter that never matches records nothing: said once.
+      if (!filter_matched_ && ++unmatched_ticks_ == kUnmatchedTicksLogged) {
+        absl::FPrintF(stderr,
+                      "ikd: recording: --record_characters matched no "
+                      "character of %d ticks; nothing is recorded\n",
+                      kUnmatchedTicksLogged);
+      }
+      return;
+    }
+    filter_matched_ = true;
   }
   if (file_.is_open() && file_.size() >= file_bytes_) Close();
   if (!file_.is_open() && !Open()) return;

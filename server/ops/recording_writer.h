@@ -99,7 +99,12 @@ class RecordingWriter {
   const std::string recording_;
   std::uint64_t file_number_ = 0;
   DirectFile file_;
-  std::int64_t settled_ = 0;            // file_.written() counted
+  std::int64_t settled_ = 0;  // file_.written() counted
+  // Ticks the --record_characters filter kept nothing of, while it has
+  // never kept anything; logged once at kUnmatchedTicksLogged.
+  static constexpr int kUnmatchedTicksLogged = 1000;
+  int unmatched_ticks_ = 0;
+  bool filter_matched_ = false;
   std::deque<std::int64_t> call_ends_;  // calls given, not yet in the file
   absl::Time tail_due_ = absl::InfiniteFuture();
   absl::flat_hash_set<std::string> stored_;  // "rig:" / "terrain:" revisions

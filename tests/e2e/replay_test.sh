@@ -32,6 +32,18 @@ ik solve --rig=humanoid --chain=no_such_chain --target=0,1,0 2>/dev/null \
   && fail "a solve for an unknown chain succeeded"
 stop_server
 ls "$WORK"/rec/ikd-*.ikrec >/dev/null || fail "no recording written"
+grep -q "^ikd: recording Tick, TickStream, SolveChain, GroundFeet, StepDynamics to $WORK/rec (every call; characters all)$" "$LOG" \
+  || fail "ikd does not say what it records"
+
+# A character filter that matches no one is said once, after 1,000 ticks.
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --terrain_dir="$REPO/examples/terrains" --record_dir="$WORK/rec-nobody" \
+  --record_characters=nobody
+ik tick --rig=humanoid --characters=1 --ticks=1000 >/dev/null \
+  || fail "ticks with a filter"
+stop_server
+[[ $(grep -c "matched no character of 1000 ticks; nothing is recorded" "$LOG") -eq 1 ]] \
+  || fail "the unmatched filter is not said once"
 
 # A fresh ikd with no rigs and no terrains of its own.
 mkdir -p "$WORK/empty"
@@ -138,6 +150,22 @@ open(sys.argv[2], "wb").write(data)
 PY
 start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
   --terrain_dir="$REPO/examples/terrains"
+# The crowd drives any rig: the tail has no arms or legs, only its dynamics.
+out=$(ik tick --rig=tail --characters=2 --ticks=2 2>&1) \
+  || fail "ikctl tick --rig=tail: $out"
+[[ "$out" == *"no hand goals"*"failed: 0 characters, 0 jobs"* ]] \
+  || fail "ikctl tick --rig=tail: $out"
+# --json: health and tick print JSON (the tick's whole answer).
+[[ $(ik --json health) == '{"status": "SERVING"}' ]] || fail "--json health"
+ik --json tick --rig=humanoid --characters=2 --ticks=2 | /usr/bin/python3 -c '
+import json, sys
+text = sys.stdin.read()
+decoder, at, answers = json.JSONDecoder(), 0, []
+while text[at:].strip():
+    answer, at = decoder.raw_decode(text, at + len(text[at:]) - len(text[at:].lstrip()))
+    answers.append(answer)
+assert len(answers) == 2 and len(answers[0]["characters"]) == 2, answers
+' || fail "--json tick is not two answers in JSON"
 out=$(ik replay "$WORK/crafted/a.ikrec") || fail "crafted replay: $out"
 [[ "$out" == *"skipped 1 DeleteRig call(s): a registry change"* ]] \
   || fail "the skipped DeleteRig is not named: $out"
