@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build into a temporary prefix, builds tests/e2e/consumer with
-# find_package(ik) against it, and runs it against a live ikd.
+# find_package(ik) against it, and runs it against a live ikd. The installed
+# ikctl inspects a recording with the page installed beside it (the source
+# tree moved out of its reach: --assets is not given).
 # Usage: find_package_test.sh BUILD_DIR IKD
 source "$(dirname "$0")/lib.sh"
 BUILD=$1
@@ -19,4 +21,32 @@ echo "$out"
 grep -qx 'rig humanoid' <<<"$out" || fail "humanoid not listed"
 grep -qx 'reached yes' <<<"$out" || fail "not reached"
 stop_server
+
+# The installed ikctl serves its installed page.
+"$REPO/client/inspector/install.sh" >/dev/null
+cmake --install "$BUILD" --prefix "$WORK/prefix" >/dev/null || fail "install"
+[[ -f "$WORK/prefix/share/ikd/inspector/index.html" ]] || fail "no installed page"
+# Marked, so the page served is known to be the installed one.
+echo "<!-- installed copy -->" >>"$WORK/prefix/share/ikd/inspector/index.html"
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
+  --record_dir="$WORK/rec"
+"$WORK/prefix/bin/ikctl" --server="$SERVER" tick --rig=humanoid \
+  --characters=2 --ticks=2 >/dev/null || fail "tick"
+stop_server
+"$WORK/prefix/bin/ikctl" inspect "$WORK/rec" >"$WORK/inspect.out" \
+  2>"$WORK/inspect.err" &
+inspect_pid=$!
+url=""
+for _ in $(seq 1 100); do
+  url=$(sed -n '1s/^inspector: \(http:.*\)$/\1/p' "$WORK/inspect.out")
+  [[ -n "$url" ]] && break
+  sleep 0.1
+done
+[[ -n "$url" ]] || fail "installed ikctl inspect: $(cat "$WORK/inspect.err")"
+curl -sf "$url" | grep -q "installed copy" || fail "the page is not the installed one"
+for page in / /inspector.js /three/three.module.js; do
+  curl -sf "${url%/}$page" >/dev/null || fail "installed inspector: $page"
+done
+kill "$inspect_pid"
+wait "$inspect_pid" 2>/dev/null || true
 echo "find_package consumer: ok"
