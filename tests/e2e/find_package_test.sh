@@ -43,10 +43,14 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 [[ -n "$url" ]] || fail "installed ikctl inspect: $(cat "$WORK/inspect.err")"
-curl -sf "$url" | grep -q "installed copy" || fail "the page is not the installed one"
-for page in / /inspector.js /three/three.module.js; do
-  curl -sf "${url%/}$page" >/dev/null || fail "installed inspector: $page"
-done
+/usr/bin/python3 - "${url%/}" <<'PY' || fail "the installed inspector's pages"
+import sys, urllib.request
+base = sys.argv[1]
+page = urllib.request.urlopen(base + "/").read().decode()
+assert "installed copy" in page, "the page is not the installed one"
+for path in ("/inspector.js", "/three/three.module.js"):
+    urllib.request.urlopen(base + path).read()
+PY
 kill "$inspect_pid"
 wait "$inspect_pid" 2>/dev/null || true
 echo "find_package consumer: ok"
