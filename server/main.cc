@@ -20,8 +20,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/internal/parse.h"
-#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -30,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "ik/program_flags.h"
 #include "ikd_flags.h"
 #include "ops/memory_reclaimer.h"
 #include "server.h"
@@ -156,20 +155,6 @@ sigset_t TakeSignals() {
   return stop_signals;
 }
 
-// absl::ParseCommandLine, except that help asked for (--help, --helpfull,
-// --helpshort, --help=SUBSTRING) is printed to stdout and exits 0, as a
-// program's help does; Abseil's own handling exits 1.
-static std::vector<char*> ParseFlagsHelpingWithSuccess(int argc, char** argv) {
-  std::vector<char*> positional = absl::flags_internal::ParseCommandLineImpl(
-      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
-      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
-      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
-  const int usage = absl::flags_internal::HandleUsageFlags(
-      std::cout, absl::ProgramUsageMessage());
-  if (usage != -1) std::exit(usage == 1 ? 0 : usage);
-  return positional;
-}
-
 int main(int argc, char** argv) {
   ConfigureHelp();
   absl::SetProgramUsageMessage(
@@ -177,7 +162,7 @@ int main(int argc, char** argv) {
       "  ikd [--listen=HOST:PORT] [--rig_dir=DIR] [--terrain_dir=DIR] "
       "[--state_dir=DIR] "
       "[limits...]");
-  ParseFlagsHelpingWithSuccess(argc, argv);
+  ik::ParseFlagsHelpingWithSuccess(argc, argv);
   // Abseil's mutexes check every lock order for cycles unless told not to
   // (a global graph updated on each lock: several microseconds a call); the
   // tests keep the check, the server does not pay for it.

@@ -28,8 +28,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/internal/parse.h"
-#include "absl/flags/internal/usage.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -44,6 +42,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "ik/client.h"
+#include "ik/program_flags.h"
 #include "ik/rig_json.h"
 #include "ikctl_util.h"
 
@@ -362,20 +361,6 @@ void ConfigureHelp() {
   absl::SetFlagsUsageConfig(config);
 }
 
-// absl::ParseCommandLine, except that help asked for (--help, --helpfull,
-// --helpshort, --help=SUBSTRING) is printed to stdout and exits 0, as a
-// program's help does; Abseil's own handling exits 1.
-std::vector<char*> ParseFlagsHelpingWithSuccess(int argc, char** argv) {
-  std::vector<char*> positional = absl::flags_internal::ParseCommandLineImpl(
-      argc, argv, absl::flags_internal::ArgvListAction::kRemoveParsedArgs,
-      absl::flags_internal::UsageFlagsAction::kIgnoreUsage,
-      absl::flags_internal::OnUndefinedFlag::kAbortIfUndefined);
-  const int usage = absl::flags_internal::HandleUsageFlags(
-      std::cout, absl::ProgramUsageMessage());
-  if (usage != -1) std::exit(usage == 1 ? 0 : usage);
-  return positional;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -391,8 +376,8 @@ int main(int argc, char** argv) {
     rest = ik::ctl::TakeRepeatedFlag(static_cast<int>(rest.size()), rest.data(),
                                      "chain", import_chains);
   }
-  std::vector<char*> positional =
-      ParseFlagsHelpingWithSuccess(static_cast<int>(rest.size()), rest.data());
+  std::vector<char*> positional = ik::ParseFlagsHelpingWithSuccess(
+      static_cast<int>(rest.size()), rest.data());
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty()) return Usage("no command");
 

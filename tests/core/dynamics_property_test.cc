@@ -53,6 +53,19 @@ DynamicChain RandomChain(std::mt19937_64& engine) {
   return chain;
 }
 
+// A seeded chain (RandomChain, never teleporting) and its reach, with the
+// engine that drew it for the motion that follows.
+struct SeededChain {
+  explicit SeededChain(std::uint64_t seed) : engine(seed) {
+    chain = RandomChain(engine);
+    chain.teleport_distance = 100.0;
+    for (const DynamicJoint& joint : chain.joints) reach += joint.length;
+  }
+  std::mt19937_64 engine;
+  DynamicChain chain;
+  double reach = 0.0;
+};
+
 // Seeded root motion for `simulation`, a step at a time: the velocity
 // pushed by up to `push` per axis and damped, the root moved by it (and,
 // with `respawns`, now and then 10 m away), the animated pose turned about
@@ -206,12 +219,11 @@ TEST(StepDynamicsPropertyTest,
   constexpr double kEps = 1e-7;
   std::vector<double> factors;
   for (int seed = 1; seed <= kSeeds; ++seed) {
-    std::mt19937_64 engine(1000 + seed);
+    SeededChain seeded(1000 + seed);
+    std::mt19937_64& engine = seeded.engine;
+    const DynamicChain& chain = seeded.chain;
+    const double reach = seeded.reach;
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
-    DynamicChain chain = RandomChain(engine);
-    chain.teleport_distance = 100.0;
-    double reach = 0.0;
-    for (const DynamicJoint& joint : chain.joints) reach += joint.length;
     Simulation simulation(
         chain, StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0)));
     RootMotion motion;
@@ -285,12 +297,11 @@ struct Parting {
 std::vector<Parting> TwoStreams(bool with_colliders) {
   std::vector<Parting> partings;
   for (int seed = 1; seed <= kSeeds; ++seed) {
-    std::mt19937_64 engine(2000 + seed);
+    SeededChain seeded(2000 + seed);
+    std::mt19937_64& engine = seeded.engine;
+    const DynamicChain& chain = seeded.chain;
+    const double reach = seeded.reach;
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
-    DynamicChain chain = RandomChain(engine);
-    chain.teleport_distance = 100.0;
-    double reach = 0.0;
-    for (const DynamicJoint& joint : chain.joints) reach += joint.length;
     const std::vector<Transform> start =
         StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0));
     Simulation exact(chain, start);

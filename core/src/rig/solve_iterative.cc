@@ -57,29 +57,40 @@ Transform ChainJointModel(const Chain& chain, const Transform& parent_model,
   return model;
 }
 
+// A job's outputs, for a job run on a copy of the chain's joints.
+struct JobOutputs {
+  SolveReport report;
+  StopReason stop_reason = StopReason::kReached;
+  std::uint64_t mask = 0;
+};
+
+// `first` on the chain joints in `locals`, its outputs into `out`.
+ChainJob OnLocals(const ChainJob& first, Transform* locals, JobOutputs& out) {
+  ChainJob job = first;
+  job.locals = absl::MakeSpan(locals, first.locals.size());
+  job.report = &out.report;
+  job.stop_reason = &out.stop_reason;
+  job.limited_mask = &out.mask;
+  return job;
+}
+
 // One retry: `solver` from the chain joints in `locals` with `first`'s
 // settings. Its answer replaces the one kept (`answer`, `mask`; the answer
 // then names its solver) when its tip ends nearer; returns whether it did.
 bool Retry(const Chain& chain, SolverKind solver, const ChainJob& first,
            Transform* locals, ChainSolveResult& answer, std::uint64_t& mask) {
-  SolveReport report;
-  StopReason stop_reason = StopReason::kReached;
-  std::uint64_t retry_mask = 0;
-  ChainJob retry = first;
-  retry.locals = absl::MakeSpan(locals, first.locals.size());
-  retry.report = &report;
-  retry.stop_reason = &stop_reason;
-  retry.limited_mask = &retry_mask;
+  JobOutputs out;
+  const ChainJob retry = OnLocals(first, locals, out);
   const absl::Status status = solver == SolverKind::kTorque
                                   ? RunTorque(chain, retry)
                                   : FabrikJob{retry}.Run();
-  if (!status.ok() || !(report.residual < answer.report.residual)) {
+  if (!status.ok() || !(out.report.residual < answer.report.residual)) {
     return false;
   }
-  answer.report = report;
-  answer.stop_reason = stop_reason;
+  answer.report = out.report;
+  answer.stop_reason = out.stop_reason;
   answer.solver = solver;
-  mask = retry_mask;
+  mask = out.mask;
   return true;
 }
 
@@ -242,15 +253,9 @@ TorqueJob PassJob(const SolveChainJob& job, const ChainJob& first,
 // FABRIK's passes on `locals` (the chain's joints, changed in place) with
 // `first`'s target and settings; whether they reach it.
 bool FabrikFrom(const ChainJob& first, Transform* locals) {
-  SolveReport report;
-  StopReason stop_reason = StopReason::kReached;
-  std::uint64_t mask = 0;
-  ChainJob fabrik = first;
-  fabrik.locals = absl::MakeSpan(locals, first.locals.size());
-  fabrik.report = &report;
-  fabrik.stop_reason = &stop_reason;
-  fabrik.limited_mask = &mask;
-  return FabrikJob{fabrik}.Run().ok() && stop_reason == StopReason::kReached;
+  JobOutputs out;
+  return FabrikJob{OnLocals(first, locals, out)}.Run().ok() &&
+         out.stop_reason == StopReason::kReached;
 }
 
 // RelaxTowardsPreferred with the incoming springs on `locals` (the
