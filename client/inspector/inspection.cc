@@ -94,6 +94,8 @@ void WriteTickLine(const RecordedTick& tick, JsonWriter& json) {
   json.Field("code_name", CodeName(call.code()));
   json.Field("message", call.message());
   json.FieldInt("unix_nanos", call.unix_nanos());
+  json.FieldInt("queued_nanos", call.queued_nanos());
+  json.FieldInt("ran_nanos", call.ran_nanos());
   json.FieldInt("characters", tick.characters);
   json.FieldInt("failed", tick.failed);
   json.FieldInt("violations", tick.violations);

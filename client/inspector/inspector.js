@@ -119,6 +119,11 @@ async function showTick(index) {
   document.body.dataset.tick = String(index);
 }
 
+// Nanoseconds as milliseconds with their unit ("0.214 ms").
+function milliseconds(nanos) {
+  return `${(Number(nanos) / 1e6).toFixed(3)} ms`;
+}
+
 function showTickLine(tick) {
   const line = tick.line;
   const count = state.recording.ticks.length;
@@ -126,7 +131,9 @@ function showTickLine(tick) {
       ? `stream ${line.stream}, tick ${line.stream_tick}` : 'unary';
   $('tick-label').textContent =
       `tick ${tick.index + 1} of ${count}: ${line.method} (${where}), ` +
-      `sequence ${line.sequence}, ${line.characters} character(s)`;
+      `sequence ${line.sequence}, ${line.characters} character(s); ` +
+      `queued ${milliseconds(line.queued_nanos)}, ` +
+      `ran ${milliseconds(line.ran_nanos)}`;
   const failed = tick.tick_code !== 0;
   $('tick-status').textContent = failed
       ? `failed: ${line.code_name} ${tick.tick_message}`

@@ -21,6 +21,12 @@ namespace ik::server {
 // A call waiting for the writer. Its request and answer are the call's own
 // ByteBuffers, shared (their slices are reference-counted), not copied:
 // recording costs the call's thread no copy of its bytes.
+// Where a call's time went (RecordedCall.queued_nanos, ran_nanos).
+struct CallTiming {
+  std::int64_t queued_nanos = 0;
+  std::int64_t ran_nanos = 0;
+};
+
 struct RecordedCallBytes {
   std::string method;
   std::uint64_t stream = 0;
@@ -30,6 +36,7 @@ struct RecordedCallBytes {
   int code = 0;
   std::string message;
   std::int64_t unix_nanos = 0;
+  CallTiming timing;
   std::uint64_t gap_before = 0;  // records dropped just before this one
   // The rigs and terrains it used, when its handler said (a tick's);
   // otherwise read from its bytes (NamesOf).

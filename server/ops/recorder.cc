@@ -97,7 +97,8 @@ void Recorder::Record(absl::string_view method, std::uint64_t stream,
                       std::uint64_t stream_tick,
                       const grpc::ByteBuffer& request,
                       const grpc::ByteBuffer* response,
-                      const absl::Status& status, CallUses* uses) {
+                      const absl::Status& status, CallUses* uses,
+                      CallTiming timing) {
   const std::int64_t size = static_cast<std::int64_t>(
       request.Length() + (response != nullptr ? response->Length() : 0) +
       status.message().size() + sizeof(RecordedCallBytes));
@@ -130,6 +131,7 @@ void Recorder::Record(absl::string_view method, std::uint64_t stream,
   pending.code = static_cast<int>(status.code());
   pending.message = std::string(status.message());
   pending.unix_nanos = absl::ToUnixNanos(absl::Now());
+  pending.timing = timing;
   pending.gap_before = std::exchange(gap_, 0);
   if (uses != nullptr) pending.uses = std::move(*uses);
   queued_bytes_ += pending.bytes();

@@ -65,7 +65,7 @@ class Recorder {
   void Record(absl::string_view method, std::uint64_t stream,
               std::uint64_t stream_tick, const grpc::ByteBuffer& request,
               const grpc::ByteBuffer* response, const absl::Status& status,
-              CallUses* uses = nullptr);
+              CallUses* uses = nullptr, CallTiming timing = {});
 
   // Waits until everything recorded so far is in the files (tests).
   void Flush();

@@ -280,6 +280,8 @@ void RecordingWriter::Write(RecordedCallBytes& call) {
   rest.set_code(call.code);
   rest.set_message(call.message);
   rest.set_unix_nanos(call.unix_nanos);
+  rest.set_queued_nanos(call.timing.queued_nanos);
+  rest.set_ran_nanos(call.timing.ran_nanos);
   if (!PutCall(rest, call)) return;
   call_ends_.push_back(file_.size());
   Settle();

@@ -154,6 +154,7 @@ grpc::ServerUnaryReactor* IkService::OnPool(
   const SolverPool::Refused refused = pool_.PostRequest(
       call->caller(), static_cast<std::int64_t>(request->Length()),
       [this, context, request, counted, call, handler = std::move(handler)] {
+        call->Started();
         if (!counted && !call->Parse(request)) {
           gate_.Leave();
           return;

@@ -11,7 +11,9 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -24,6 +26,7 @@
 #include "ik/v1/tick.pb.h"
 #include "ik/wire/tick_bytes.pb.h"
 #include "ops/call_record.h"
+#include "ops/recorded_call.h"
 #include "ops/recorder.h"
 #include "rpc/unread_answers.h"
 
@@ -99,6 +102,20 @@ inline absl::Status SerializeAnswer(const google::protobuf::Message& message,
 absl::Status SerializeAnswer(wire::TickResponseBytes& message,
                              grpc::ByteBuffer* bytes);
 
+// Where a call's time went, up to now: from `received` to `started` (the
+// pool's start; none: it ran at once) and from there on.
+inline CallTiming Timing(
+    std::chrono::steady_clock::time_point received,
+    const std::optional<std::chrono::steady_clock::time_point>& started) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto start = started.value_or(received);
+  const auto nanos = [](auto duration) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(duration)
+        .count();
+  };
+  return CallTiming{nanos(start - received), nanos(now - start)};
+}
+
 // One unary call: its request parsed from the bytes received, its answer
 // written to the bytes sent when it finishes. Deletes itself when the call
 // is done.
@@ -147,6 +164,10 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
 
   const Request& request() const { return *request_; }
   Response& response() { return *response_; }
+
+  // The solver pool starts the call: its wait ends here (the recording's
+  // CallTiming). A call that never waited starts when it was received.
+  void Started() { started_ = std::chrono::steady_clock::now(); }
   // Where a recorded tick's handler says what it used (CallScope::uses);
   // null when the call is not recorded.
   CallUses* uses() { return recorder_ != nullptr ? &uses_ : nullptr; }
@@ -171,7 +192,8 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
       // terrains are read from its bytes.
       recorder_->Record(recorded_method_, 0, 0, *request_bytes_,
                         status.ok() ? answer_bytes_ : nullptr, status,
-                        IsTick(recorded_method_) ? &uses_ : nullptr);
+                        IsTick(recorded_method_) ? &uses_ : nullptr,
+                        Timing(received_, started_));
     }
     if (observers_ != nullptr) {
       const absl::Time end = absl::Now();
@@ -209,6 +231,9 @@ class UnaryCall final : public grpc::ServerUnaryReactor {
   const std::vector<CallObserver*>* observers_ = nullptr;
   CallRecord record_;
   Recorder* recorder_ = nullptr;
+  std::chrono::steady_clock::time_point received_ =
+      std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> started_;
   absl::string_view recorded_method_;
   const grpc::ByteBuffer* request_bytes_ = nullptr;
   CallUses uses_;

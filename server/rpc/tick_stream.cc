@@ -1,5 +1,6 @@
 #include "rpc/tick_stream.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -80,6 +81,8 @@ class TickStreamReactor final
     }
     reading_ = false;
     record_.start = absl::Now();
+    received_ = std::chrono::steady_clock::now();
+    started_.reset();
     record_.request_bytes = static_cast<std::int64_t>(request_bytes_.Length());
     // What a tick refused here echoes; the pool parses the rest.
     request_->set_sequence(TickSequence(request_bytes_));
@@ -93,6 +96,7 @@ class TickStreamReactor final
     const SolverPool::Refused refused = scope_.pool->PostRequest(
         scope_.client, static_cast<std::int64_t>(request_bytes_.Length()),
         [this] {
+          started_ = std::chrono::steady_clock::now();
           // A message that is not a TickRequest is answered like a failed
           // tick.
           absl::Status runs = ParseRequest(request_bytes_, request_);
@@ -191,7 +195,7 @@ class TickStreamReactor final
       recorder_->Record(record_.method, recorded_stream_, recorded_ticks_++,
                         request_bytes_, &response_bytes_,
                         absl::Status(code, response_->status().message()),
-                        &uses_);
+                        &uses_, Timing(received_, started_));
       uses_ = CallUses();
     }
     // While the answer waits for its client, the stream holds nothing else:
@@ -232,6 +236,9 @@ class TickStreamReactor final
   Recorder* recorder_ = nullptr;
   std::uint64_t recorded_stream_ = 0;
   std::uint64_t recorded_ticks_ = 0;
+  // The tick in hand: read, and started on the pool (CallTiming).
+  std::chrono::steady_clock::time_point received_;
+  std::optional<std::chrono::steady_clock::time_point> started_;
   // What the stream's ticks build on (one tick at a time).
   TickBaselines baselines_;
   absl::Mutex mutex_;

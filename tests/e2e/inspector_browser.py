@@ -17,6 +17,7 @@ Checks, for the ticks inspector_ticks.py sent (EXPECT.json):
 import base64
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -245,6 +246,11 @@ def check_timeline(page, count):
         label = page.evaluate("document.getElementById('tick-label')"
                               ".textContent")
         assert label.startswith(f"tick {expected + 1} of {count}"), label
+        # ikd's own times for the call, with their unit: a tick queued for
+        # a while or not at all, and ran for more than nothing.
+        times = re.search(r"queued (\d+\.\d{3}) ms, ran (\d+\.\d{3}) ms$",
+                          label)
+        assert times and float(times.group(2)) > 0.0, label
     page.evaluate("document.getElementById('previous').click(); true")
     page.wait_for("document.body.dataset.tick === '1'", "previous")
     print("inspector_browser: timeline steps forward and back")
