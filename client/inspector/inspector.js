@@ -177,6 +177,12 @@ function showCharacterList() {
     if (character.has_unreached) {
       flags.push('<span class="unreached">unreached</span>');
     }
+    if (character.goals.some((goal) => goal.branch_switch)) {
+      flags.push('<span class="flag">branch switch</span>');
+    }
+    if (character.goals.some((goal) => goal.near_singularity)) {
+      flags.push('<span class="flag">near singular</span>');
+    }
     item.innerHTML = `<span>${escapeHtml(character.id || '(no id)')} ` +
         `<span class="muted">${escapeHtml(character.rig_name)}</span></span>` +
         `<span class="flags">${flags.join(' ')}</span>`;
@@ -203,14 +209,45 @@ function selectCharacter(index, joint) {
   writeHash();
 }
 
+// A goal's flags: the answer may have jumped (branch switch) or turns fast
+// near a singular direction of its plane.
+function goalFlags(goal) {
+  const flags = [];
+  if (goal.branch_switch) flags.push('branch switch');
+  if (goal.near_singularity) flags.push('near a singular direction');
+  return flags;
+}
+
 function goalRows(character) {
   return character.goals.map((goal) => {
-    const result = goal.reached === undefined ? 'no answer'
-        : `${goal.reached ? 'reached' : 'not reached'}, residual ` +
-          `${goal.residual.toExponential(2)} m, ${goal.iterations} it.`;
-    return `<tr><td>${escapeHtml(goal.chain)}</td><td>` +
-           `${escapeHtml(result)}</td></tr>`;
+    if (goal.reached === undefined) {
+      return `<tr><td>${escapeHtml(goal.chain)}</td><td>no answer</td></tr>`;
+    }
+    const stop = (goal.stop_reason ?? '').replace(/^STOP_REASON_/, '')
+        .toLowerCase().replaceAll('_', ' ');
+    const limited = goal.limited_joints?.length
+        ? `; on a limit: ${goal.limited_joints.join(', ')}` : '';
+    const flags = goalFlags(goal).map(
+        (flag) => `<span class="flag">${escapeHtml(flag)}</span>`).join(' ');
+    return `<tr><td>${escapeHtml(goal.chain)}</td><td class="goal">` +
+           `${escapeHtml(`${goal.reached ? 'reached' : 'not reached'}, ` +
+           `residual ${goal.residual.toExponential(2)} m, ` +
+           `${goal.iterations} it., stop: ${stop}${limited}`)} ${flags}` +
+           `</td></tr>`;
   }).join('');
+}
+
+// A pose check violation's amount with its unit (tick.proto's
+// PoseViolationKind): the repair's turn in radians, a bone's difference in
+// metres, the rest unitless; three significant digits, so 1.3e-5 rad does
+// not read as 0.
+const VIOLATION_UNITS = { OUTSIDE_LIMIT: ' rad', TRANSLATION: ' m' };
+function violationAmount(violation) {
+  if (violation.amount === null || violation.amount === undefined) {
+    return 'not finite';
+  }
+  return `${violation.amount.toPrecision(3)}` +
+         `${VIOLATION_UNITS[violation.kind] ?? ''}`;
 }
 
 function groundRows(ground) {
@@ -236,7 +273,7 @@ function showCharacterDetails(character) {
       `${escapeHtml(statusText(status))}</td></tr>`).join('');
   const violations = character.violations.map((v) =>
       `<tr><td>${escapeHtml(v.name ?? v.joint)}</td><td>` +
-      `${escapeHtml(v.kind)} ${number(v.amount)}</td></tr>`).join('');
+      `${escapeHtml(v.kind)} ${violationAmount(v)}</td></tr>`).join('');
   const dynamics = (character.dynamics ?? []).map((chain) =>
       `<tr><td>${escapeHtml(chain.chain)}</td><td>${chain.substeps ?? '-'} ` +
       `substeps, colliders ${chain.colliders.map((c) => c.name).join(', ')}` +
@@ -403,6 +440,6 @@ async function main() {
 }
 
 // For tests and the console: the view and what is shown.
-window.inspector = { view, state };
+window.inspector = { view, state, selectCharacter };
 
 main().catch(report);

@@ -322,6 +322,26 @@ def check_click(page, index, character, joint):
           f"picks {character} {joint}")
 
 
+def check_details(page, index, flags):
+    """A character's details show its goals' stop reasons and, for a pose
+    check violation, its amount with a unit: no 0.0000 for 1.3e-5 rad."""
+    open_tick(page, index)
+    texts = page.evaluate(
+        "(() => inspector.state.tick.characters.map((c, i) => { "
+        "inspector.selectCharacter(i, -1); return [c.id, c.goals.length, "
+        "document.getElementById('character-details').textContent]; }))()")
+    with_goals = [text for _, goals, text in texts if goals > 0]
+    assert all("stop: " in text or "no answer" in text
+               for text in with_goals), texts
+    for id_, _, text in texts:
+        if id_ in flags["violation"]:
+            assert re.search(r"OUTSIDE_LIMIT \d\.\d\d(e-\d+)? rad|"
+                             r"TRANSLATION \d\.\d\d(e-\d+)? m|"
+                             r"ROTATION_NOT_\w+ ", text), text
+    print(f"inspector_browser: tick {index}: stop reasons and violation "
+          "units in every character's details")
+
+
 def tick_indices(page):
     """sequence -> tick index, for the ticks of the recording."""
     lines = page.evaluate("fetch('/api/recording').then((r) => r.json())"
@@ -343,6 +363,7 @@ def run(url, expect_path, screenshot, only_screenshot):
                 check_timeline(page, count)
                 for sequence, flags in expect["flags"].items():
                     check_filters(page, indices[int(sequence)], flags)
+                    check_details(page, indices[int(sequence)], flags)
                 for check in expect["checks"]:
                     check_joint(page, indices[check["sequence"]], check)
                 check_click(page, indices[9001], "walker", "head")
