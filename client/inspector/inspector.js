@@ -152,6 +152,10 @@ function filters() {
 
 // A character passes when no filter is on, or it has one of the flags on.
 function passes(character, on) {
+  const search = $('character-search').value.trim().toLowerCase();
+  if (search && !(character.id ?? '').toLowerCase().includes(search)) {
+    return false;
+  }
   if (!on.failed && !on.violation && !on.unreached) return true;
   return (on.failed && character.failed) ||
          (on.violation && character.has_violation) ||
@@ -206,6 +210,9 @@ function selectCharacter(index, joint) {
   showJointSelect(character, rig);
   showJoint();
   view.select(index, state.joint);
+  // A picked character: the camera on it, the crowd faded (or hidden).
+  if (character) view.focus(index);
+  view.fadeCrowd(!character ? 1 : $('isolate').checked ? 0 : 0.2);
   writeHash();
 }
 
@@ -344,7 +351,7 @@ function showJoint() {
   $('joint-limit').textContent = rig.joints[j].limit.text;
   const moved = character.moved_by?.[j] ?? [];
   const violations = character.violations.filter((v) => v.joint === j)
-      .map((v) => `violation: ${v.kind} ${number(v.amount)}`);
+      .map((v) => `violation: ${v.kind} ${violationAmount(v)}`);
   const jobs = !corrected ? 'no answer' : moved.length ? moved.join(', ')
                                                        : 'no job';
   $('joint-moved-by').textContent = [
@@ -411,6 +418,14 @@ function listen() {
   for (const id of ['filter-failed', 'filter-violation', 'filter-unreached']) {
     $(id).addEventListener('change', showCharacterList);
   }
+  $('character-search').addEventListener('input', showCharacterList);
+  $('character-search').addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    const first = $('character-list').firstElementChild;
+    if (first) selectCharacter(Number(first.dataset.index), -1);
+  });
+  $('isolate').addEventListener('change', () =>
+    selectCharacter(state.character, state.joint));
   $('joint-select').addEventListener('change', (e) => {
     selectCharacter(state.character, Number(e.target.value));
   });

@@ -269,13 +269,19 @@ export class SceneView {
       this.addCharacter(character, index, rig,
           { bones, ghosts, marks, violations, picks });
     });
-    this.tickGroup.add(
+    const crowd = [
         ghosts.lineObject({ transparent: true, opacity: 0.35 }),
         bones.lineObject(),
         marks.lineObject(),
         marks.pointObject(8, this.disc),
         violations.pointObject(16, this.disc),
-        bones.pointObject(5, this.disc));
+        bones.pointObject(5, this.disc)];
+    for (const object of crowd) {
+      object.userData.crowd = true;
+      object.material.transparent = true;
+      object.userData.opacity = object.material.opacity;
+    }
+    this.tickGroup.add(...crowd);
     this.pickPoints = picks.pointObject(1, this.disc, { visible: false });
     this.pickPoints.visible = false;
     if (tick.characters.length <= ALL_COLLIDERS_UP_TO) {
@@ -369,6 +375,32 @@ export class SceneView {
     const rect = this.canvas.getBoundingClientRect();
     return { x: rect.left + (ndc.x + 1) / 2 * rect.width,
              y: rect.top + (1 - ndc.y) / 2 * rect.height };
+  }
+
+  // The crowd's opacity: as drawn (1), faded behind a picked character
+  // (0.2) or hidden (0).
+  fadeCrowd(share) {
+    for (const object of this.tickGroup.children) {
+      if (object.userData.crowd) {
+        object.material.opacity = object.userData.opacity * share;
+        object.visible = share > 0;
+      }
+    }
+    this.render();
+  }
+
+  // Points the camera at character `index`'s root (its corrected pose, else
+  // its incoming one), keeping the camera's offset from its target.
+  focus(index) {
+    const character = this.tick?.characters[index];
+    const shown = character?.corrected ?? character?.incoming;
+    if (!shown) return;
+    const root = pointOf(shown.positions, 0);
+    const offset = this.camera.position.clone().sub(this.controls.target);
+    this.controls.target.copy(root);
+    this.camera.position.copy(root).add(offset);
+    this.controls.update();
+    this.render();
   }
 
   // Highlights character `index` of the tick shown (both poses, its

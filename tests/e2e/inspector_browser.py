@@ -342,6 +342,45 @@ def check_details(page, index, flags):
           "units in every character's details")
 
 
+def check_crowd_focus(page, index, character):
+    """In a crowd, a search by id narrows the list and Enter picks the first
+    match; the camera turns to the picked character's root and the others
+    fade, or vanish with "only the picked character"."""
+    open_tick(page, index)
+    page.evaluate(
+        "(() => { const s = document.getElementById('character-search'); "
+        f"s.value = {json.dumps(character)}; "
+        "s.dispatchEvent(new Event('input')); "
+        "s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); "
+        "return true; })()")
+    listed = listed_ids(page)
+    assert listed and all(character in id_ for id_ in listed), listed
+    state = page.evaluate(
+        "(() => { const v = inspector.view; const s = inspector.state; "
+        "const c = s.tick.characters[s.character]; "
+        "const shown = c.corrected ?? c.incoming; "
+        "const crowd = v.tickGroup.children.filter((o) => o.userData.crowd); "
+        "return { id: c.id, root: shown.positions.slice(0, 3), "
+        "target: v.controls.target.toArray(), "
+        "opacity: crowd.map((o) => o.material.opacity / o.userData.opacity) }; })()")
+    assert state["id"] == listed[0], state
+    assert all(abs(a - b) < 1e-9 for a, b in zip(state["root"], state["target"])), state
+    assert state["opacity"] and all(abs(o - 0.2) < 1e-9 for o in state["opacity"]), state
+    hidden = page.evaluate(
+        "(() => { const i = document.getElementById('isolate'); i.checked = true; "
+        "i.dispatchEvent(new Event('change')); "
+        "return inspector.view.tickGroup.children.filter((o) => o.userData.crowd)"
+        ".every((o) => !o.visible); })()")
+    assert hidden, "the crowd is still drawn with only the picked character"
+    page.evaluate(
+        "(() => { const i = document.getElementById('isolate'); i.checked = false; "
+        "i.dispatchEvent(new Event('change')); "
+        "const s = document.getElementById('character-search'); s.value = ''; "
+        "s.dispatchEvent(new Event('input')); return true; })()")
+    print(f"inspector_browser: search '{character}' picks {listed[0]}, the "
+          "camera on it, the crowd faded or hidden")
+
+
 def tick_indices(page):
     """sequence -> tick index, for the ticks of the recording."""
     lines = page.evaluate("fetch('/api/recording').then((r) => r.json())"
@@ -367,6 +406,7 @@ def run(url, expect_path, screenshot, only_screenshot):
                 for check in expect["checks"]:
                     check_joint(page, indices[check["sequence"]], check)
                 check_click(page, indices[9001], "walker", "head")
+                check_crowd_focus(page, 0, "3")
                 check_canvas_drawn(page)
             else:
                 time.sleep(1.0)
