@@ -1,10 +1,14 @@
 #include "inspection.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "character_pose.h"
 #include "character_scene.h"
 #include "json_writer.h"
 
@@ -256,6 +260,90 @@ absl::StatusOr<std::string> Inspection::TickJson(int index) const {
     input.rig = FindModel(call, request.characters(i), input.result);
     input.job_rotations = request.job_rotations();
     WriteCharacterJson(input, json);
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.Take();
+}
+
+namespace {
+
+// The angle, radians, of the turn from rotation `a` to `b` (unit).
+double TurnBetween(const Quat& a, const Quat& b) {
+  const Quat d = glm::conjugate(a) * b;
+  return 2.0 * std::atan2(glm::length(Vec3(d.x, d.y, d.z)), std::abs(d.w));
+}
+
+}  // namespace
+
+std::string Inspection::TrackJson(const std::string& id) const {
+  JsonWriter json;
+  json.BeginObject();
+  json.Field("id", id);
+  json.Key("ticks");
+  json.BeginArray();
+  std::vector<Transform> previous;  // the last corrected locals, if posed
+  for (int index = 0; index < tick_count(); ++index) {
+    const v1::RecordedCall& call = recording_.ticks[index].call;
+    v1::TickRequest request;
+    v1::TickResponse response;
+    request.ParseFromString(call.request());
+    response.ParseFromString(call.response());
+    int k = 0;
+    while (k < request.characters_size() && request.characters(k).id() != id) {
+      ++k;
+    }
+    if (k == request.characters_size()) continue;
+    const bool answered = call.code() == 0 && response.status().code() == 0 &&
+                          k < response.characters_size();
+    const v1::TickCharacterResult* result =
+        answered ? &response.characters(k) : nullptr;
+    json.BeginObject();
+    json.FieldInt("tick", index);
+    json.FieldBool("failed", result == nullptr ||
+                                 result->status().code() != 0 ||
+                                 result->ground_status().code() != 0 ||
+                                 result->goals_status().code() != 0 ||
+                                 result->dynamics_status().code() != 0 ||
+                                 result->check_status().code() != 0);
+    double residual = 0.0;
+    bool unreached = false;
+    bool branch_switch = false;
+    bool near_singularity = false;
+    if (result != nullptr) {
+      for (const v1::GoalResult& goal : result->goals()) {
+        residual = std::max(residual, goal.residual());
+        unreached |= !goal.reached();
+        branch_switch |= goal.branch_switch();
+        near_singularity |= goal.near_singularity();
+      }
+    }
+    json.FieldBool("violation",
+                   result != nullptr && result->check().violations_size() > 0);
+    json.FieldBool("unreached", unreached);
+    json.FieldNumber("residual", residual);
+    json.FieldBool("branch_switch", branch_switch);
+    json.FieldBool("near_singularity", near_singularity);
+    const RigModel* model = FindModel(call, request.characters(k), result);
+    double turn = -1.0;
+    std::vector<Transform> locals;
+    if (model != nullptr && result != nullptr && result->status().code() == 0) {
+      const PosedCharacter incoming =
+          IncomingPose(request.characters(k), model->rig);
+      locals =
+          CorrectedPose(request.characters(k), *result, incoming, model->rig)
+              .locals;
+      if (previous.size() == locals.size()) {
+        turn = 0.0;
+        for (size_t j = 0; j < locals.size(); ++j) {
+          turn = std::max(
+              turn, TurnBetween(previous[j].rotation, locals[j].rotation));
+        }
+      }
+    }
+    previous = std::move(locals);
+    json.FieldNumber("turn", turn);
+    json.EndObject();
   }
   json.EndArray();
   json.EndObject();

@@ -39,6 +39,13 @@ class Inspection {
   // and terrains, and every character (character_scene.h). OUT_OF_RANGE
   // past the last tick.
   absl::StatusOr<std::string> TickJson(int index) const;
+  // Character `id` across the ticks that have it, in order: per tick its
+  // index, whether it failed (its status or a job's), broke the pose rules
+  // or missed a goal, its goals' largest residual, whether a goal says
+  // branch_switch or near_singularity, and the largest turn of a joint of
+  // its corrected pose since the previous tick that had it (radians; -1
+  // when either is not posed).
+  std::string TrackJson(const std::string& id) const;
 
  private:
   const RigModel* FindModel(const v1::RecordedCall& call,

@@ -213,6 +213,7 @@ function selectCharacter(index, joint) {
   // A picked character: the camera on it, the crowd faded (or hidden).
   if (character) view.focus(index);
   view.fadeCrowd(!character ? 1 : $('isolate').checked ? 0 : 0.2);
+  showTrack(character).catch(report);
   writeHash();
 }
 
@@ -363,6 +364,61 @@ function showJoint() {
   ].join('\n');
 }
 
+// A track tick worth stopping at: a failure, a broken pose, a missed goal,
+// a flag, or a joint turned by more than 20 degrees since the tick before.
+const EVENT_TURN = 20 * Math.PI / 180;
+function isEvent(entry) {
+  return entry.failed || entry.violation || entry.unreached ||
+         entry.branch_switch || entry.near_singularity ||
+         entry.turn > EVENT_TURN;
+}
+
+// The picked character across the recording's ticks (/api/track): a cell
+// per tick that has it, marked where something happened; a click opens the
+// tick.
+async function showTrack(character) {
+  const strip = $('character-track');
+  if (!character) {
+    state.track = null;
+    strip.replaceChildren();
+    $('track-summary').textContent = '';
+    return;
+  }
+  if (state.track?.id !== character.id) {
+    state.track = await fetchJson(
+        `/api/track?id=${encodeURIComponent(character.id)}`);
+  }
+  strip.replaceChildren(...state.track.ticks.map((entry) => {
+    const cell = document.createElement('span');
+    cell.className = 'track-cell' + (entry.failed ? ' failed' : '') +
+        (entry.violation ? ' violation' : '') +
+        (entry.unreached ? ' unreached' : '') +
+        (isEvent(entry) ? ' event' : '') +
+        (entry.tick === state.index ? ' current' : '');
+    cell.dataset.tick = entry.tick;
+    cell.title = `tick ${entry.tick + 1}: residual ` +
+        `${entry.residual.toExponential(2)} m, largest turn ` +
+        `${entry.turn < 0 ? 'unknown' : `${(entry.turn * 180 / Math.PI)
+            .toFixed(1)}°`}${entry.branch_switch ? ', branch switch' : ''}` +
+        `${entry.near_singularity ? ', near a singular direction' : ''}`;
+    cell.addEventListener('click', () => showTick(entry.tick).catch(report));
+    return cell;
+  }));
+  const events = state.track.ticks.filter(isEvent).length;
+  $('track-summary').textContent =
+      `${state.track.ticks.length} tick(s), ${events} with an event`;
+}
+
+// Opens the next tick after the current one where the picked character
+// had an event; false when there is none.
+function nextEvent() {
+  const next = state.track?.ticks.find(
+      (entry) => entry.tick > state.index && isEvent(entry));
+  if (!next) return false;
+  showTick(next.tick).catch(report);
+  return true;
+}
+
 function step(delta) {
   const next = state.index + delta;
   if (next < 0 || next >= state.recording.ticks.length) return false;
@@ -419,6 +475,7 @@ function listen() {
     $(id).addEventListener('change', showCharacterList);
   }
   $('character-search').addEventListener('input', showCharacterList);
+  $('next-event').addEventListener('click', () => nextEvent());
   $('character-search').addEventListener('keydown', (e) => {
     if (e.key !== 'Enter') return;
     const first = $('character-list').firstElementChild;
@@ -455,6 +512,6 @@ async function main() {
 }
 
 // For tests and the console: the view and what is shown.
-window.inspector = { view, state, selectCharacter };
+window.inspector = { view, state, selectCharacter, nextEvent };
 
 main().catch(report);

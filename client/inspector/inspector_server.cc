@@ -63,6 +63,18 @@ void Send(mg_connection* connection, int code, const char* content_type,
   mg_write(connection, body.data(), body.size());
 }
 
+// The query variable `name`, decoded; empty when there is none.
+std::string QueryValue(const mg_request_info& request, const char* name) {
+  if (request.query_string == nullptr) return "";
+  const std::string query = request.query_string;
+  std::string value(query.size() + 1, '\0');
+  const int length =
+      mg_get_var(query.data(), query.size(), name, value.data(), value.size());
+  if (length < 0) return "";
+  value.resize(static_cast<size_t>(length));
+  return value;
+}
+
 // The number of the `index` query variable, or -1.
 int TickIndex(const mg_request_info& request) {
   if (request.query_string == nullptr) return -1;
@@ -103,6 +115,11 @@ class InspectorServer::Handler : public CivetHandler {
     const std::string path = request.local_uri;
     if (path == "/api/recording") {
       Send(connection, 200, "application/json", server_.recording_json_);
+      return true;
+    }
+    if (path == "/api/track") {
+      Send(connection, 200, "application/json",
+           server_.inspection_.TrackJson(QueryValue(request, "id")));
       return true;
     }
     if (path == "/api/tick") {

@@ -8,6 +8,7 @@
 //                              the assets folder's package-lock.json)
 //   GET /api/recording         Inspection::RecordingJson
 //   GET /api/tick?index=N      Inspection::TickJson(N)
+//   GET /api/track?id=ID       Inspection::TrackJson(ID)
 //
 // The files are read once, at Start: nothing is fetched from elsewhere,
 // and a missing file is an error before anything is served.

@@ -381,6 +381,32 @@ def check_crowd_focus(page, index, character):
           "camera on it, the crowd faded or hidden")
 
 
+def check_track(page, index, character):
+    """The picked character across ticks: a cell per tick that has it, the
+    turns of its joints between them measured, and "next event" opening the
+    next tick where something happened to it."""
+    open_tick(page, index, character)
+    page.wait_for(f"inspector.state.track?.id === {json.dumps(character)}",
+                  f"{character}'s track")
+    track = page.evaluate("inspector.state.track.ticks")
+    cells = page.evaluate("document.querySelectorAll('#character-track "
+                          ".track-cell').length")
+    assert len(track) >= 2 and cells == len(track), (cells, track)
+    assert any(entry["turn"] >= 0 for entry in track[1:]), track
+    events = [e["tick"] for e in track
+              if e["tick"] > index and (e["failed"] or e["violation"] or
+                                        e["unreached"] or e["branch_switch"]
+                                        or e["near_singularity"] or
+                                        e["turn"] > 20 * 3.141592653589793 / 180)]
+    moved = page.evaluate("inspector.nextEvent()")
+    assert moved == bool(events), (moved, events)
+    if events:
+        page.wait_for(f"document.body.dataset.tick === '{events[0]}'",
+                      "next event")
+    print(f"inspector_browser: {character}'s track over {len(track)} ticks; "
+          f"next event {'tick ' + str(events[0]) if events else 'none'}")
+
+
 def tick_indices(page):
     """sequence -> tick index, for the ticks of the recording."""
     lines = page.evaluate("fetch('/api/recording').then((r) => r.json())"
@@ -407,6 +433,20 @@ def run(url, expect_path, screenshot, only_screenshot):
                     check_joint(page, indices[check["sequence"]], check)
                 check_click(page, indices[9001], "walker", "head")
                 check_crowd_focus(page, 0, "3")
+                check_track(page, 0, "3")
+                # A character with an event after the first tick it is in.
+                found = page.evaluate(
+                    "(async () => { const ids = new Set(); "
+                    "for (let i = 0; i < inspector.state.recording.ticks.length; ++i) { "
+                    "const t = await (await fetch(`/api/tick?index=${i}`)).json(); "
+                    "t.characters.forEach((c) => ids.add(c.id)); } "
+                    "for (const id of ids) { const track = await (await fetch("
+                    "`/api/track?id=${encodeURIComponent(id)}`)).json(); "
+                    "if (track.ticks.slice(1).some((e) => e.failed || e.violation "
+                    "|| e.unreached || e.branch_switch || e.near_singularity)) "
+                    "return [id, track.ticks[0].tick]; } return null; })()")
+                assert found, "no character with a later event to step to"
+                check_track(page, found[1], found[0])
                 check_canvas_drawn(page)
             else:
                 time.sleep(1.0)

@@ -5,7 +5,8 @@ ikd and ikctl.
 
     inspector_ticks.py SERVER REPO OUT.json
 
-Ticks (sequence numbers identify them in the recording):
+Ticks (sequence numbers identify them in the recording; 9002 is 9001 sent
+again, so its characters' tracks span two ticks):
   9001 (Tick, job_rotations): "walker" (grounded, one goal reached and one
        out of reach, dynamics), "claimed" (a pose check on a bad pose: a
        non-unit rotation, a knee bent outside its limit, a moved bone),
@@ -283,6 +284,12 @@ def main(server, repo, out_path):
                 transform_of(character.pose.root), plain_rotations(result),
                 transform_of(result.root), joint, checked,
                 moved_by(humanoid, character, result, joint)))
+        # The same tick again: its characters' tracks span two ticks, each
+        # with its events (walker's unreached goal).
+        again = pb.TickRequest()
+        again.CopyFrom(request)
+        again.sequence = 9002
+        all_flags[9002] = flags(again, client.tick(again))
         first, second = stream_ticks(humanoid)
         with client.tick_stream() as stream:
             answers = [stream.tick(first), stream.tick(second)]
