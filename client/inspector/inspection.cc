@@ -274,6 +274,43 @@ double TurnBetween(const Quat& a, const Quat& b) {
   return 2.0 * std::atan2(glm::length(Vec3(d.x, d.y, d.z)), std::abs(d.w));
 }
 
+// The largest turn of a joint between two poses' locals, radians; -1 when
+// either is missing (not posed) or they differ in size.
+double LargestTurn(const std::vector<Transform>& before,
+                   const std::vector<Transform>& after) {
+  if (before.empty() || before.size() != after.size()) return -1.0;
+  double turn = 0.0;
+  for (size_t j = 0; j < after.size(); ++j) {
+    turn = std::max(turn, TurnBetween(before[j].rotation, after[j].rotation));
+  }
+  return turn;
+}
+
+// A track entry's flags: the answer `result` (null: none) failed, broke
+// the pose rules, missed a goal; its goals' largest residual; whether a
+// goal says branch_switch or near_singularity.
+void WriteTrackFlags(const v1::TickCharacterResult* result, JsonWriter& json) {
+  double residual = 0.0;
+  bool unreached = false;
+  bool branch_switch = false;
+  bool near_singularity = false;
+  if (result != nullptr) {
+    for (const v1::GoalResult& goal : result->goals()) {
+      residual = std::max(residual, goal.residual());
+      unreached |= !goal.reached();
+      branch_switch |= goal.branch_switch();
+      near_singularity |= goal.near_singularity();
+    }
+  }
+  json.FieldBool("failed", result == nullptr || CharacterFailed(*result));
+  json.FieldBool("violation",
+                 result != nullptr && result->check().violations_size() > 0);
+  json.FieldBool("unreached", unreached);
+  json.FieldNumber("residual", residual);
+  json.FieldBool("branch_switch", branch_switch);
+  json.FieldBool("near_singularity", near_singularity);
+}
+
 }  // namespace
 
 std::string Inspection::TrackJson(const std::string& id) const {
@@ -300,32 +337,8 @@ std::string Inspection::TrackJson(const std::string& id) const {
         answered ? &response.characters(k) : nullptr;
     json.BeginObject();
     json.FieldInt("tick", index);
-    json.FieldBool("failed", result == nullptr ||
-                                 result->status().code() != 0 ||
-                                 result->ground_status().code() != 0 ||
-                                 result->goals_status().code() != 0 ||
-                                 result->dynamics_status().code() != 0 ||
-                                 result->check_status().code() != 0);
-    double residual = 0.0;
-    bool unreached = false;
-    bool branch_switch = false;
-    bool near_singularity = false;
-    if (result != nullptr) {
-      for (const v1::GoalResult& goal : result->goals()) {
-        residual = std::max(residual, goal.residual());
-        unreached |= !goal.reached();
-        branch_switch |= goal.branch_switch();
-        near_singularity |= goal.near_singularity();
-      }
-    }
-    json.FieldBool("violation",
-                   result != nullptr && result->check().violations_size() > 0);
-    json.FieldBool("unreached", unreached);
-    json.FieldNumber("residual", residual);
-    json.FieldBool("branch_switch", branch_switch);
-    json.FieldBool("near_singularity", near_singularity);
+    WriteTrackFlags(result, json);
     const RigModel* model = FindModel(call, request.characters(k), result);
-    double turn = -1.0;
     std::vector<Transform> locals;
     if (model != nullptr && result != nullptr && result->status().code() == 0) {
       const PosedCharacter incoming =
@@ -333,16 +346,9 @@ std::string Inspection::TrackJson(const std::string& id) const {
       locals =
           CorrectedPose(request.characters(k), *result, incoming, model->rig)
               .locals;
-      if (previous.size() == locals.size()) {
-        turn = 0.0;
-        for (size_t j = 0; j < locals.size(); ++j) {
-          turn = std::max(
-              turn, TurnBetween(previous[j].rotation, locals[j].rotation));
-        }
-      }
     }
+    json.FieldNumber("turn", LargestTurn(previous, locals));
     previous = std::move(locals);
-    json.FieldNumber("turn", turn);
     json.EndObject();
   }
   json.EndArray();

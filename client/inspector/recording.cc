@@ -41,6 +41,17 @@ absl::StatusOr<std::vector<std::string>> RecordingFiles(
   return files;
 }
 
+}  // namespace
+
+bool CharacterFailed(const v1::TickCharacterResult& result) {
+  return result.status().code() != 0 || result.ground_status().code() != 0 ||
+         result.goals_status().code() != 0 ||
+         result.dynamics_status().code() != 0 ||
+         result.check_status().code() != 0;
+}
+
+namespace {
+
 // The timeline's counts over one tick's characters.
 void Summarise(const v1::TickRequest& request, const v1::TickResponse& response,
                bool call_failed, RecordedTick& tick) {
@@ -50,11 +61,7 @@ void Summarise(const v1::TickRequest& request, const v1::TickResponse& response,
     return;
   }
   for (const v1::TickCharacterResult& result : response.characters()) {
-    tick.failed += result.status().code() != 0 ||
-                   result.ground_status().code() != 0 ||
-                   result.goals_status().code() != 0 ||
-                   result.dynamics_status().code() != 0 ||
-                   result.check_status().code() != 0;
+    tick.failed += CharacterFailed(result);
     tick.violations += result.check().violations_size() > 0;
     tick.unreached +=
         std::any_of(result.goals().begin(), result.goals().end(),

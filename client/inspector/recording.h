@@ -24,10 +24,15 @@
 
 #include "absl/status/statusor.h"
 #include "ik/v1/recording.pb.h"
+#include "ik/v1/tick.pb.h"
 
 namespace ik::inspector {
 
 // One recorded Tick or TickStream call.
+// Whether a tick character's answer says it failed: its status or a job's
+// not OK.
+bool CharacterFailed(const v1::TickCharacterResult& result);
+
 struct RecordedTick {
   // As recorded, except that `call.request` holds the completed request
   // (baselines filled in, see above).
