@@ -112,6 +112,9 @@ async function showTick(index) {
   }
   state.want = { character: null, joint: null };
   $('tick-slider').value = index;
+  for (const bar of $('tick-bars').children) {
+    bar.classList.toggle('current', Number(bar.dataset.index) === index);
+  }
   showTickLine(tick);
   view.showTick(state.recording, tick);
   showCharacterList();
@@ -498,9 +501,29 @@ function listen() {
   });
 }
 
+// The timeline: a bar per tick, as tall as its run time against the
+// longest, red where characters failed, orange where a pose broke the rules
+// (grey otherwise); a click opens the tick.
+function showTimeline(ticks) {
+  const longest = Math.max(1, ...ticks.map((t) => Number(t.ran_nanos)));
+  $('tick-bars').replaceChildren(...ticks.map((t, index) => {
+    const bar = document.createElement('span');
+    bar.className = 'timeline-bar' + (t.failed > 0 ? ' failed' : '') +
+        (t.violations > 0 ? ' violation' : '');
+    bar.style.height = `${Math.max(2, 24 * Number(t.ran_nanos) / longest)}px`;
+    bar.dataset.index = index;
+    bar.title = `tick ${index + 1}: ran ${milliseconds(t.ran_nanos)}, ` +
+        `queued ${milliseconds(t.queued_nanos)}; ${t.failed} failed, ` +
+        `${t.violations} with violations, ${t.unreached} with unreached goals`;
+    bar.addEventListener('click', () => showTick(index).catch(report));
+    return bar;
+  }));
+}
+
 async function main() {
   state.recording = await fetchJson('/api/recording');
   showRecordingInfo(state.recording);
+  showTimeline(state.recording.ticks);
   $('tick-slider').max = Math.max(0, state.recording.ticks.length - 1);
   listen();
   if (state.recording.ticks.length === 0) {

@@ -238,6 +238,22 @@ def open_tick(page, index, character=None, joint=None):
 
 def check_timeline(page, count):
     open_tick(page, 0)
+    # A bar per tick, each as tall as its run time, red where characters
+    # failed; a click on one opens its tick.
+    bars = page.evaluate(
+        "[...document.querySelectorAll('#tick-bars .timeline-bar')].map((b) => "
+        "[b.classList.contains('failed'), parseFloat(b.style.height)])")
+    lines = page.evaluate("inspector.state.recording.ticks.map((t) => "
+                          "[t.failed > 0, Number(t.ran_nanos)])")
+    assert len(bars) == count == len(lines), (bars, lines)
+    assert [b[0] for b in bars] == [l[0] for l in lines], (bars, lines)
+    tallest = max(range(count), key=lambda i: lines[i][1])
+    assert bars[tallest][1] == max(b[1] for b in bars), (bars, lines)
+    page.evaluate(f"document.querySelectorAll('#tick-bars .timeline-bar')"
+                  f"[{count - 1}].click(); true")
+    page.wait_for(f"document.body.dataset.tick === '{count - 1}'",
+                  "a click on the last bar")
+    open_tick(page, 0)
     for expected in (1, 2):
         page.evaluate("document.getElementById('next').click(); true")
         page.wait_for(f"document.body.dataset.tick === '{expected}'",
