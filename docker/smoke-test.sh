@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of the ikd container image, end to end:
 #   1. scripts/make-base-image.sh (debian:bookworm{,-slim} from debootstrap, once)
-#   2. podman build -f docker/Dockerfile -t ikd:smoke .   (never pulls)
+#   2. podman build -f docker/Dockerfile -t ikd:smoke .   (never pulls); the
+#      inspector's page and three.js in the image
 #   3. podman run, publishing 50051 on a free loopback port
 #   4. the host's ikctl: `health` until SERVING, then a `solve` that must reach
 #      and a `ground` on the bundled stairs that must ground both feet
@@ -132,6 +133,9 @@ say "base images ready ($(elapsed "$t")s)"
 
 # --- 2. Build --------------------------------------------------------------------
 t=$(date +%s)
+# three.js for the image's inspector page (npm ci, when not done yet).
+"$repo/client/inspector/install.sh" >"$workdir/npm.log" 2>&1 \
+  || { cat "$workdir/npm.log" >&2; fail "client/inspector/install.sh failed"; }
 old_id=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 say "podman build -f docker/Dockerfile -t $image (log: $workdir/build.log)"
 if ! (cd "$repo" && timeout "$build_timeout" podman build --pull=never --format=docker \
@@ -145,6 +149,14 @@ if [[ -n "$old_id" && "$old_id" != "$new_id" ]]; then
   podman image rm "$old_id" >/dev/null 2>&1 || true
 fi
 say "built $image ${new_id:0:12} ($(elapsed "$t")s, $(( $(podman image inspect --format '{{.Size}}' "$image") / 1024 / 1024 )) MiB)"
+
+# The inspector's page and three.js where the image's ikctl finds them.
+for f in index.html inspector.js node_modules/three/build/three.module.js; do
+  podman run --rm --pull=never --entrypoint /bin/sh "$image" -c \
+    "test -f /usr/local/share/ikd/inspector/$f" \
+    || fail "the image has no /usr/local/share/ikd/inspector/$f"
+done
+say "the inspector's page is in the image"
 
 # --- 3. Run ----------------------------------------------------------------------
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
