@@ -62,8 +62,13 @@ struct SeededChain {
     for (const DynamicJoint& joint : chain.joints) reach += joint.length;
   }
   std::mt19937_64 engine;
+  std::uniform_real_distribution<double> unit{-1.0, 1.0};
   DynamicChain chain;
   double reach = 0.0;
+  // Straight down from 1.6 m up.
+  std::vector<Transform> Start() const {
+    return StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0));
+  }
 };
 
 // Seeded root motion for `simulation`, a step at a time: the velocity
@@ -221,11 +226,10 @@ TEST(StepDynamicsPropertyTest,
   for (int seed = 1; seed <= kSeeds; ++seed) {
     SeededChain seeded(1000 + seed);
     std::mt19937_64& engine = seeded.engine;
+    std::uniform_real_distribution<double>& unit = seeded.unit;
     const DynamicChain& chain = seeded.chain;
     const double reach = seeded.reach;
-    std::uniform_real_distribution<double> unit(-1.0, 1.0);
-    Simulation simulation(
-        chain, StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0)));
+    Simulation simulation(chain, seeded.Start());
     RootMotion motion;
     for (int step = 0; step < 400; ++step) {
       const double dt = 1.0 / 60.0;
@@ -299,11 +303,10 @@ std::vector<Parting> TwoStreams(bool with_colliders) {
   for (int seed = 1; seed <= kSeeds; ++seed) {
     SeededChain seeded(2000 + seed);
     std::mt19937_64& engine = seeded.engine;
+    std::uniform_real_distribution<double>& unit = seeded.unit;
     const DynamicChain& chain = seeded.chain;
     const double reach = seeded.reach;
-    std::uniform_real_distribution<double> unit(-1.0, 1.0);
-    const std::vector<Transform> start =
-        StraightPose(chain, Vec3(0.0, 1.6, 0.0), Vec3(0.0, -1.0, 0.0));
+    const std::vector<Transform> start = seeded.Start();
     Simulation exact(chain, start);
     Simulation rounded(chain, RoundedToFloat(start));
     RootMotion motion;
