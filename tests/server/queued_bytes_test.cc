@@ -126,10 +126,14 @@ TEST(SolverPoolBytesTest, RefusalsAreAnsweredAsTheClientsTasksAreTaken) {
   HeldWorker worker(pool);
   std::vector<int> answered_before;  // at each of a's tasks
   int answered = 0;
+  absl::Notification a_done;  // a's second task ran
   for (int t = 0; t < 2; ++t) {
-    EXPECT_EQ(
-        pool.PostRequest("a", 8, [&] { answered_before.push_back(answered); }),
-        SolverPool::Refused::kNone);
+    EXPECT_EQ(pool.PostRequest("a", 8,
+                               [&, t] {
+                                 answered_before.push_back(answered);
+                                 if (t == 1) a_done.Notify();
+                               }),
+              SolverPool::Refused::kNone);
   }
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(pool.PostRequest(
@@ -145,7 +149,9 @@ TEST(SolverPoolBytesTest, RefusalsAreAnsweredAsTheClientsTasksAreTaken) {
   absl::Notification done;
   ASSERT_TRUE(pool.Post("b", [&done] { done.Notify(); }));
   worker.Release();
+  // The pool takes its clients in turn: b's task may run between a's two.
   done.WaitForNotification();
+  a_done.WaitForNotification();
   EXPECT_EQ(answered_before, (std::vector<int>{1, 3}));
   EXPECT_EQ(pool.refusals_waiting(), 0);
 }
