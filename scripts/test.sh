@@ -9,17 +9,19 @@ scripts/setup.sh --test
 build_dir=${IKD_BUILD_DIR:-build}
 scripts/build.sh "$build_dir"
 
-# The unit tests again, built by the second compiler (Debian's clang): an
-# answer that depends on a compiler's floating-point choices is a bug in the
-# tolerance design. Not compared under clang: the golden answers (recorded
-# per binary, server label).
+# The core's unit tests again, built by the second compiler (Debian's clang):
+# an answer that depends on a compiler's floating-point choices is a bug in
+# the tolerance design. Not compared under clang: the golden answers
+# (recorded per binary, server label). That build runs under
+# AddressSanitizer and UndefinedBehaviorSanitizer (IK_SANITIZE), with the
+# inspector's tests: recordings are files from anywhere, and its fuzz test
+# reads seeded corruptions of one.
 clang_dir=${IKD_CLANG_BUILD_DIR:-build-clang}
-if [[ ! -f "$clang_dir/CMakeCache.txt" ]]; then
-  CC=clang CXX=clang++ cmake -S . -B "$clang_dir" -DCMAKE_BUILD_TYPE=Release \
-    -DIK_BUILD_BENCHMARKS=OFF >/dev/null
-fi
-cmake --build "$clang_dir" -j2 --target ik_core_tests
-(cd "$clang_dir" && ctest --output-on-failure -j2 --timeout 3000 -L core)
+CC=clang CXX=clang++ cmake -S . -B "$clang_dir" -DCMAKE_BUILD_TYPE=Release \
+  -DIK_BUILD_BENCHMARKS=OFF -DIK_SANITIZE=ON >/dev/null
+cmake --build "$clang_dir" -j2 --target ik_core_tests inspector_test
+(cd "$clang_dir" &&
+  ctest --output-on-failure -j2 --timeout 3000 -L 'core|inspector')
 
 cd "$build_dir"
 ctest --output-on-failure -j2 --timeout 3000

@@ -130,11 +130,15 @@ function milliseconds(nanos) {
 function showTickLine(tick) {
   const line = tick.line;
   const count = state.recording.ticks.length;
+  const single = !line.method.startsWith('Tick');
   const where = line.method === 'TickStream'
       ? `stream ${line.stream}, tick ${line.stream_tick}` : 'unary';
+  const what = single
+      ? `${line.method} (a single call, drawn as one character)`
+      : `${line.method} (${where}), sequence ${line.sequence}, ` +
+        `${line.characters} character(s)`;
   $('tick-label').textContent =
-      `tick ${tick.index + 1} of ${count}: ${line.method} (${where}), ` +
-      `sequence ${line.sequence}, ${line.characters} character(s); ` +
+      `tick ${tick.index + 1} of ${count}: ${what}; ` +
       `queued ${milliseconds(line.queued_nanos)}, ` +
       `ran ${milliseconds(line.ran_nanos)}`;
   const failed = tick.tick_code !== 0;

@@ -10,6 +10,7 @@
 #include "baselines.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/util/delimited_message_util.h"
+#include "single_call.h"
 
 namespace ik::inspector {
 namespace {
@@ -79,6 +80,7 @@ class Reader {
  private:
   void TakeEntry(const v1::RecordEntry& entry, const std::string& file);
   void TakeTick(const v1::RecordedCall& call, const std::string& file);
+  void TakeSingle(const v1::RecordedCall& call, const std::string& file);
 
   Recording recording_;
   StreamBaselines baselines_;
@@ -131,6 +133,8 @@ void Reader::TakeEntry(const v1::RecordEntry& entry, const std::string& file) {
       if (entry.call().method() == "Tick" ||
           entry.call().method() == "TickStream") {
         TakeTick(entry.call(), file);
+      } else if (IsSingleCall(entry.call().method())) {
+        TakeSingle(entry.call(), file);
       } else {
         ++recording_.other_calls;
       }
@@ -162,6 +166,24 @@ void Reader::TakeTick(const v1::RecordedCall& call, const std::string& file) {
   }
   tick.sequence = request.sequence();
   Summarise(request, response, call.code() != 0, tick);
+  recording_.ticks.push_back(std::move(tick));
+}
+
+void Reader::TakeSingle(const v1::RecordedCall& call, const std::string& file) {
+  RecordedTick tick;
+  tick.call = call;
+  tick.file = file;
+  v1::TickRequest request;
+  v1::TickResponse response;
+  // A call whose bytes do not parse is listed with no characters.
+  if (SingleCallAsTick(call, request, response)) {
+    tick.call.set_request(request.SerializeAsString());
+    tick.call.set_response(response.SerializeAsString());
+    Summarise(request, response, call.code() != 0, tick);
+  } else {
+    tick.call.clear_request();
+    tick.call.clear_response();
+  }
   recording_.ticks.push_back(std::move(tick));
 }
 

@@ -1,6 +1,7 @@
 // An ikd recording (ik/v1/recording.proto) read into memory for the
 // inspector: the files' headers, every rig and terrain they store, and the
-// Tick and TickStream calls in the order they were written.
+// Tick, TickStream and single solving calls in the order they were written
+// (a single call as the one-character tick that does its job).
 //
 // TickStream characters sent on a baseline (TickCharacter.baseline: only
 // the joints that changed since the stream's previous tick) are completed
@@ -28,7 +29,8 @@
 
 namespace ik::inspector {
 
-// One recorded Tick or TickStream call.
+// One recorded Tick or TickStream call, or a single call (SolveChain,
+// GroundFeet, StepDynamics) read as a one-character tick (single_call.h).
 // Whether a tick character's answer says it failed: its status or a job's
 // not OK.
 bool CharacterFailed(const v1::TickCharacterResult& result);
@@ -58,8 +60,8 @@ struct Recording {
   std::map<std::string, v1::RecordedRig> rigs;
   std::map<std::string, v1::RecordedTerrain> terrains;
   std::vector<RecordedTick> ticks;
-  // Calls the inspector does not show (SolveChain, GroundFeet,
-  // StepDynamics), and records the server dropped (RecordingGap).
+  // Calls the inspector does not show (a method it does not know), and
+  // records the server dropped (RecordingGap).
   int other_calls = 0;
   uint64_t dropped = 0;
   // What was skipped while reading, one line each (a truncated last entry).

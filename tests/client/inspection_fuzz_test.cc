@@ -2,7 +2,8 @@
 // corruptions of a real-shaped recording (cut short anywhere, bytes
 // flipped, bytes inserted) and crafted records (a heightfield whose
 // columns x rows overflow an int, counts that do not match the heights,
-// mesh indices past the vertices) and never crashes: each either reads,
+// mesh indices past the vertices, single calls' answers naming joints the
+// rig does not have) and never crashes: each either reads,
 // inspects and draws every tick, or is refused with a message naming the
 // file.
 #include <cstdint>
@@ -95,6 +96,41 @@ std::vector<v1::RecordEntry> Entries() {
     call.mutable_call()->add_terrains()->set_revision("sha256:field");
     entries.push_back(call);
   }
+  // Single calls, drawn as one-character ticks; one answer names a joint
+  // past the rig's, one a negative index.
+  v1::Pose pose;
+  pose.mutable_root()->mutable_translation()->set_x(1.0);
+  v1::SolveChainRequest solve;
+  solve.set_rig("arm");
+  *solve.mutable_pose() = pose;
+  solve.add_goals()->set_chain("arm");
+  v1::SolveChainResponse solved;
+  v1::GoalResult& goal = *solved.add_results();
+  for (const int index : {1, 2, 1000000, -5}) {
+    v1::JointRotation& rotation = *goal.add_rotations();
+    rotation.set_index(index);
+    rotation.mutable_rotation()->set_w(1.0);
+  }
+  v1::GroundFeetRequest ground;
+  ground.set_rig("arm");
+  v1::GroundFeetResponse grounded;
+  grounded.mutable_root_offset()->set_y(-0.1);
+  v1::StepDynamicsRequest dynamics;
+  dynamics.set_rig("arm");
+  v1::StepDynamicsResponse stepped;
+  stepped.add_results()->add_rotations()->set_index(3);
+  const auto single = [&](const std::string& method,
+                          const google::protobuf::Message& request,
+                          const google::protobuf::Message& response) {
+    v1::RecordEntry call;
+    call.mutable_call()->set_method(method);
+    call.mutable_call()->set_request(request.SerializeAsString());
+    call.mutable_call()->set_response(response.SerializeAsString());
+    entries.push_back(call);
+  };
+  single("SolveChain", solve, solved);
+  single("GroundFeet", ground, grounded);
+  single("StepDynamics", dynamics, stepped);
   return entries;
 }
 
@@ -115,11 +151,20 @@ bool InspectBytes(const std::string& name, const std::string& bytes) {
   for (int i = 0; i < inspection.tick_count(); ++i) {
     EXPECT_TRUE(inspection.TickJson(i).ok()) << name << " tick " << i;
   }
+  for (const std::string id : {"npc-0", "npc-2", "SolveChain"}) {
+    EXPECT_FALSE(inspection.TrackJson(id).empty());
+  }
   return true;
 }
 
 TEST(InspectionFuzzTest, TheUncorruptedRecordingInspects) {
   EXPECT_TRUE(InspectBytes("clean", Delimited(Entries())));
+  const std::string path = FreshFile("count");
+  std::ofstream(path, std::ios::binary) << Delimited(Entries());
+  absl::StatusOr<Recording> recording = ReadRecording(path);
+  ASSERT_TRUE(recording.ok()) << recording.status();
+  // Four ticks and the three single calls.
+  EXPECT_EQ(recording->ticks.size(), 7u);
 }
 
 TEST(InspectionFuzzTest, CraftedTerrainsDrawWithoutReadingPastTheirData) {

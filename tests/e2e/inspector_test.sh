@@ -27,8 +27,9 @@ trap 'stop_inspector; cleanup' EXIT
 "$REPO/examples/python/generate_stubs.sh" "$WORK/stubs" >/dev/null || fail "stubs"
 
 start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$REPO/examples/rigs" \
-  --terrain_dir="$REPO/examples/terrains" --record_dir="$WORK/rec"
-"$IKCTL" --server="$SERVER" tick --rig=humanoid --characters=6 --ticks=3 \
+  --terrain_dir="$REPO/examples/terrains" --record_dir="$WORK/rec" \
+  --record_methods=Tick,TickStream,SolveChain,GroundFeet,StepDynamics
+"$IKCTL" --server="$SERVER" tick --rig=humanoid --characters=1000 --ticks=2 \
   --terrain=stairs || fail "ikctl tick"
 IKD_CLIENT_STUBS="$WORK/stubs" PYTHONPATH="$REPO/client/python" \
   /usr/bin/python3 "$E2E/inspector_ticks.py" "$SERVER" "$REPO" \

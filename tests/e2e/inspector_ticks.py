@@ -14,10 +14,14 @@ again, so its characters' tracks span two ticks):
        "swish" (the tail rig, dynamics).
   9101, 9102 (one TickStream): "streamer" complete, then on its baseline
        with one joint changed (the inspector rebuilds the rest).
-OUT.json: {"checks": [{sequence, character, joint, incoming, corrected,
+Then single calls, which the inspector draws as one-character ticks whose
+character is named after the method: SolveChain (one goal reached, one out
+of reach), GroundFeet on the stairs, StepDynamics on the tail.
+OUT.json: {"checks": [{call, character, joint, incoming, corrected,
                        moved_by}],
-           "flags": {sequence: {"failed": [...], "violation": [...],
-                                "unreached": [...]}}}
+           "flags": {call: {"failed": [...], "violation": [...],
+                            "unreached": [...]}}}
+where `call` is a tick's sequence, or a single call's method.
 Runs under Debian's /usr/bin/python3 with python3-grpcio, the ikd_client
 package on PYTHONPATH and its stubs in $IKD_CLIENT_STUBS.
 """
@@ -233,10 +237,10 @@ def flags(request, answer):
     return out
 
 
-def expect(rig, sequence, character, locals_, incoming_root, rotations,
+def expect(rig, call, character, locals_, incoming_root, rotations,
            final_root, joint, checked=False, moved_by=None):
     j = rig.index(joint)
-    return {"sequence": sequence, "character": character, "joint": joint,
+    return {"call": str(call), "character": character, "joint": joint,
             "incoming": rig.world(locals_, incoming_root)[j],
             "corrected": rig.world(
                 corrected_locals(rig, locals_, rotations, checked),
@@ -264,13 +268,60 @@ def moved_by(rig, character, result, joint):
     return out
 
 
+def single_calls(client, humanoid, checks, all_flags):
+    """SolveChain, GroundFeet and StepDynamics, each checked as the
+    one-character tick the inspector draws it as."""
+    pose = pb.Pose(root=root_at(0.3, 0.0, 0.45), joints=[
+        joint_pose("spine", axis_angle((1, 0, 0), 0.15)),
+        joint_pose("left_shoulder", axis_angle((0, 0, 1), -0.4))])
+    locals_ = incoming_locals(humanoid, pose)
+    root = transform_of(pose.root)
+    by_index = lambda rotations: [
+        (r.index, (r.rotation.x, r.rotation.y, r.rotation.z, r.rotation.w))
+        for r in rotations]
+    none = {"failed": [], "violation": [], "unreached": []}
+
+    goals = [pb.ChainGoal(chain="left_arm",
+                          target=pb.Vec3(x=0.75, y=1.25, z=0.65)),
+             pb.ChainGoal(chain="right_arm",
+                          target=pb.Vec3(x=-3.0, y=1.2, z=0.45))]
+    solved = client.solve_chain(
+        pb.SolveChainRequest(rig="humanoid", pose=pose, goals=goals))
+    turns = [t for result in solved.results for t in by_index(result.rotations)]
+    elbow = humanoid.index("left_elbow")
+    checks.append(expect(
+        humanoid, "SolveChain", "SolveChain", locals_, root, turns, root,
+        "left_elbow", moved_by=[
+            "goal " + goal.chain for goal, result in zip(goals, solved.results)
+            if any(r.index == elbow for r in result.rotations)]))
+    all_flags["SolveChain"] = {
+        **none, "unreached": ["SolveChain"] if not all(
+            r.reached for r in solved.results) else []}
+
+    grounded = client.ground_feet(pb.GroundFeetRequest(
+        rig="humanoid", pose=pose, ground=pb.Ground(terrains=["stairs"])))
+    t, r, s = root
+    offset = grounded.root_offset
+    lowered = ((t[0] + offset.x, t[1] + offset.y, t[2] + offset.z), r, s)
+    checks.append(expect(humanoid, "GroundFeet", "GroundFeet", locals_, root,
+                         by_index(grounded.rotations), lowered, "left_ankle",
+                         moved_by=["ground left_leg"] if any(
+                             r.index == humanoid.index("left_ankle")
+                             for r in grounded.rotations) else []))
+    all_flags["GroundFeet"] = none
+
+    client.step_dynamics(pb.StepDynamicsRequest(
+        rig="tail", pose=pb.Pose(root=root_at(-0.2, 0.3, 1.2)), delta_time=DT))
+    all_flags["StepDynamics"] = none
+
+
 def main(server, repo, out_path):
     humanoid = Rig(Path(repo) / "examples/rigs/humanoid.json")
     checks, all_flags = [], {}
     with Client(server) as client:
         request = unary_tick()
         answer = client.tick(request)
-        all_flags[9001] = flags(request, answer)
+        all_flags["9001"] = flags(request, answer)
         by_id = {r.id: r for r in answer.characters}
         for name, joint, checked in (("walker", "left_wrist", False),
                                      ("walker", "left_elbow", False),
@@ -289,12 +340,12 @@ def main(server, repo, out_path):
         again = pb.TickRequest()
         again.CopyFrom(request)
         again.sequence = 9002
-        all_flags[9002] = flags(again, client.tick(again))
+        all_flags["9002"] = flags(again, client.tick(again))
         first, second = stream_ticks(humanoid)
         with client.tick_stream() as stream:
             answers = [stream.tick(first), stream.tick(second)]
         for request, answer in zip((first, second), answers):
-            all_flags[request.sequence] = flags(request, answer)
+            all_flags[str(request.sequence)] = flags(request, answer)
         # The second tick's incoming pose: the first's rotations with the
         # spine's replaced, as the stream's baseline completes it.
         pose = pb.Pose(rotations=first.characters[0].compact_pose.rotations)
@@ -307,6 +358,7 @@ def main(server, repo, out_path):
             transform_of(second.characters[0].compact_pose.root),
             compact_rotations(result), transform_of(result.compact_pose.root),
             "head"))
+        single_calls(client, humanoid, checks, all_flags)
     Path(out_path).write_text(json.dumps(
         {"checks": checks, "flags": all_flags}, indent=1))
     for sequence, found in all_flags.items():

@@ -7,8 +7,9 @@
 # and fails, and --replace registers the recorded rig and replays cleanly.
 # A server with tokens writes none to its recording or its log. A recording
 # is a file from anywhere: a crafted DeleteRig call is skipped (and named)
-# unless --allow_registry_changes, and a directory with a file cut short
-# replays its other files and names the cut one. Under a file-size limit
+# unless --allow_registry_changes, a directory with a file cut short
+# replays its other files and names the cut one, and seeded corruptions
+# never crash replay or the server it replays to. Under a file-size limit
 # ikd keeps serving and drops the records that do not fit.
 # Usage: replay_test.sh IKD IKCTL
 source "$(dirname "$0")/lib.sh"
@@ -193,6 +194,47 @@ out=$(ik replay "$WORK/cut" 2>&1) && fail "a cut recording replayed cleanly"
 count=$(echo "$out" | sed -n 's/^replayed \([0-9]*\) calls.*/\1/p')
 [[ -n "$whole" && "$count" -ge "$whole" ]] \
   || fail "the file after the cut one was not replayed: $out"
+stop_server
+
+# Seeded corruptions of the real recording (cut anywhere, bytes flipped,
+# bytes inserted, a byte set to a long varint's): replay never crashes or
+# hangs, exits 0 or 1, names the file when it cannot read it to the end, and
+# the ikd it replays to keeps serving.
+mkdir -p "$WORK/fuzz"
+/usr/bin/python3 - "$first" "$WORK/fuzz" <<'PY'
+import random, sys
+clean = open(sys.argv[1], "rb").read()
+engine = random.Random(20261207)
+for i in range(40):
+    data = bytearray(clean)
+    at = engine.randrange(len(data))
+    kind = i % 4
+    if kind == 0:
+        del data[at:]
+    elif kind == 1:
+        for _ in range(engine.randint(1, 8)):
+            data[engine.randrange(len(data))] ^= engine.randint(1, 255)
+    elif kind == 2:
+        data[at:at] = bytes([engine.randrange(256)] * engine.randint(1, 16))
+    else:
+        data[at] = 0xFF
+    open(f"{sys.argv[2]}/seed{i:02d}.ikrec", "wb").write(bytes(data))
+PY
+start_server "$IKD" --listen=127.0.0.1:0 --rig_dir="$WORK/empty" \
+  --terrain_dir="$WORK/empty"
+refused=0
+for f in "$WORK"/fuzz/*.ikrec; do
+  code=0
+  out=$(timeout 60 "$IKCTL" --server="$SERVER" replay "$f" 2>&1) || code=$?
+  [[ $code -le 1 ]] || fail "replay of $f exited $code: $out"
+  if [[ "$out" == *"could not be read to the end"* ]]; then
+    refused=$((refused + 1))
+    [[ "$out" == *"ikctl: $f: "* ]] || fail "the file is not named: $out"
+  fi
+done
+ik health >/dev/null || fail "ikd stopped serving after the corrupt replays"
+echo "replay: 40 seeded corruptions, $refused not read to the end, no crash"
+[[ $refused -gt 0 ]] || fail "no corruption was refused: the fuzz reads nothing"
 stop_server
 
 # A file-size limit of 64 KiB (ulimit -f): writes past it fail (SIGXFSZ
