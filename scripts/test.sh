@@ -12,10 +12,10 @@ scripts/build.sh "$build_dir"
 # The core's unit tests again, built by the second compiler (Debian's clang):
 # an answer that depends on a compiler's floating-point choices is a bug in
 # the tolerance design. Not compared under clang: the golden answers
-# (recorded per binary, server label). That build runs under
-# AddressSanitizer and UndefinedBehaviorSanitizer (IK_SANITIZE), with the
-# inspector's tests: recordings are files from anywhere, and its fuzz test
-# reads seeded corruptions of one.
+# (recorded per binary, server label). That build also runs the
+# inspector's tests with the recording readers under AddressSanitizer and
+# UndefinedBehaviorSanitizer (IK_SANITIZE): recordings are files from
+# anywhere, and its fuzz test reads seeded corruptions of one.
 clang_dir=${IKD_CLANG_BUILD_DIR:-build-clang}
 CC=clang CXX=clang++ cmake -S . -B "$clang_dir" -DCMAKE_BUILD_TYPE=Release \
   -DIK_BUILD_BENCHMARKS=OFF -DIK_SANITIZE=ON >/dev/null

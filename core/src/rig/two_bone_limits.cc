@@ -180,7 +180,8 @@ bool BreaksFromIncoming(double incoming_angle, const Quat& root_in,
 // The turn of the circle of exact solutions the root takes (the continuity
 // rule, or history-free the allowed turn nearest the solver's plane), into
 // `root_limited` (kept when no turn is allowed); sets *branch_switch.
-void TurnOnCircle(const JointDefinition& root,
+// False when the limit clamped the root and allows no turn of the circle.
+bool TurnOnCircle(const JointDefinition& root,
                   const JointConstraint& root_constraint,
                   const std::optional<Vec3>& centre,
                   const TwoBoneJoints& joints, const Transform& root_model,
@@ -211,8 +212,45 @@ void TurnOnCircle(const JointDefinition& root,
            BreaksFromIncoming(
                IncomingAngle(root_model, locals, joints, to_target),
                locals[joints.root].rotation, root_limited.rotation));
+    } else if (root_limited.clamped) {
+      return false;
     }
   }
+  return true;
+}
+
+// A hinge bends the limb to one distance at two angles, mirrored about the
+// angle `straightest` where the limb is straightest: TwoBoneJob takes the
+// one nearer the incoming bend, and where the root's limit allows no turn
+// of that bend's circle of solutions the other may have one (a hinge whose
+// range reaches past straight, a root whose cone leans to the other side).
+// The middle joint bent the other way: `mid_turned` (on the hinge `mid` of
+// the limb whose middle joint sits at `upper_local` and tip at
+// `tip_translation`) turned to the mirrored angle, when the range holds it
+// and it differs.
+std::optional<Quat> MirroredBend(const JointDefinition& mid,
+                                 const Vec3& upper_local,
+                                 const Vec3& tip_translation,
+                                 const Quat& mid_turned) {
+  const HingeLimit& hinge = mid.limit.hinge;
+  const double angle = TwistAngleAbout(
+      glm::conjugate(mid.rest.rotation) * mid_turned, hinge.axis);
+  // The lower bone at hinge angle a is R(a) l about k (the rest frame's
+  // axis and bone): u . R(a) l = A cos a + B sin a + const, largest at
+  // atan2(B, A).
+  const Vec3 k = mid.rest.rotation * hinge.axis;
+  const Vec3 l = mid.rest.rotation * tip_translation;
+  const double a =
+      glm::dot(upper_local, l) - glm::dot(k, upper_local) * glm::dot(k, l);
+  const double b = glm::dot(upper_local, glm::cross(k, l));
+  const double straightest = Atan2(b, a);
+  const double mirrored = std::remainder(2.0 * straightest - angle, 2.0 * kPi);
+  if (!(std::abs(mirrored - angle) > 1e-9) ||
+      ClampAngleToRange(mirrored, hinge.range) != mirrored) {
+    return std::nullopt;
+  }
+  return NormalizeNearUnit(mid_turned *
+                           AngleAxis(mirrored - angle, hinge.axis));
 }
 
 // Without a pole, the solved root `root_solved` turned about the root ->
@@ -233,6 +271,41 @@ Quat HoldSwivelWithoutPole(const JointDefinition& root,
   return TurnedRoot(circle, Atan2(swivel->y, swivel->x));
 }
 
+// No allowed solution with the bend the job chose (`mid_turned`): the
+// mirrored bend's circle (MirroredBend), the root `root_solved` turned so
+// its tip lands where the job's did. Where the root's limit allows a point
+// of that circle, takes it into `mid_turned` and `root_limited`, flagged.
+void TakeMirroredBend(const Rig& rig, const JointConstraint& root_constraint,
+                      const std::optional<Vec3>& centre,
+                      const TwoBoneJoints& joints, const Transform& root_model,
+                      const Vec3& to_target, const Quat& root_solved, bool pole,
+                      bool history_free, absl::Span<const Transform> locals,
+                      Quat& mid_turned, LimitedRotation& root_limited,
+                      bool* branch_switch) {
+  const Transform& mid_local = locals[joints.mid];
+  const Vec3& tip = locals[joints.tip].translation;
+  const std::optional<Quat> mirrored = MirroredBend(
+      rig.joint(joints.mid), mid_local.translation, tip, mid_turned);
+  if (!mirrored.has_value()) return;
+  const Vec3 bent = TransformPoint(
+      Transform{mid_local.translation, mid_turned, mid_local.scale}, tip);
+  const Vec3 bent_other = TransformPoint(
+      Transform{mid_local.translation, *mirrored, mid_local.scale}, tip);
+  const Quat other_solved =
+      NormalizeNearUnit(root_solved * FromTo(bent_other, bent));
+  LimitedRotation other = ApplyJointConstraint(root_constraint, other_solved);
+  bool other_switch = false;
+  if (other.clamped &&
+      !TurnOnCircle(rig.joint(joints.root), root_constraint, centre, joints,
+                    root_model, to_target, other_solved, *mirrored, pole,
+                    history_free, locals, other, &other_switch)) {
+    return;
+  }
+  root_limited = other;
+  mid_turned = *mirrored;
+  *branch_switch = !history_free;
+}
+
 // Applies the corrections, then holds the joints to their limits; returns
 // the mask of the joints a limit clamped (the root too when it chose another
 // point of the circle for it). A hinge's turn stays on it and in range (up to
@@ -243,7 +316,7 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     const Transform& root_model, const Vec3& target_model,
     const Quat& root_correction, const Quat& mid_correction, bool pole,
     bool history_free, absl::Span<Transform> locals, bool* branch_switch) {
-  const Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
+  Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
   const JointDefinition& root = rig.joint(joints.root);
   const JointConstraint root_constraint = JointConstraintOf(root);
   const Vec3 to_target = target_model - root_model.translation;
@@ -271,10 +344,14 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   // the continuity rule keeps to may not be the pole's. (Without a pole the
   // solver's plane now holds the incoming swivel: a root the limit leaves
   // alone keeps it.)
-  if (on_circle && (root_limited.clamped || (pole && !history_free))) {
-    TurnOnCircle(root, root_constraint, centre, joints, root_model, to_target,
-                 root_solved, mid_turned, pole, history_free, locals,
-                 root_limited, branch_switch);
+  if (on_circle && (root_limited.clamped || (pole && !history_free)) &&
+      !TurnOnCircle(root, root_constraint, centre, joints, root_model,
+                    to_target, root_solved, mid_turned, pole, history_free,
+                    locals, root_limited, branch_switch) &&
+      start.hinge) {
+    TakeMirroredBend(rig, root_constraint, centre, joints, root_model,
+                     to_target, root_solved, pole, history_free, locals,
+                     mid_turned, root_limited, branch_switch);
   }
   locals[joints.root].rotation = root_limited.rotation;
   std::uint64_t mask = root_limited.clamped ? kRootLimited : 0;
