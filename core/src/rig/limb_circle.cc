@@ -275,21 +275,33 @@ double EndNearest(const Arc& arc, double angle) {
 // it starts) and it stops at an end.
 double TowardZero(const Arc& arc, double incoming, bool& ambiguous) {
   double start = incoming;
+  // The way round is decided where the limb starts, the incoming swivel's
+  // own unless the limb starts at the arc's end across the half turn from
+  // it: an arc's end may move fast, the incoming swivel moves with the
+  // request.
+  double decides = incoming;
   if (DistanceToArc(incoming, arc) > 0.0) {
     start = EndNearest(arc, incoming);
+    if (!(std::abs(std::remainder(start, 2.0 * kPi) - incoming) > kPi)) {
+      decides = start;
+    }
   } else if (!(arc.low <= incoming && incoming <= arc.high)) {
     start = incoming + 2.0 * kPi;  // the arc runs on past pi
   }
-  const double way = std::remainder(-start, 2.0 * kPi);
-  const double zero = std::abs(start + way) < kPi ? 0.0 : 2.0 * kPi;
+  const double decided = std::remainder(-decides, 2.0 * kPi);
+  double way = std::remainder(-start, 2.0 * kPi);
+  if ((decided >= 0.0) != (way >= 0.0)) {
+    way += way >= 0.0 ? -2.0 * kPi : 2.0 * kPi;  // the longer way round
+  }
+  const double zero = std::round((start + way) / (2.0 * kPi)) * (2.0 * kPi);
   const bool reached = way >= 0.0 ? zero <= arc.high : zero >= arc.low;
   // The other way round: 0 a full turn further on, unless the arc's end
   // comes first.
   const double other_zero = way >= 0.0 ? zero - 2.0 * kPi : zero + 2.0 * kPi;
   const bool other_reached =
       way >= 0.0 ? other_zero >= arc.low : other_zero <= arc.high;
-  ambiguous =
-      std::abs(way) > kPi - kBranchSwitchAngle && !(reached && other_reached);
+  ambiguous = std::abs(decided) > kPi - kBranchSwitchAngle &&
+              !(reached && other_reached);
   if (reached) return zero;
   return way >= 0.0 ? arc.high : arc.low;
 }
