@@ -18,6 +18,12 @@ constexpr int kInwardSteps = 48;
 constexpr double kTouchSlack = 1e-12;
 constexpr double kMeetSlack = 1e-9;
 
+// A gap the swing cone opens in the circle is young while its deepest point
+// lies below the cone's edge by less than this fraction of the swing wave's
+// amplitude: it opens as the square root of that depth, so its edges move
+// fast, and an answer stopped at one may have stood far away a step before.
+constexpr double kYoungGapDepth = 0.1;
+
 // a cos(theta) + b sin(theta): the form every test along the circle takes
 // in the half turn theta = angle / 2.
 struct Wave {
@@ -362,6 +368,22 @@ Choice ContinuingChoice(const AllowedArcs& allowed, double incoming) {
   return choice;
 }
 
+// Whether the continuity rule's answer `toward`, at an end of `arc`, is the
+// edge of a young gap of the swing cone (kYoungGapDepth): the way on from
+// it, or the incoming swivel, lies in a gap that was not there a little
+// earlier along the path.
+bool AtYoungSwingGap(const LimbCircle& circle, const ModelRotations& model,
+                     const BallSocketLimit& limit, const Arc& arc,
+                     double toward) {
+  if (toward != arc.low && toward != arc.high) return false;
+  const SwingWave wave = WaveOfSwing(circle, model, limit);
+  const double amplitude = std::sqrt(wave.b1 * wave.b1 + wave.b2 * wave.b2);
+  const double depth = wave.needed + amplitude;
+  if (!(depth > 0.0 && depth < kYoungGapDepth * amplitude)) return false;
+  const double at_end = wave.b1 * Cos(toward) + wave.b2 * Sin(toward);
+  return std::abs(at_end - wave.needed) <= 1e-9 * (1.0 + amplitude);
+}
+
 }  // namespace
 
 bool AllowsTheWayToZero(const LimbCircle& circle, const BallSocketLimit& limit,
@@ -409,9 +431,12 @@ std::optional<AllowedTurn> NearestAllowedTurn(
                                   TwistArcs(circle, model, limit));
   if (allowed.count == 0) return std::nullopt;
   if (incoming.has_value()) JoinAcrossPi(allowed);
-  const Choice choice = incoming.has_value()
-                            ? ContinuingChoice(allowed, *incoming)
-                            : NearestZeroChoice(allowed);
+  Choice choice = incoming.has_value() ? ContinuingChoice(allowed, *incoming)
+                                       : NearestZeroChoice(allowed);
+  if (incoming.has_value()) {
+    choice.ambiguous |= AtYoungSwingGap(circle, model, limit,
+                                        allowed.arc[choice.arc], choice.toward);
+  }
   const double best = choice.turn;
   const double toward = choice.toward;
   const double chosen_distance = choice.distance;

@@ -45,9 +45,10 @@ struct AllowedTurn {
   // With an incoming swivel: how far the turn is from it, radians along the
   // circle (0 when the arc holds it), and whether the choice is ambiguous --
   // another arc end within 2 kBranchSwitchAngle as near the incoming swivel
-  // but more than that from the chosen end, or the way towards 0 turning
-  // round (0 within kBranchSwitchAngle of opposite where the way starts):
-  // a small change of the request may then move the answer far.
+  // but more than that from the chosen end, the way towards 0 turning
+  // round (0 within kBranchSwitchAngle of opposite where the way is
+  // decided), or the turn at the edge of a gap the swing cone has just
+  // opened: a small change of the request may then move the answer far.
   double distance = 0.0;
   bool ambiguous = false;
 };
@@ -77,7 +78,9 @@ bool AllowsTheWayToZero(const LimbCircle& circle, const BallSocketLimit& limit,
 //     the limb), the continuity rule: the allowed arc that holds it, else
 //     the arc with the end nearest it (arcs that meet across pi are one);
 //     within that arc, from the incoming swivel (or that end) the shorter
-//     way round towards 0, stopping at 0 or at the arc's end on that way.
+//     way round towards 0, stopping at 0 or at the arc's end on that way
+//     (from an end across the half turn from the incoming swivel, the way
+//     the swivel's own shorter way goes: an end may move fast).
 //     The turn reports its distance from the incoming swivel and whether
 //     the choice is ambiguous (above).
 // Deterministic.

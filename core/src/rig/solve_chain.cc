@@ -151,7 +151,7 @@ void FinishSwivel(const SolveChainJob& job, const Transform& parent_model,
 // incoming limb from straight or folded (as its atan2's arguments, taken at
 // the report), where that plane turns fast as the pose moves and flips
 // through it. nullopt for a hinge (it bends about its axis, whatever the
-// pose).
+// pose; its own flips: internal::HingeFlipAngle).
 std::optional<internal::AngleArguments> IncomingBendPlaneAngle(
     const SolveChainJob& job, const Transform& root_model) {
   const Chain& chain = *job.goal->chain;
@@ -183,7 +183,7 @@ void ReportBendPlaneSingularity(
     const SolveChainJob& job, const Transform& root_model,
     const Quat& parent_rotation, const PreparedGoal& prepared,
     const std::optional<internal::AngleArguments>& incoming_plane,
-    ChainSolveResult& answer) {
+    const Quat& incoming_mid, ChainSolveResult& answer) {
   const Chain& chain = *job.goal->chain;
   const Transform mid_model = Compose(root_model, job.locals[chain.joints[1]]);
   const Vec3 bent_tip =
@@ -201,8 +201,16 @@ void ReportBendPlaneSingularity(
     pole = internal::AngleArguments{glm::length(glm::cross(to_pole, to_target)),
                                     std::abs(glm::dot(to_pole, to_target))};
   }
+  const JointDefinition& mid = job.rig->joint(chain.joints[1]);
+  const std::optional<internal::AngleArguments> bend_plane =
+      mid.limit.kind == JointLimit::Kind::kHinge
+          ? internal::HingeFlipAngle(
+                mid, job.locals[chain.joints[1]].translation,
+                job.locals[chain.joints[2]].translation, incoming_mid,
+                job.locals[chain.joints[1]].rotation)
+          : incoming_plane;
   const std::optional<internal::AngleArguments>& next =
-      pole.has_value() ? pole : incoming_plane;
+      pole.has_value() ? pole : bend_plane;
   double angle;
   double next_angle = 0.0;
   if (next.has_value()) {
@@ -214,10 +222,10 @@ void ReportBendPlaneSingularity(
     angle = Atan2(bent.y, bent.x);
   }
   if (pole.has_value()) angle = std::min(angle, next_angle);
-  if (incoming_plane.has_value()) {
-    angle = std::min(angle, pole.has_value()
-                                ? Atan2(incoming_plane->y, incoming_plane->x)
-                                : next_angle);
+  if (bend_plane.has_value()) {
+    angle =
+        std::min(angle, pole.has_value() ? Atan2(bend_plane->y, bend_plane->x)
+                                         : next_angle);
   }
   answer.singularity_angle = angle;
   answer.near_singularity = angle <= chain.flip_warning_angle;
@@ -349,6 +357,7 @@ absl::Status ChainGoalSteps::Begin(const SolveChainJob& job, LimbStart when) {
   incoming_plane_ = goal.swivel.has_value()
                         ? std::nullopt
                         : IncomingBendPlaneAngle(job, root_model_);
+  incoming_mid_ = job.locals[chain.joints[1]].rotation;
   solve_.emplace(
       *job.rig,
       TwoBoneJoints{chain.joints[0], chain.joints[1], chain.joints[2]},
@@ -370,7 +379,8 @@ absl::Status ChainGoalSteps::Finish(const absl::Status& solved) {
   }
   if (!job.goal->swivel.has_value()) {
     ReportBendPlaneSingularity(job, root_model_, parent_model_.rotation,
-                               prepared_, incoming_plane_, answer_);
+                               prepared_, incoming_plane_, incoming_mid_,
+                               answer_);
   }
   Answer();
   return absl::OkStatus();

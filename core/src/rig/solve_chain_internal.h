@@ -102,6 +102,7 @@ class ChainGoalSteps {
   Transform parent_model_;
   Transform root_model_;
   std::optional<AngleArguments> incoming_plane_;
+  Quat incoming_mid_ = IdentityQuat();  // the middle joint's incoming rotation
   std::optional<SwivelPlacement> swivel_plane_;
   ChainSolveResult answer_;
   std::uint64_t mask_ = 0;  // bit k: chain joint k held at its limit

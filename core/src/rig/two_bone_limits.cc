@@ -219,38 +219,27 @@ bool TurnOnCircle(const JointDefinition& root,
   return true;
 }
 
-// A hinge bends the limb to one distance at two angles, mirrored about the
-// angle `straightest` where the limb is straightest: TwoBoneJob takes the
-// one nearer the incoming bend, and where the root's limit allows no turn
-// of that bend's circle of solutions the other may have one (a hinge whose
-// range reaches past straight, a root whose cone leans to the other side).
 // The middle joint bent the other way: `mid_turned` (on the hinge `mid` of
 // the limb whose middle joint sits at `upper_local` and tip at
-// `tip_translation`) turned to the mirrored angle, when the range holds it
-// and it differs.
+// `tip_translation`) turned to the mirrored angle about the straightest
+// (HingeBendOf), when the range holds it and it differs. TwoBoneJob takes
+// the bend nearer the incoming one; where the root's limit allows no turn of
+// that bend's circle of solutions the other may have one (a hinge whose
+// range reaches past straight, a root whose cone leans to the other side).
 std::optional<Quat> MirroredBend(const JointDefinition& mid,
                                  const Vec3& upper_local,
                                  const Vec3& tip_translation,
                                  const Quat& mid_turned) {
-  const HingeLimit& hinge = mid.limit.hinge;
-  const double angle = TwistAngleAbout(
-      glm::conjugate(mid.rest.rotation) * mid_turned, hinge.axis);
-  // The lower bone at hinge angle a is R(a) l about k (the rest frame's
-  // axis and bone): u . R(a) l = A cos a + B sin a + const, largest at
-  // atan2(B, A).
-  const Vec3 k = mid.rest.rotation * hinge.axis;
-  const Vec3 l = mid.rest.rotation * tip_translation;
-  const double a =
-      glm::dot(upper_local, l) - glm::dot(k, upper_local) * glm::dot(k, l);
-  const double b = glm::dot(upper_local, glm::cross(k, l));
-  const double straightest = Atan2(b, a);
-  const double mirrored = std::remainder(2.0 * straightest - angle, 2.0 * kPi);
-  if (!(std::abs(mirrored - angle) > 1e-9) ||
-      ClampAngleToRange(mirrored, hinge.range) != mirrored) {
+  const HingeBend bend =
+      HingeBendOf(mid, upper_local, tip_translation, mid_turned);
+  const double mirrored =
+      std::remainder(2.0 * bend.straightest - bend.angle, 2.0 * kPi);
+  if (!(std::abs(mirrored - bend.angle) > 1e-9) ||
+      ClampAngleToRange(mirrored, mid.limit.hinge.range) != mirrored) {
     return std::nullopt;
   }
-  return NormalizeNearUnit(mid_turned *
-                           AngleAxis(mirrored - angle, hinge.axis));
+  return NormalizeNearUnit(
+      mid_turned * AngleAxis(mirrored - bend.angle, mid.limit.hinge.axis));
 }
 
 // Without a pole, the solved root `root_solved` turned about the root ->
@@ -367,6 +356,59 @@ std::uint64_t ApplyCorrectionsWithinLimits(
 }
 
 }  // namespace
+
+HingeBend HingeBendOf(const JointDefinition& mid, const Vec3& upper_local,
+                      const Vec3& tip_translation, const Quat& mid_rotation) {
+  const HingeLimit& hinge = mid.limit.hinge;
+  HingeBend bend;
+  bend.angle = TwistAngleAbout(glm::conjugate(mid.rest.rotation) * mid_rotation,
+                               hinge.axis);
+  // The lower bone at hinge angle a is R(a) l about k (the rest frame's
+  // axis and bone): u . R(a) l = A cos a + B sin a + const, largest at
+  // atan2(B, A).
+  const Vec3 k = mid.rest.rotation * hinge.axis;
+  const Vec3 l = mid.rest.rotation * tip_translation;
+  const double a =
+      glm::dot(upper_local, l) - glm::dot(k, upper_local) * glm::dot(k, l);
+  const double b = glm::dot(upper_local, glm::cross(k, l));
+  bend.straightest = Atan2(b, a);
+  return bend;
+}
+
+std::optional<AngleArguments> HingeFlipAngle(const JointDefinition& mid,
+                                             const Vec3& upper_local,
+                                             const Vec3& tip_translation,
+                                             const Quat& incoming_mid,
+                                             const Quat& answer_mid) {
+  const AngleRange& range = mid.limit.hinge.range;
+  const HingeBend incoming =
+      HingeBendOf(mid, upper_local, tip_translation, incoming_mid);
+  const double straightest = incoming.straightest;
+  if (!(range.min < straightest && straightest < range.max)) {
+    return std::nullopt;
+  }
+  const double answer =
+      HingeBendOf(mid, upper_local, tip_translation, answer_mid).angle;
+  std::optional<double> angle;
+  const auto nearer = [&](double a) {
+    a = std::abs(std::remainder(a, kPi));
+    if (!angle.has_value() || a < *angle) angle = a;
+  };
+  if (MirroredBend(mid, upper_local, tip_translation, answer_mid)) {
+    nearer(incoming.angle - straightest);
+  }
+  // The side with less range: where its solutions end, the answer goes over.
+  const bool lower_minor = straightest - range.min < range.max - straightest;
+  const bool incoming_lower = incoming.angle < straightest;
+  if (incoming_lower == lower_minor) {
+    const double mirrored = 2.0 * straightest - answer;
+    const double on_side =
+        (answer < straightest) == incoming_lower ? answer : mirrored;
+    nearer(on_side - (lower_minor ? range.min : range.max));
+  }
+  if (!angle.has_value()) return std::nullopt;
+  return AngleArguments{Sin(*angle), Cos(*angle)};
+}
 
 std::optional<Vec3> SwingCentre(const JointDefinition& root,
                                 const Transform& mid_local,
