@@ -79,8 +79,8 @@ class Reader {
 
  private:
   void TakeEntry(const v1::RecordEntry& entry, const std::string& file);
-  void TakeTick(const v1::RecordedCall& call, const std::string& file);
-  void TakeSingle(const v1::RecordedCall& call, const std::string& file);
+  // A Tick, TickStream or single call (single_call.h) as a tick.
+  void TakeCall(const v1::RecordedCall& call, const std::string& file);
 
   Recording recording_;
   StreamBaselines baselines_;
@@ -131,10 +131,9 @@ void Reader::TakeEntry(const v1::RecordEntry& entry, const std::string& file) {
       break;
     case v1::RecordEntry::kCall:
       if (entry.call().method() == "Tick" ||
-          entry.call().method() == "TickStream") {
-        TakeTick(entry.call(), file);
-      } else if (IsSingleCall(entry.call().method())) {
-        TakeSingle(entry.call(), file);
+          entry.call().method() == "TickStream" ||
+          IsSingleCall(entry.call().method())) {
+        TakeCall(entry.call(), file);
       } else {
         ++recording_.other_calls;
       }
@@ -147,18 +146,29 @@ void Reader::TakeEntry(const v1::RecordEntry& entry, const std::string& file) {
   }
 }
 
-void Reader::TakeTick(const v1::RecordedCall& call, const std::string& file) {
+void Reader::TakeCall(const v1::RecordedCall& call, const std::string& file) {
   RecordedTick tick;
   tick.call = call;
   tick.file = file;
   v1::TickRequest request;
   v1::TickResponse response;
+  const bool single = IsSingleCall(call.method());
   // A call whose bytes do not parse is listed with no characters.
-  if (!request.ParseFromString(call.request())) {
+  if (single ? !SingleCallAsTick(call, request, response)
+             : !request.ParseFromString(call.request())) {
+    if (single) {  // its bytes are not a tick's
+      tick.call.clear_request();
+      tick.call.clear_response();
+    }
     recording_.ticks.push_back(std::move(tick));
     return;
   }
-  response.ParseFromString(call.response());
+  if (single) {
+    tick.call.set_request(request.SerializeAsString());
+    tick.call.set_response(response.SerializeAsString());
+  } else {
+    response.ParseFromString(call.response());
+  }
   if (call.method() == "TickStream") {
     tick.unknown_baselines = baselines_.Complete(call.stream(), request);
     if (call.code() == 0) baselines_.Absorb(call.stream(), request, response);
@@ -166,24 +176,6 @@ void Reader::TakeTick(const v1::RecordedCall& call, const std::string& file) {
   }
   tick.sequence = request.sequence();
   Summarise(request, response, call.code() != 0, tick);
-  recording_.ticks.push_back(std::move(tick));
-}
-
-void Reader::TakeSingle(const v1::RecordedCall& call, const std::string& file) {
-  RecordedTick tick;
-  tick.call = call;
-  tick.file = file;
-  v1::TickRequest request;
-  v1::TickResponse response;
-  // A call whose bytes do not parse is listed with no characters.
-  if (SingleCallAsTick(call, request, response)) {
-    tick.call.set_request(request.SerializeAsString());
-    tick.call.set_response(response.SerializeAsString());
-    Summarise(request, response, call.code() != 0, tick);
-  } else {
-    tick.call.clear_request();
-    tick.call.clear_response();
-  }
   recording_.ticks.push_back(std::move(tick));
 }
 
