@@ -201,14 +201,7 @@ void ReportBendPlaneSingularity(
     pole = internal::AngleArguments{glm::length(glm::cross(to_pole, to_target)),
                                     std::abs(glm::dot(to_pole, to_target))};
   }
-  const JointDefinition& mid = job.rig->joint(chain.joints[1]);
-  const std::optional<internal::AngleArguments> bend_plane =
-      mid.limit.kind == JointLimit::Kind::kHinge
-          ? internal::HingeFlipAngle(
-                mid, job.locals[chain.joints[1]].translation,
-                job.locals[chain.joints[2]].translation, incoming_mid,
-                job.locals[chain.joints[1]].rotation)
-          : incoming_plane;
+  const std::optional<internal::AngleArguments>& bend_plane = incoming_plane;
   const std::optional<internal::AngleArguments>& next =
       pole.has_value() ? pole : bend_plane;
   double angle;
@@ -226,6 +219,14 @@ void ReportBendPlaneSingularity(
     angle =
         std::min(angle, pole.has_value() ? Atan2(bend_plane->y, bend_plane->x)
                                          : next_angle);
+  }
+  const JointDefinition& mid = job.rig->joint(chain.joints[1]);
+  if (mid.limit.kind == JointLimit::Kind::kHinge) {
+    const std::optional<double> flip = internal::HingeFlipAngle(
+        mid, job.locals[chain.joints[1]].translation,
+        job.locals[chain.joints[2]].translation, incoming_mid,
+        job.locals[chain.joints[1]].rotation);
+    if (flip.has_value()) angle = std::min(angle, *flip);
   }
   answer.singularity_angle = angle;
   answer.near_singularity = angle <= chain.flip_warning_angle;

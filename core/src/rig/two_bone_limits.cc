@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "base/trig_lanes.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
 #include "ik/base/trig.h"
@@ -375,39 +376,57 @@ HingeBend HingeBendOf(const JointDefinition& mid, const Vec3& upper_local,
   return bend;
 }
 
-std::optional<AngleArguments> HingeFlipAngle(const JointDefinition& mid,
-                                             const Vec3& upper_local,
-                                             const Vec3& tip_translation,
-                                             const Quat& incoming_mid,
-                                             const Quat& answer_mid) {
+std::optional<double> HingeFlipAngle(const JointDefinition& mid,
+                                     const Vec3& upper_local,
+                                     const Vec3& tip_translation,
+                                     const Quat& incoming_mid,
+                                     const Quat& answer_mid) {
   const AngleRange& range = mid.limit.hinge.range;
-  const HingeBend incoming =
-      HingeBendOf(mid, upper_local, tip_translation, incoming_mid);
-  const double straightest = incoming.straightest;
+  // As HingeBendOf: u . R(a) l = A cos a + B sin a + C, so a bend's lower
+  // bone `lower` (= R(a) l) is (u . lower - C, -u . (k x lower)) from the
+  // straightest, in atan2's arguments: both bends' in one pair of lanes.
+  const Vec3 k = mid.rest.rotation * mid.limit.hinge.axis;
+  const Vec3 l = mid.rest.rotation * tip_translation;
+  const Vec3& u = upper_local;
+  const double a = glm::dot(u, l) - glm::dot(k, u) * glm::dot(k, l);
+  const double b = glm::dot(u, glm::cross(k, l));
+  if (!(a * a + b * b > 1e-24 * glm::dot(u, u) * glm::dot(l, l))) {
+    return std::nullopt;  // the hinge does not change the limb's length
+  }
+  const double straightest = Atan2(b, a);
   if (!(range.min < straightest && straightest < range.max)) {
     return std::nullopt;
   }
-  const double answer =
-      HingeBendOf(mid, upper_local, tip_translation, answer_mid).angle;
+  const double c = glm::dot(k, u) * glm::dot(k, l);
+  const Vec3 lower_in = incoming_mid * tip_translation;
+  const Vec3 lower_out = answer_mid * tip_translation;
+  const Lanes2 from =
+      Atan2Lanes(Lanes2{-glm::dot(u, glm::cross(k, lower_in)),
+                        -glm::dot(u, glm::cross(k, lower_out))},
+                 Lanes2{glm::dot(u, lower_in) - c, glm::dot(u, lower_out) - c});
+  const double incoming = std::remainder(straightest + from[0], 2.0 * kPi);
+  const double answer = std::remainder(straightest + from[1], 2.0 * kPi);
   std::optional<double> angle;
-  const auto nearer = [&](double a) {
-    a = std::abs(std::remainder(a, kPi));
-    if (!angle.has_value() || a < *angle) angle = a;
+  const auto nearer = [&](double x) {
+    x = std::abs(std::remainder(x, kPi));
+    if (!angle.has_value() || x < *angle) angle = x;
   };
-  if (MirroredBend(mid, upper_local, tip_translation, answer_mid)) {
-    nearer(incoming.angle - straightest);
+  // The answer could bend the other way (MirroredBend's test).
+  const double mirrored = std::remainder(2.0 * straightest - answer, 2.0 * kPi);
+  if (std::abs(mirrored - answer) > 1e-9 &&
+      ClampAngleToRange(mirrored, range) == mirrored) {
+    nearer(from[0]);
   }
   // The side with less range: where its solutions end, the answer goes over.
   const bool lower_minor = straightest - range.min < range.max - straightest;
-  const bool incoming_lower = incoming.angle < straightest;
+  const bool incoming_lower = incoming < straightest;
   if (incoming_lower == lower_minor) {
-    const double mirrored = 2.0 * straightest - answer;
-    const double on_side =
-        (answer < straightest) == incoming_lower ? answer : mirrored;
+    const double on_side = (answer < straightest) == incoming_lower
+                               ? answer
+                               : 2.0 * straightest - answer;
     nearer(on_side - (lower_minor ? range.min : range.max));
   }
-  if (!angle.has_value()) return std::nullopt;
-  return AngleArguments{Sin(*angle), Cos(*angle)};
+  return angle;
 }
 
 std::optional<Vec3> SwingCentre(const JointDefinition& root,

@@ -56,18 +56,18 @@ HingeBend HingeBendOf(const JointDefinition& mid, const Vec3& upper_local,
 // limb may bend either way), the two-bone solver's plane flips by a half
 // turn about the root -> target line as its bend changes side: TwoBoneJob
 // bends to the incoming bend's side when that side's range holds the
-// bend. The nearer of two angles, in [0, pi/2], as atan2's arguments: the
+// bend. The nearer of two angles, radians in [0, pi/2]: the
 // incoming bend (`incoming_mid`) from straight or folded, where the
 // answer's bend (`answer_mid`) could also go the other way; and, for an
 // incoming bend on the side with less range, the answer's bend on that side
 // from that side's end of the range (where that side's solutions end).
 // nullopt for a range that ends at or before straight, or neither angle.
 // `upper_local` and `tip_translation` as HingeBendOf's.
-std::optional<AngleArguments> HingeFlipAngle(const JointDefinition& mid,
-                                             const Vec3& upper_local,
-                                             const Vec3& tip_translation,
-                                             const Quat& incoming_mid,
-                                             const Quat& answer_mid);
+std::optional<double> HingeFlipAngle(const JointDefinition& mid,
+                                     const Vec3& upper_local,
+                                     const Vec3& tip_translation,
+                                     const Quat& incoming_mid,
+                                     const Quat& answer_mid);
 
 // A rig joint's limit as the solvers take it.
 inline JointConstraint JointConstraintOf(const JointDefinition& joint) {
