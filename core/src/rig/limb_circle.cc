@@ -384,6 +384,37 @@ bool AtYoungSwingGap(const LimbCircle& circle, const ModelRotations& model,
   return std::abs(at_end - wave.needed) <= 1e-9 * (1.0 + amplitude);
 }
 
+// AllowedTurn::edge_angle of the turn `toward` (in `arc`'s range): where
+// it is an end of the arc, the size of the test that makes that end -- the
+// swing's sqrt(A^2 - needed^2) (A its wave's amplitude: 0 where the cone
+// touches the circle), or the amplitude of the twist wave that changes sign
+// there -- as an asin; pi elsewhere.
+double EdgeAngle(const LimbCircle& circle, const ModelRotations& model,
+                 const BallSocketLimit& limit, const Arc& arc, double toward) {
+  if (toward != arc.low && toward != arc.high) return kPi;
+  double size = 2.0;
+  const double c = Cos(toward);
+  const double s = Sin(toward);
+  const SwingWave swing = WaveOfSwing(circle, model, limit);
+  const double amplitude2 = swing.b1 * swing.b1 + swing.b2 * swing.b2;
+  if (std::abs(swing.b1 * c + swing.b2 * s - swing.needed) <=
+      1e-9 * (1.0 + std::sqrt(amplitude2))) {
+    size = std::sqrt(std::max(0.0, amplitude2 - swing.needed * swing.needed));
+  }
+  if (limit.has_twist) {
+    const double half_c = Cos(0.5 * toward);
+    const double half_s = Sin(0.5 * toward);
+    const TwistWaves twist = WavesOfTwist(circle, model, limit);
+    for (const Wave& wave : {twist.w, twist.above, twist.below}) {
+      const double wave_size = std::sqrt(wave.a * wave.a + wave.b * wave.b);
+      if (std::abs(wave.At(half_c, half_s)) <= 1e-9 * (1.0 + wave_size)) {
+        size = std::min(size, wave_size);
+      }
+    }
+  }
+  return size < 1.0 ? Asin(size) : kPi;
+}
+
 }  // namespace
 
 bool AllowsTheWayToZero(const LimbCircle& circle, const BallSocketLimit& limit,
@@ -449,15 +480,19 @@ std::optional<AllowedTurn> NearestAllowedTurn(
     turn.root = TurnedRoot(circle, turn.angle);
     return !ApplyJointConstraint(constraint, turn.root).clamped;
   };
-  AllowedTurn nearest{best, IdentityQuat(), chosen_distance, ambiguous};
+  const double edge_angle =
+      incoming.has_value() ? EdgeAngle(circle, model, limit, arc, toward) : kPi;
+  AllowedTurn nearest{best, IdentityQuat(), chosen_distance, ambiguous,
+                      edge_angle};
   if (within(nearest)) return nearest;
   // Into the arc until the clamp leaves the root alone.
   double outside = toward;
-  AllowedTurn inside{middle, IdentityQuat(), chosen_distance, ambiguous};
+  AllowedTurn inside{middle, IdentityQuat(), chosen_distance, ambiguous,
+                     edge_angle};
   if (!within(inside)) return std::nullopt;
   for (int i = 0; i < kInwardSteps; ++i) {
     AllowedTurn half{0.5 * (outside + inside.angle), IdentityQuat(),
-                     chosen_distance, ambiguous};
+                     chosen_distance, ambiguous, edge_angle};
     if (within(half)) {
       inside = half;
     } else {

@@ -51,6 +51,12 @@ struct AllowedTurn {
   // opened: a small change of the request may then move the answer far.
   double distance = 0.0;
   bool ambiguous = false;
+  // With an incoming swivel, a turn at an arc's end: how near the limit's
+  // test that makes that end is to holding everywhere or nowhere on the
+  // circle (the cone touching it, or a twist wave nearly vanishing), as the
+  // asin of the wave's size there, radians in [0, pi/2]; the end moves as
+  // the inverse of that size as the request moves. pi otherwise.
+  double edge_angle = kPi;
 };
 
 // The angle, radians, that the continuity rule treats as one: a choice

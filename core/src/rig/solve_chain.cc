@@ -228,6 +228,7 @@ void ReportBendPlaneSingularity(
         job.locals[chain.joints[1]].rotation);
     if (flip.has_value()) angle = std::min(angle, *flip);
   }
+  angle = std::min(angle, answer.report.limit_edge_angle);
   answer.singularity_angle = angle;
   answer.near_singularity = angle <= chain.flip_warning_angle;
 }

@@ -189,7 +189,8 @@ bool TurnOnCircle(const JointDefinition& root,
                   const Vec3& to_target, const Quat& root_solved,
                   const Quat& mid_turned, bool pole, bool history_free,
                   absl::Span<const Transform> locals,
-                  LimitedRotation& root_limited, bool* branch_switch) {
+                  LimitedRotation& root_limited, bool* branch_switch,
+                  double* edge_angle) {
   const LimbCircle circle = CircleOf(
       root, root_model, locals[joints.root].rotation, root_solved, to_target);
   const IncomingChoice choice =
@@ -207,6 +208,7 @@ bool TurnOnCircle(const JointDefinition& root,
         root_limited.rotation = turn->root;
         root_limited.clamped = true;
       }
+      *edge_angle = std::min(*edge_angle, turn->edge_angle);
       *branch_switch =
           turn->ambiguous ||
           (!history_free && turn->distance > 0.0 &&
@@ -271,7 +273,7 @@ void TakeMirroredBend(const Rig& rig, const JointConstraint& root_constraint,
                       const Vec3& to_target, const Quat& root_solved, bool pole,
                       bool history_free, absl::Span<const Transform> locals,
                       Quat& mid_turned, LimitedRotation& root_limited,
-                      bool* branch_switch) {
+                      bool* branch_switch, double* edge_angle) {
   const Transform& mid_local = locals[joints.mid];
   const Vec3& tip = locals[joints.tip].translation;
   const std::optional<Quat> mirrored = MirroredBend(
@@ -288,7 +290,7 @@ void TakeMirroredBend(const Rig& rig, const JointConstraint& root_constraint,
   if (other.clamped &&
       !TurnOnCircle(rig.joint(joints.root), root_constraint, centre, joints,
                     root_model, to_target, other_solved, *mirrored, pole,
-                    history_free, locals, other, &other_switch)) {
+                    history_free, locals, other, &other_switch, edge_angle)) {
     return;
   }
   root_limited = other;
@@ -305,7 +307,8 @@ std::uint64_t ApplyCorrectionsWithinLimits(
     const JointConstraint& mid_constraint, const MidStart& start,
     const Transform& root_model, const Vec3& target_model,
     const Quat& root_correction, const Quat& mid_correction, bool pole,
-    bool history_free, absl::Span<Transform> locals, bool* branch_switch) {
+    bool history_free, absl::Span<Transform> locals, bool* branch_switch,
+    double* edge_angle) {
   Quat mid_turned = NormalizeNearUnit(start.rotation * mid_correction);
   const JointDefinition& root = rig.joint(joints.root);
   const JointConstraint root_constraint = JointConstraintOf(root);
@@ -337,11 +340,11 @@ std::uint64_t ApplyCorrectionsWithinLimits(
   if (on_circle && (root_limited.clamped || (pole && !history_free)) &&
       !TurnOnCircle(root, root_constraint, centre, joints, root_model,
                     to_target, root_solved, mid_turned, pole, history_free,
-                    locals, root_limited, branch_switch) &&
+                    locals, root_limited, branch_switch, edge_angle) &&
       start.hinge) {
     TakeMirroredBend(rig, root_constraint, centre, joints, root_model,
                      to_target, root_solved, pole, history_free, locals,
-                     mid_turned, root_limited, branch_switch);
+                     mid_turned, root_limited, branch_switch, edge_angle);
   }
   locals[joints.root].rotation = root_limited.rotation;
   std::uint64_t mask = root_limited.clamped ? kRootLimited : 0;
@@ -542,6 +545,7 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
                                       std::uint64_t* limited_mask) const {
   if (!solved.ok()) return solved;
   job_.report->branch_switch = false;
+  job_.report->limit_edge_angle = kPi;
   if (free_) {
     Quat& root_rotation = locals[joints_.root].rotation;
     Quat& mid_rotation = locals[joints_.mid].rotation;
@@ -553,7 +557,8 @@ absl::Status TwoBoneLimbSolve::Finish(const absl::Status& solved,
   mask |= ApplyCorrectionsWithinLimits(
       rig_, joints_, mid_constraint_, start_, root_model_, target_model_,
       root_correction_, mid_correction_, job_.pole_model.has_value(),
-      history_free_, locals, &job_.report->branch_switch);
+      history_free_, locals, &job_.report->branch_switch,
+      &job_.report->limit_edge_angle);
   // A middle joint that started outside its limit was held by it only if
   // it ends on the limit's boundary (the turn may take it well inside).
   const JointDefinition& mid = rig_.joint(joints_.mid);

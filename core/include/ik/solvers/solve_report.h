@@ -32,6 +32,13 @@ struct SolveReport {
   // limb's root turned from it by more than max(3 x that angle, 5 degrees);
   // or two of its choices tie within 5 degrees. Expect a jump.
   bool branch_switch = false;
+  // A two-bone limb whose root the limit turned to an end of its allowed
+  // arc: how near that end is to one that moves without bound as the
+  // request moves (the cone touching the circle of solutions, a twist test
+  // nearly vanishing), radians in [0, pi/2] (rig/limb_circle.h,
+  // AllowedTurn::edge_angle); pi otherwise. Taken among the singular
+  // directions of the answer.
+  double limit_edge_angle = kPi;
 };
 
 // Why a solve stopped.
