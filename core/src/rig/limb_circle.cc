@@ -368,42 +368,39 @@ Choice ContinuingChoice(const AllowedArcs& allowed, double incoming) {
   return choice;
 }
 
-// Whether the continuity rule's answer `toward`, at an end of `arc`, is the
-// edge of a young gap of the swing cone (kYoungGapDepth): the way on from
-// it, or the incoming swivel, lies in a gap that was not there a little
-// earlier along the path.
-bool AtYoungSwingGap(const LimbCircle& circle, const ModelRotations& model,
-                     const BallSocketLimit& limit, const Arc& arc,
-                     double toward) {
-  if (toward != arc.low && toward != arc.high) return false;
-  const SwingWave wave = WaveOfSwing(circle, model, limit);
-  const double amplitude = std::sqrt(wave.b1 * wave.b1 + wave.b2 * wave.b2);
-  const double depth = wave.needed + amplitude;
-  if (!(depth > 0.0 && depth < kYoungGapDepth * amplitude)) return false;
-  const double at_end = wave.b1 * Cos(toward) + wave.b2 * Sin(toward);
-  return std::abs(at_end - wave.needed) <= 1e-9 * (1.0 + amplitude);
-}
-
-// AllowedTurn::edge_angle of the turn `toward` (in `arc`'s range): where
-// it is an end of the arc, the size of the test that makes that end -- the
-// swing's sqrt(A^2 - needed^2) (A its wave's amplitude: 0 where the cone
-// touches the circle), or the amplitude of the twist wave that changes sign
-// there -- as an asin; pi elsewhere.
-double EdgeAngle(const LimbCircle& circle, const ModelRotations& model,
-                 const BallSocketLimit& limit, const Arc& arc, double toward) {
-  if (toward != arc.low && toward != arc.high) return kPi;
+// What the limit's tests say of the continuity rule's answer `toward` (in
+// `arc`'s range) at an end of the arc: whether it is the edge of a young
+// gap of the swing cone (kYoungGapDepth: the way on from it, or the
+// incoming swivel, lies in a gap that was not there a little earlier along
+// the path), and AllowedTurn::edge_angle -- the size of the test that makes
+// that end, the swing's sqrt(A^2 - needed^2) (A its wave's amplitude: 0
+// where the cone touches the circle) or the amplitude of the twist wave
+// that changes sign there, as an asin. {false, pi} inside the arc.
+struct ArcEnd {
+  bool young_gap = false;
+  double edge_angle = kPi;
+};
+ArcEnd AtArcEnd(const LimbCircle& circle, const ModelRotations& model,
+                const BallSocketLimit& limit, const Arc& arc, double toward) {
+  ArcEnd end;
+  if (toward != arc.low && toward != arc.high) return end;
+  // The half turn's cosine and sine (the twist's waves), and the turn's
+  // from them.
+  const double half_c = Cos(0.5 * toward);
+  const double half_s = Sin(0.5 * toward);
+  const double c = half_c * half_c - half_s * half_s;
+  const double s = 2.0 * half_s * half_c;
   double size = 2.0;
-  const double c = Cos(toward);
-  const double s = Sin(toward);
   const SwingWave swing = WaveOfSwing(circle, model, limit);
   const double amplitude2 = swing.b1 * swing.b1 + swing.b2 * swing.b2;
+  const double amplitude = std::sqrt(amplitude2);
   if (std::abs(swing.b1 * c + swing.b2 * s - swing.needed) <=
-      1e-9 * (1.0 + std::sqrt(amplitude2))) {
+      1e-9 * (1.0 + amplitude)) {
     size = std::sqrt(std::max(0.0, amplitude2 - swing.needed * swing.needed));
+    const double depth = swing.needed + amplitude;
+    end.young_gap = depth > 0.0 && depth < kYoungGapDepth * amplitude;
   }
   if (limit.has_twist) {
-    const double half_c = Cos(0.5 * toward);
-    const double half_s = Sin(0.5 * toward);
     const TwistWaves twist = WavesOfTwist(circle, model, limit);
     for (const Wave& wave : {twist.w, twist.above, twist.below}) {
       const double wave_size = std::sqrt(wave.a * wave.a + wave.b * wave.b);
@@ -412,7 +409,8 @@ double EdgeAngle(const LimbCircle& circle, const ModelRotations& model,
       }
     }
   }
-  return size < 1.0 ? Asin(size) : kPi;
+  if (size < 1.0) end.edge_angle = Asin(size);
+  return end;
 }
 
 }  // namespace
@@ -464,10 +462,12 @@ std::optional<AllowedTurn> NearestAllowedTurn(
   if (incoming.has_value()) JoinAcrossPi(allowed);
   Choice choice = incoming.has_value() ? ContinuingChoice(allowed, *incoming)
                                        : NearestZeroChoice(allowed);
-  if (incoming.has_value()) {
-    choice.ambiguous |= AtYoungSwingGap(circle, model, limit,
-                                        allowed.arc[choice.arc], choice.toward);
-  }
+  const ArcEnd end = incoming.has_value()
+                         ? AtArcEnd(circle, model, limit,
+                                    allowed.arc[choice.arc], choice.toward)
+                         : ArcEnd{};
+  choice.ambiguous |= end.young_gap;
+
   const double best = choice.turn;
   const double toward = choice.toward;
   const double chosen_distance = choice.distance;
@@ -480,8 +480,7 @@ std::optional<AllowedTurn> NearestAllowedTurn(
     turn.root = TurnedRoot(circle, turn.angle);
     return !ApplyJointConstraint(constraint, turn.root).clamped;
   };
-  const double edge_angle =
-      incoming.has_value() ? EdgeAngle(circle, model, limit, arc, toward) : kPi;
+  const double edge_angle = end.edge_angle;
   AllowedTurn nearest{best, IdentityQuat(), chosen_distance, ambiguous,
                       edge_angle};
   if (within(nearest)) return nearest;
