@@ -24,6 +24,11 @@ constexpr double kMeetSlack = 1e-9;
 // fast, and an answer stopped at one may have stood far away a step before.
 constexpr double kYoungGapDepth = 0.1;
 
+// Within this of the half turn from 0, radians, the continuity rule's way
+// towards 0 is taken only in part (TowardZero): 10 degrees, the default flip
+// warning, within which the answer reports it.
+constexpr double kOppositeRamp = 10.0 * kPi / 180.0;
+
 // a cos(theta) + b sin(theta): the form every test along the circle takes
 // in the half turn theta = angle / 2.
 struct Wave {
@@ -279,7 +284,8 @@ double EndNearest(const Arc& arc, double angle) {
 // passes it). In the arc's own range (0 may be 2 pi there). `ambiguous`:
 // the way is undecided within kBranchSwitchAngle (0 nearly opposite where
 // it starts) and it stops at an end.
-double TowardZero(const Arc& arc, double incoming, bool& ambiguous) {
+double TowardZero(const Arc& arc, double incoming, bool& ambiguous,
+                  double& opposite) {
   double start = incoming;
   // The way round is decided where the limb starts, the incoming swivel's
   // own unless the limb starts at the arc's end across the half turn from
@@ -306,10 +312,18 @@ double TowardZero(const Arc& arc, double incoming, bool& ambiguous) {
   const double other_zero = way >= 0.0 ? zero - 2.0 * kPi : zero + 2.0 * kPi;
   const bool other_reached =
       way >= 0.0 ? other_zero >= arc.low : other_zero <= arc.high;
-  ambiguous = std::abs(decided) > kPi - kBranchSwitchAngle &&
-              !(reached && other_reached);
-  if (reached) return zero;
-  return way >= 0.0 ? arc.high : arc.low;
+  const double stop = reached ? zero : (way >= 0.0 ? arc.high : arc.low);
+  // Where the limb starts nearly opposite 0 the way round turns over: there
+  // the limb goes only part of the way, none of it at the very opposite, so
+  // the answer is continuous through it (AllowedTurn::edge_angle reports
+  // it). 0 reached either way round needs no choice.
+  opposite = kPi - std::abs(decided);
+  ambiguous = false;
+  if (opposite < kOppositeRamp && !(reached && other_reached)) {
+    return start + (stop - start) * (opposite / kOppositeRamp);
+  }
+  opposite = kPi;
+  return stop;
 }
 
 // The arc and turn NearestAllowedTurn takes, before the clamp checks it.
@@ -319,6 +333,7 @@ struct Choice {
   double toward = 0.0;  // the same turn in the arc's own range
   double distance = 0.0;
   bool ambiguous = false;
+  double opposite = kPi;  // TowardZero's, within kOppositeRamp; else pi
 };
 
 // Without an incoming swivel: of all allowed turns, the one nearest 0.
@@ -348,7 +363,7 @@ Choice ContinuingChoice(const AllowedArcs& allowed, double incoming) {
     }
   }
   const Arc& arc = allowed.arc[choice.arc];
-  choice.toward = TowardZero(arc, incoming, choice.ambiguous);
+  choice.toward = TowardZero(arc, incoming, choice.ambiguous, choice.opposite);
   if (choice.distance > 0.0) {
     // Outside every arc: ambiguous when another end, far from the chosen
     // one, is nearly as near.
@@ -480,18 +495,24 @@ std::optional<AllowedTurn> NearestAllowedTurn(
     turn.root = TurnedRoot(circle, turn.angle);
     return !ApplyJointConstraint(constraint, turn.root).clamped;
   };
-  const double edge_angle = end.edge_angle;
-  AllowedTurn nearest{best, IdentityQuat(), chosen_distance, ambiguous,
-                      edge_angle};
+  const double edge_angle = std::min(end.edge_angle, choice.opposite);
+  // Stopped at an end of the arc: the limit holds the root there.
+  const bool on_limit = toward == arc.low || toward == arc.high;
+  AllowedTurn nearest{best,      IdentityQuat(), chosen_distance,
+                      ambiguous, edge_angle,     on_limit};
   if (within(nearest)) return nearest;
   // Into the arc until the clamp leaves the root alone.
   double outside = toward;
-  AllowedTurn inside{middle, IdentityQuat(), chosen_distance, ambiguous,
-                     edge_angle};
+  AllowedTurn inside{middle,    IdentityQuat(), chosen_distance,
+                     ambiguous, edge_angle,     true};
   if (!within(inside)) return std::nullopt;
   for (int i = 0; i < kInwardSteps; ++i) {
-    AllowedTurn half{0.5 * (outside + inside.angle), IdentityQuat(),
-                     chosen_distance, ambiguous, edge_angle};
+    AllowedTurn half{0.5 * (outside + inside.angle),
+                     IdentityQuat(),
+                     chosen_distance,
+                     ambiguous,
+                     edge_angle,
+                     true};
     if (within(half)) {
       inside = half;
     } else {

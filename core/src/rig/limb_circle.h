@@ -45,18 +45,23 @@ struct AllowedTurn {
   // With an incoming swivel: how far the turn is from it, radians along the
   // circle (0 when the arc holds it), and whether the choice is ambiguous --
   // another arc end within 2 kBranchSwitchAngle as near the incoming swivel
-  // but more than that from the chosen end, the way towards 0 turning
-  // round (0 within kBranchSwitchAngle of opposite where the way is
-  // decided), or the turn at the edge of a gap the swing cone has just
-  // opened: a small change of the request may then move the answer far.
+  // but more than that from the chosen end, or the turn at the edge of a
+  // gap the swing cone has just opened: a small change of the request may
+  // then move the answer far.
   double distance = 0.0;
   bool ambiguous = false;
   // With an incoming swivel, a turn at an arc's end: how near the limit's
   // test that makes that end is to holding everywhere or nowhere on the
   // circle (the cone touching it, or a twist wave nearly vanishing), as the
   // asin of the wave's size there, radians in [0, pi/2]; the end moves as
-  // the inverse of that size as the request moves. pi otherwise.
+  // the inverse of that size as the request moves. Or, where the way
+  // towards 0 starts within 10 degrees of the half turn from 0 (and goes
+  // part of the way), that angle, if smaller. pi otherwise.
   double edge_angle = kPi;
+  // The root ends on the limit's boundary (an end of its arc, or moved into
+  // the arc until the clamp leaves it alone); else the turn lies inside the
+  // arc (0, or part of the way towards it: TowardZero).
+  bool on_limit = false;
 };
 
 // The angle, radians, that the continuity rule treats as one: a choice
@@ -84,7 +89,9 @@ bool AllowsTheWayToZero(const LimbCircle& circle, const BallSocketLimit& limit,
 //     the limb), the continuity rule: the allowed arc that holds it, else
 //     the arc with the end nearest it (arcs that meet across pi are one);
 //     within that arc, from the incoming swivel (or that end) the shorter
-//     way round towards 0, stopping at 0 or at the arc's end on that way
+//     way round towards 0, stopping at 0 or at the arc's end on that way --
+//     within 10 degrees of the half turn from 0, where the shorter way
+//     turns over, only that fraction of the way, none at the very opposite
 //     (from an end across the half turn from the incoming swivel, the way
 //     the swivel's own shorter way goes: an end may move fast).
 //     The turn reports its distance from the incoming swivel and whether

@@ -206,7 +206,7 @@ bool TurnOnCircle(const JointDefinition& root,
       // off the solver's plane ends on the limit: the limit held it.
       if (root_limited.clamped || turn->angle != 0.0) {
         root_limited.rotation = turn->root;
-        root_limited.clamped = true;
+        root_limited.clamped = turn->on_limit;
       }
       *edge_angle = std::min(*edge_angle, turn->edge_angle);
       *branch_switch =
