@@ -14,6 +14,7 @@
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/swivel.h"
+#include "rig/hinge_bend.h"
 #include "rig/solve_chain_internal.h"
 #include "rig/two_bone_limits.h"
 

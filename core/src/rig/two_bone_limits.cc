@@ -8,12 +8,12 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "base/trig_lanes.h"
 #include "ik/base/joint_limits.h"
 #include "ik/base/math.h"
 #include "ik/base/trig.h"
 #include "ik/base/validate.h"
 #include "ik/solvers/two_bone.h"
+#include "rig/hinge_bend.h"
 #include "rig/limb_circle.h"
 
 namespace ik::internal {
@@ -222,29 +222,6 @@ bool TurnOnCircle(const JointDefinition& root,
   return true;
 }
 
-// The middle joint bent the other way: `mid_turned` (on the hinge `mid` of
-// the limb whose middle joint sits at `upper_local` and tip at
-// `tip_translation`) turned to the mirrored angle about the straightest
-// (HingeBendOf), when the range holds it and it differs. TwoBoneJob takes
-// the bend nearer the incoming one; where the root's limit allows no turn of
-// that bend's circle of solutions the other may have one (a hinge whose
-// range reaches past straight, a root whose cone leans to the other side).
-std::optional<Quat> MirroredBend(const JointDefinition& mid,
-                                 const Vec3& upper_local,
-                                 const Vec3& tip_translation,
-                                 const Quat& mid_turned) {
-  const HingeBend bend =
-      HingeBendOf(mid, upper_local, tip_translation, mid_turned);
-  const double mirrored =
-      std::remainder(2.0 * bend.straightest - bend.angle, 2.0 * kPi);
-  if (!(std::abs(mirrored - bend.angle) > 1e-9) ||
-      ClampAngleToRange(mirrored, mid.limit.hinge.range) != mirrored) {
-    return std::nullopt;
-  }
-  return NormalizeNearUnit(
-      mid_turned * AngleAxis(mirrored - bend.angle, mid.limit.hinge.axis));
-}
-
 // Without a pole, the solved root `root_solved` turned about the root ->
 // target line onto the incoming swivel (IncomingSwivelOf): the job swings
 // the incoming limb onto the target by the shortest arc, and an incoming
@@ -360,77 +337,6 @@ std::uint64_t ApplyCorrectionsWithinLimits(
 }
 
 }  // namespace
-
-HingeBend HingeBendOf(const JointDefinition& mid, const Vec3& upper_local,
-                      const Vec3& tip_translation, const Quat& mid_rotation) {
-  const HingeLimit& hinge = mid.limit.hinge;
-  HingeBend bend;
-  bend.angle = TwistAngleAbout(glm::conjugate(mid.rest.rotation) * mid_rotation,
-                               hinge.axis);
-  // The lower bone at hinge angle a is R(a) l about k (the rest frame's
-  // axis and bone): u . R(a) l = A cos a + B sin a + const, largest at
-  // atan2(B, A).
-  const Vec3 k = mid.rest.rotation * hinge.axis;
-  const Vec3 l = mid.rest.rotation * tip_translation;
-  const double a =
-      glm::dot(upper_local, l) - glm::dot(k, upper_local) * glm::dot(k, l);
-  const double b = glm::dot(upper_local, glm::cross(k, l));
-  bend.straightest = Atan2(b, a);
-  return bend;
-}
-
-std::optional<double> HingeFlipAngle(const JointDefinition& mid,
-                                     const Vec3& upper_local,
-                                     const Vec3& tip_translation,
-                                     const Quat& incoming_mid,
-                                     const Quat& answer_mid) {
-  const AngleRange& range = mid.limit.hinge.range;
-  // As HingeBendOf: u . R(a) l = A cos a + B sin a + C, so a bend's lower
-  // bone `lower` (= R(a) l) is (u . lower - C, -u . (k x lower)) from the
-  // straightest, in atan2's arguments: both bends' in one pair of lanes.
-  const Vec3 k = mid.rest.rotation * mid.limit.hinge.axis;
-  const Vec3 l = mid.rest.rotation * tip_translation;
-  const Vec3& u = upper_local;
-  const double a = glm::dot(u, l) - glm::dot(k, u) * glm::dot(k, l);
-  const double b = glm::dot(u, glm::cross(k, l));
-  if (!(a * a + b * b > 1e-24 * glm::dot(u, u) * glm::dot(l, l))) {
-    return std::nullopt;  // the hinge does not change the limb's length
-  }
-  const double straightest = Atan2(b, a);
-  if (!(range.min < straightest && straightest < range.max)) {
-    return std::nullopt;
-  }
-  const double c = glm::dot(k, u) * glm::dot(k, l);
-  const Vec3 lower_in = incoming_mid * tip_translation;
-  const Vec3 lower_out = answer_mid * tip_translation;
-  const Lanes2 from =
-      Atan2Lanes(Lanes2{-glm::dot(u, glm::cross(k, lower_in)),
-                        -glm::dot(u, glm::cross(k, lower_out))},
-                 Lanes2{glm::dot(u, lower_in) - c, glm::dot(u, lower_out) - c});
-  const double incoming = std::remainder(straightest + from[0], 2.0 * kPi);
-  const double answer = std::remainder(straightest + from[1], 2.0 * kPi);
-  std::optional<double> angle;
-  const auto nearer = [&](double x) {
-    x = std::abs(std::remainder(x, kPi));
-    if (!angle.has_value() || x < *angle) angle = x;
-  };
-  // The answer could bend the other way (MirroredBend's test).
-  const double mirrored = std::remainder(2.0 * straightest - answer, 2.0 * kPi);
-  if (std::abs(mirrored - answer) > 1e-9 &&
-      ClampAngleToRange(mirrored, range) == mirrored) {
-    nearer(from[0]);
-  }
-  // The side with less range: where its solutions end, the answer goes over.
-  const bool lower_minor = straightest - range.min < range.max - straightest;
-  const bool incoming_lower = incoming < straightest;
-  if (incoming_lower == lower_minor) {
-    const double on_side = (answer < straightest) == incoming_lower
-                               ? answer
-                               : 2.0 * straightest - answer;
-    nearer(on_side - (lower_minor ? range.min : range.max));
-  }
-  return angle;
-}
 
 std::optional<Vec3> SwingCentre(const JointDefinition& root,
                                 const Transform& mid_local,

@@ -38,37 +38,6 @@ std::optional<Vec3> SwingCentre(const JointDefinition& root,
 AngleArguments LimbSwingSingularity(const Vec3& bent_tip, const Vec3& to_target,
                                     const std::optional<Vec3>& centre);
 
-// A hinge middle joint's bend: its hinge angle, and the angle at which the
-// limb is straightest (the hinge bends the limb to one length at two angles
-// mirrored about it), radians.
-struct HingeBend {
-  double angle = 0.0;
-  double straightest = 0.0;
-};
-
-// The bend of the hinge `mid` at local rotation `mid_rotation`, the limb's
-// middle joint at `upper_local` in the root's frame and its tip at
-// `tip_translation` in the middle joint's.
-HingeBend HingeBendOf(const JointDefinition& mid, const Vec3& upper_local,
-                      const Vec3& tip_translation, const Quat& mid_rotation);
-
-// Where the hinge `mid`'s range holds its straightest angle inside it (the
-// limb may bend either way), the two-bone solver's plane flips by a half
-// turn about the root -> target line as its bend changes side: TwoBoneJob
-// bends to the incoming bend's side when that side's range holds the
-// bend. The nearer of two angles, radians in [0, pi/2]: the
-// incoming bend (`incoming_mid`) from straight or folded, where the
-// answer's bend (`answer_mid`) could also go the other way; and, for an
-// incoming bend on the side with less range, the answer's bend on that side
-// from that side's end of the range (where that side's solutions end).
-// nullopt for a range that ends at or before straight, or neither angle.
-// `upper_local` and `tip_translation` as HingeBendOf's.
-std::optional<double> HingeFlipAngle(const JointDefinition& mid,
-                                     const Vec3& upper_local,
-                                     const Vec3& tip_translation,
-                                     const Quat& incoming_mid,
-                                     const Quat& answer_mid);
-
 // A rig joint's limit as the solvers take it.
 inline JointConstraint JointConstraintOf(const JointDefinition& joint) {
   JointConstraint constraint;
